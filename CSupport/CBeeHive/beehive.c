@@ -1,0 +1,5 @@
+/* The CBeeHive target is header-only; SwiftPM needs one source file. No note: this file writes no records. */
+#define BH_NO_IMAGE_NOTE
+#include "beehive.h"
+
+const int bh_format_version = BH_FORMAT_VERSION;

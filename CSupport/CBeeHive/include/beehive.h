@@ -1,0 +1,157 @@
+/*
+ * beehive.h — annotation macros for BeeHive for Swift on Linux.
+ *
+ * Each macro writes one registration record into a custom ELF section of the
+ * image (executable or shared library) that is being compiled. At load time the
+ * BeeHive scanner walks every loaded image and registers what it finds; no
+ * registration code runs.
+ *
+ *     #include <beehive.h>
+ *
+ *     BH_SERVICE(App.UserTrackService, App.UserTrackServiceImpl)
+ *     BH_NAMED_SERVICE(App.Cache, App.DiskCache, disk)
+ *     BH_MODULE(App.LoginModule)
+ *     BH_MODULE(App.NetworkModule, basic, 100, true)
+ *     BH_ROUTE("app://user/:id", App.UserRoute)
+ *
+ *     // BeeHive's own spellings:
+ *     BeeHiveService(App.UserTrackService, App.UserTrackServiceImpl)
+ *     BeeHiveMod(App.LoginModule)
+ *
+ * A macro use is a complete declaration: it needs no semicolon. It can be used
+ * any number of times in one file and in any number of files.
+ *
+ * Records are UTF-8 JSON, NUL-terminated, stored inline as bytes (read-only,
+ * no pointers, no relocations). The format is a stable contract, documented in
+ * Docs/RecordFormat.md. Override the section names by defining
+ * BH_SERVICES_SECTION, BH_MODULES_SECTION or BH_ROUTES_SECTION before the
+ * first include; the image note below tells the scanner which names to read.
+ */
+#ifndef BEEHIVE_H
+#define BEEHIVE_H
+
+/* The version of the record and note format this header writes. */
+#define BH_FORMAT_VERSION 1
+
+#ifndef BH_SERVICES_SECTION
+#define BH_SERVICES_SECTION "beehive_services"
+#endif
+#ifndef BH_MODULES_SECTION
+#define BH_MODULES_SECTION "beehive_mods"
+#endif
+#ifndef BH_ROUTES_SECTION
+#define BH_ROUTES_SECTION "beehive_routes"
+#endif
+
+/* ---- Internal helpers ------------------------------------------------------ */
+
+#define BH__CAT2(a, b) a##b
+#define BH__CAT(a, b) BH__CAT2(a, b)
+#define BH__STR2(x) #x
+#define BH__STR(x) BH__STR2(x)
+#define BH__UNIQUE(prefix) BH__CAT(prefix, __COUNTER__)
+
+/*
+ * `used` keeps the compiler from dropping the record; `retain` (SHF_GNU_RETAIN)
+ * keeps the linker from dropping it under --gc-sections, which every release
+ * build of SwiftPM uses. `used` alone is not enough for gold, lld or bfd.
+ */
+#if defined(__has_attribute)
+#if __has_attribute(retain)
+#define BH__KEEP __attribute__((used, retain))
+#endif
+#endif
+#ifndef BH__KEEP
+#define BH__KEEP __attribute__((used))
+#endif
+
+/* Module levels: BeeHive's basic/normal and the three tiers (capability, feature, application). */
+#define BH__LEVEL_basic "\"basic\""
+#define BH__LEVEL_normal "\"normal\""
+#define BH__LEVEL_capability "\"capability\""
+#define BH__LEVEL_feature "\"feature\""
+#define BH__LEVEL_application "\"application\""
+#define BH__LEVEL_0 "0"
+#define BH__LEVEL_1 "1"
+#define BH__LEVEL_2 "2"
+
+/* `true` may already be a macro for 1 (stdbool.h) by the time it reaches us. */
+#define BH__BOOL_true "true"
+#define BH__BOOL_false "false"
+#define BH__BOOL_1 "true"
+#define BH__BOOL_0 "false"
+
+/* Writes one NUL-terminated record (a string literal) into `section`. */
+#define BH_RECORD(section_name, literal)                                                                           \
+    BH__KEEP __attribute__((section(section_name))) static const char BH__UNIQUE(bh__record_)[] = literal;
+
+/* ---- Services -------------------------------------------------------------- */
+
+/* Registers `impl` as the implementation of `service`: {"<service>":"<impl>"}. */
+#define BH_SERVICE(service, impl) BH_RECORD(BH_SERVICES_SECTION, "{\"" #service "\":\"" #impl "\"}")
+
+/* Registers `impl` for `service` under `name`: {"service":…,"impl":…,"name":…}. */
+#define BH_NAMED_SERVICE(service, impl, name)                                                                      \
+    BH_RECORD(BH_SERVICES_SECTION, "{\"service\":\"" #service "\",\"impl\":\"" #impl "\",\"name\":\"" #name "\"}")
+
+/* ---- Modules --------------------------------------------------------------- */
+
+#define BH__MOD1(module) BH_RECORD(BH_MODULES_SECTION, "{\"module\":\"" BH__STR2(module) "\"}")
+#define BH__MOD2(module, level)                                                                                    \
+    BH_RECORD(BH_MODULES_SECTION, "{\"module\":\"" BH__STR2(module) "\",\"level\":" BH__LEVEL_##level "}")
+#define BH__MOD3(module, level, priority)                                                                          \
+    enum { BH__UNIQUE(bh__priority_must_be_an_integer_) = (priority) };                                            \
+    BH_RECORD(BH_MODULES_SECTION, "{\"module\":\"" BH__STR2(module) "\",\"level\":" BH__LEVEL_##level              \
+                                  ",\"priority\":" BH__STR(priority) "}")
+#define BH__MOD4(module, level, priority, async)                                                                   \
+    enum { BH__UNIQUE(bh__priority_must_be_an_integer_) = (priority) };                                            \
+    BH_RECORD(BH_MODULES_SECTION, "{\"module\":\"" BH__STR2(module) "\",\"level\":" BH__LEVEL_##level              \
+                                  ",\"priority\":" BH__STR(priority) ",\"async\":" BH__BOOL_##async "}")
+#define BH__PICK(_1, _2, _3, _4, name, ...) name
+
+/*
+ * Registers a module: BH_MODULE(Module[, level[, priority[, async]]]).
+ * level: basic, normal, capability, feature, application (or 0, 1, 2);
+ * priority: an integer literal, higher runs first; async: true or false.
+ */
+#define BH_MODULE(...) BH__PICK(__VA_ARGS__, BH__MOD4, BH__MOD3, BH__MOD2, BH__MOD1, unused)(__VA_ARGS__)
+
+/* ---- Routes ---------------------------------------------------------------- */
+
+/* Registers `handler` for the URL pattern `pattern` (a string literal). */
+#define BH_ROUTE(pattern, handler)                                                                                 \
+    BH_RECORD(BH_ROUTES_SECTION, "{\"route\":\"" pattern "\",\"handler\":\"" #handler "\"}")
+
+/* ---- BeeHive's spellings ----------------------------------------------------- */
+
+#define BeeHiveService(service, impl) BH_SERVICE(service, impl)
+#define BeeHiveMod(...) BH_MODULE(__VA_ARGS__)
+
+/* ---- The image note -------------------------------------------------------- */
+
+/*
+ * Every image that includes this header carries one ELF note (owner "BeeHive",
+ * type 1) in a PT_NOTE segment, naming the sections it writes. The scanner reads
+ * notes from memory, so images without records are never opened from disk.
+ * The COMDAT group keeps one note per image and per set of section names.
+ */
+#if defined(__ELF__) && !defined(BH_NO_IMAGE_NOTE)
+__asm__(".pushsection .note.beehive,\"aGR\",%note,\"beehive.note." BH_SERVICES_SECTION "." BH_MODULES_SECTION
+        "." BH_ROUTES_SECTION "\",comdat\n"
+        ".balign 4\n"
+        ".long 8\n"
+        ".long 8672f - 8671f\n"
+        ".long 1\n"
+        ".asciz \"BeeHive\"\n"
+        ".balign 4\n"
+        "8671:\n"
+        ".long " BH__STR(BH_FORMAT_VERSION) "\n"
+        ".asciz \"services=" BH_SERVICES_SECTION "\"\n"
+        ".asciz \"modules=" BH_MODULES_SECTION "\"\n"
+        ".asciz \"routes=" BH_ROUTES_SECTION "\"\n"
+        "8672:\n"
+        ".balign 4\n"
+        ".popsection\n");
+#endif
+
+#endif /* BEEHIVE_H */

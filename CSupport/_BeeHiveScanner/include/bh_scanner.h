@@ -1,0 +1,95 @@
+/*
+ * bh_scanner.h — internal: finds BeeHive record sections in every loaded ELF image.
+ *
+ * Not API. Swift code reaches it through _BeeHiveDiscovery.
+ */
+#ifndef BH_SCANNER_H
+#define BH_SCANNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a section holds, from the image note ("services=…", "modules=…", "routes=…"). */
+typedef enum {
+    BH_KIND_SERVICES = 0,
+    BH_KIND_MODULES = 1,
+    BH_KIND_ROUTES = 2,
+} bh_kind;
+
+/* Scanner flags. */
+enum {
+    /* Open every image with libelf, not only those that carry a BeeHive note. */
+    BH_SCAN_ALL_IMAGES = 1 << 0,
+};
+
+/* A record section found in a loaded image. Strings live until the drain callback returns. */
+typedef struct {
+    const char *image_path;
+    const char *section_name;
+    bh_kind kind;
+    const unsigned char *bytes; /* in the mapped image: dlpi_addr + sh_addr */
+    size_t size;
+    uint64_t file_offset; /* sh_offset, so that offsets can be checked with readelf/objdump */
+    unsigned section_index;
+} bh_section;
+
+/* A problem with one image (cannot be opened, section not loaded, …). */
+typedef struct {
+    const char *image_path;
+    const char *message;
+} bh_problem;
+
+/* Counters of the scans a scanner has done. Times are CLOCK_MONOTONIC nanoseconds. */
+typedef struct {
+    uint64_t scans;               /* calls to bh_scanner_scan */
+    uint64_t scans_short_circuit; /* of which ended at once: no image added or removed */
+    uint64_t images_seen;         /* images visited in the last full walk */
+    uint64_t images_new;          /* images scanned for the first time, over all scans */
+    uint64_t images_marked;       /* of those, images with a BeeHive note */
+    uint64_t images_opened;       /* of those, images opened with libelf */
+    uint64_t images_removed;      /* images that were unloaded, over all scans */
+    uint64_t sections_found;      /* record sections found, over all scans */
+    uint64_t last_scan_ns;        /* duration of the last scan */
+    uint64_t total_scan_ns;       /* duration of all scans */
+} bh_scan_stats;
+
+typedef struct bh_scanner bh_scanner;
+
+/* Callbacks for bh_scanner_drain; `context` is passed through. */
+typedef void (*bh_section_fn)(void *context, const bh_section *section);
+typedef void (*bh_problem_fn)(void *context, const bh_problem *problem);
+typedef void (*bh_unload_fn)(void *context, const char *image_path);
+
+/* Creates a scanner that has seen no image yet. */
+bh_scanner *bh_scanner_create(int flags);
+void bh_scanner_destroy(bh_scanner *scanner);
+
+/*
+ * Scans every loaded image this scanner has not scanned yet and queues what it finds.
+ * Costs one call of dl_iterate_phdr's callback when no image was added or removed.
+ * Returns the number of sections queued by this call. Thread-safe.
+ */
+size_t bh_scanner_scan(bh_scanner *scanner);
+
+/* Hands every queued section, problem and unloaded image to the callbacks, then forgets them. Thread-safe. */
+void bh_scanner_drain(bh_scanner *scanner, void *context, bh_section_fn on_section, bh_problem_fn on_problem,
+                      bh_unload_fn on_unload);
+
+/* Copies the scanner's counters. Thread-safe. */
+bh_scan_stats bh_scanner_stats(bh_scanner *scanner);
+
+/*
+ * The scanner that ran from a constructor before main (with the flags from the environment
+ * variable BEEHIVE_SCAN: "all" sets BH_SCAN_ALL_IMAGES). Its results wait for the first drain.
+ */
+bh_scanner *bh_startup_scanner(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BH_SCANNER_H */

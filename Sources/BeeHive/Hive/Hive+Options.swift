@@ -1,0 +1,35 @@
+import Logging
+
+extension Hive {
+    /// How a hive behaves.
+    public struct Options: Sendable {
+        /// Strict mode (BeeHive's `enableException`): duplicates are errors, `register` throws on a
+        /// duplicate, and file loading throws when any entry was rejected. Default: `false`, where the
+        /// first registration of a service wins and later ones are reported as warnings.
+        public var isStrict: Bool
+        /// Where diagnostics are logged.
+        public var logger: Logger
+        /// Whether the hive registers the annotation records of the loaded images. The shared hive
+        /// always does; other hives do only when this is set.
+        public var scansLoadedImages: Bool
+        /// Whether the scanner opens every image, not only those with a BeeHive note (for images
+        /// whose records were written without `beehive.h`). Slower: each image is read from disk.
+        public var scansAllImages: Bool
+
+        /// Creates options.
+        /// - Parameters:
+        ///   - isStrict: Fail loudly on duplicates and rejected entries.
+        ///   - logger: Where diagnostics are logged.
+        ///   - scansLoadedImages: Register the annotation records of the loaded images.
+        ///   - scansAllImages: Open every image, not only those with a BeeHive note.
+        public init(
+            isStrict: Bool = false, logger: Logger = Logger(label: "BeeHive"), scansLoadedImages: Bool = false,
+            scansAllImages: Bool = false
+        ) {
+            self.isStrict = isStrict
+            self.logger = logger
+            self.scansLoadedImages = scansLoadedImages
+            self.scansAllImages = scansAllImages
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import _BeeHiveDiscovery
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+extension Hive {
+    private struct Bootstrap {
+        var options: Options?
+        var sharedCreated = false
+    }
+
+    private static let bootstrapState = LockedValue(Bootstrap())
+
+    private static let sharedHive: Hive = {
+        let options = bootstrapState.withLock { state in
+            state.sharedCreated = true
+            return state.options
+        }
+        var resolved = options ?? Options()
+        if options == nil, let strict = getenv("BEEHIVE_STRICT"), String(cString: strict) == "1" {
+            resolved.isStrict = true
+        }
+        resolved.scansLoadedImages = true
+        return Hive(options: resolved, adopting: ImageScanner.startup)
+    }()
+
+    /// The process-wide hive, holding the annotation records of every loaded image.
+    ///
+    /// The records were found by a constructor before `main`; they are parsed and registered the
+    /// first time `shared` is used, so that diagnostics go through the logging system `main` set up.
+    /// Images loaded later with `dlopen` are added by ``rescan()``.
+    public static var shared: Hive { sharedHive }
+
+    /// Sets the options of ``shared``; call once, before the shared hive is first used.
+    ///
+    /// Like swift-log's `LoggingSystem.bootstrap`: a second call, or a call after ``shared`` was
+    /// used, is refused.
+    ///
+    /// ```swift
+    /// try Hive.bootstrap(.init(isStrict: true, logger: Logger(label: "app.beehive")))
+    /// ```
+    /// - Parameter options: The options (``Options-swift.struct/scansLoadedImages`` is always on for `shared`).
+    /// - Throws: ``HiveError/Code-swift.struct/alreadyBootstrapped`` when too late or called twice.
+    public static func bootstrap(_ options: Options) throws(HiveError) {
+        let refusal: String? = bootstrapState.withLock { state in
+            if state.sharedCreated { return "expected bootstrap before the first use of Hive.shared; it was already used" }
+            if state.options != nil { return "expected one call of Hive.bootstrap; this is the second" }
+            state.options = options
+            return nil
+        }
+        if let refusal { throw HiveError(.alreadyBootstrapped, refusal) }
+    }
+}

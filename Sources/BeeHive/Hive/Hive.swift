@@ -1,0 +1,58 @@
+import Logging
+import _BeeHiveDiscovery
+
+/// A container of services, modules and routes: BeeHive's `BeeHive` and `BHServiceManager` in one.
+///
+/// ``shared`` holds everything the annotation records of the loaded images declare: they are
+/// found before `main` and registered the first time the shared hive is used. Create other
+/// hives for tests or to isolate a subsystem; they start empty unless
+/// ``Options-swift.struct/scansLoadedImages`` is set.
+///
+/// ```swift
+/// // In a C target:  BH_SERVICE(App.UserTrackService, App.UserTrackServiceImpl)
+/// let tracker = try Hive.shared.createService(UserTrackService.self)
+/// tracker.track("launch")
+/// ```
+public final class Hive: Sendable {
+    /// The options this hive was created with.
+    public let options: Options
+    let state = LockedValue(RegistryState())
+    let scanner: ImageScanner?
+
+    /// Creates a hive.
+    ///
+    /// - Parameter options: Strictness, logging, and whether to register the annotation records of
+    ///   the loaded images (then scanned now, with a scanner of the hive's own).
+    public init(options: Options = Options()) {
+        self.options = options
+        self.scanner = options.scansLoadedImages ? ImageScanner(scanAllImages: options.scansAllImages) : nil
+        if let scanner { ingest(scanner.scan()) }
+    }
+
+    init(options: Options, adopting scanner: ImageScanner) {
+        self.options = options
+        self.scanner = scanner
+        ingest(scanner.scan())
+    }
+
+    var logger: Logger { options.logger }
+
+    /// Every problem recorded so far, in the order found.
+    public var diagnostics: [Diagnostic] { state.withLock { $0.diagnostics } }
+
+    /// Records problems and logs them. Call without the lock held.
+    func record(_ diagnostics: [Diagnostic]) {
+        guard !diagnostics.isEmpty else { return }
+        state.withLock { $0.diagnostics.append(contentsOf: diagnostics) }
+        for diagnostic in diagnostics {
+            let level: Logger.Level =
+                diagnostic.severity == .warning ? .warning : options.isStrict ? .critical : .error
+            var metadata: Logger.Metadata = ["code": "\(diagnostic.code)"]
+            if let source = diagnostic.source { metadata["source"] = "\(source)" }
+            logger.log(level: level, "\(diagnostic.message)", metadata: metadata)
+        }
+    }
+
+    /// The severity of a duplicate: a warning, or an error in strict mode.
+    var duplicateSeverity: Diagnostic.Severity { options.isStrict ? .error : .warning }
+}

@@ -1,0 +1,212 @@
+import _BeeHiveDiscovery
+
+extension Hive {
+    /// What a scan of the loaded images added.
+    public struct ScanReport: Sendable, Hashable {
+        /// Record sections read.
+        public var sections: Int = 0
+        /// Services registered.
+        public var services: Int = 0
+        /// Modules declared.
+        public var modules: Int = 0
+        /// Routes declared.
+        public var routes: Int = 0
+        /// Problems found (also in ``Hive/diagnostics``).
+        public var problems: Int = 0
+        /// Images unloaded since the last scan, whose registrations were withdrawn.
+        public var unloadedImages: Int = 0
+    }
+
+    /// Registers the annotation records of images loaded since the last scan, e.g. plugins opened with `dlopen`.
+    ///
+    /// Each image is scanned once. When no image was loaded or unloaded since the last scan, this
+    /// returns at once (glibc counts loads and unloads). Registrations of an image that was
+    /// unloaded are withdrawn, with a warning.
+    ///
+    /// ```swift
+    /// dlopen("/opt/app/plugins/libPayments.so", RTLD_NOW)
+    /// Hive.shared.rescan()
+    /// ```
+    /// - Returns: What the scan added. Empty for a hive that does not scan loaded images.
+    @discardableResult
+    public func rescan() -> ScanReport {
+        guard let scanner else { return ScanReport() }
+        return ingest(scanner.scan())
+    }
+
+    /// Counters of the scanner behind this hive: images seen, opened, time spent. Nil for a hive that
+    /// does not scan loaded images.
+    public var scanStatistics: ImageScanStatistics? {
+        scanner.map { ImageScanStatistics($0.statistics) }
+    }
+
+    /// Parses the records of a batch and registers them; records problems.
+    @discardableResult
+    func ingest(_ batch: ImageScanner.Batch) -> ScanReport {
+        var report = ScanReport()
+        var problems: [Diagnostic] = []
+        var services: [(ServiceRegistration, Provider)] = []
+        var modules: [ModuleDeclaration] = []
+        var routes: [RouteDeclaration] = []
+
+        for path in batch.unloadedImages {
+            let withdrawn = state.withLock { $0.withdraw { $0.imagePath == path } }
+            report.unloadedImages += 1
+            if withdrawn > 0 {
+                problems.append(
+                    Diagnostic(
+                        .warning,
+                        HiveError(
+                            .imageUnloaded,
+                            "the image was unloaded; its \(withdrawn) registrations were withdrawn",
+                            source: .file(path))))
+            }
+        }
+        for (path, message) in batch.problems {
+            problems.append(Diagnostic(.error, HiveError(.unreadableImage, message, source: .file(path))))
+        }
+        for section in batch.sections {
+            report.sections += 1
+            for record in section.records {
+                let source = RegistrationSource.annotation(
+                    image: section.imagePath, section: section.sectionName, offset: record.offset,
+                    sectionFileOffset: section.fileOffset)
+                do {
+                    let parsed = try RecordParser.parse(record)
+                    switch section.kind {
+                    case .services:
+                        let r = try ServiceRecord(parsed)
+                        services.append(
+                            (
+                                ServiceRegistration(
+                                    service: r.service, name: r.name, implementation: r.implementation, source: source),
+                                .typeName(r.implementation)
+                            ))
+                    case .modules:
+                        modules.append(try ModuleDeclaration(ModuleRecord(parsed), source: source))
+                    case .routes:
+                        let r = try RouteRecord(parsed)
+                        routes.append(RouteDeclaration(pattern: r.pattern, handler: r.handler, source: source))
+                    }
+                } catch let error as RecordError {
+                    problems.append(Diagnostic(.error, HiveError(recordError: error, record: record, source: source)))
+                } catch let error as HiveError {
+                    problems.append(Diagnostic(.error, HiveError(error.code, error.message, source: source)))
+                } catch {
+                    problems.append(Diagnostic(.error, HiveError(.malformedRecord, "\(error)", source: source)))
+                }
+            }
+        }
+        problems += add(services: services, modules: modules, routes: routes)
+        report.services = services.count
+        report.modules = modules.count
+        report.routes = routes.count
+        report.problems = problems.count
+        record(problems)
+        return report
+    }
+
+    /// Adds registrations under one lock; returns the duplicates found.
+    func add(
+        services: [(ServiceRegistration, Provider)], modules: [ModuleDeclaration] = [],
+        routes: [RouteDeclaration] = []
+    ) -> [Diagnostic] {
+        let severity = duplicateSeverity
+        return state.withLock { state in
+            var duplicates: [Diagnostic] = []
+            for (registration, provider) in services {
+                if let existing = state.add(registration, provider) {
+                    duplicates.append(Diagnostic(severity, .duplicate(registration, of: existing)))
+                }
+            }
+            for module in modules {
+                if let existing = state.modules[module.name] {
+                    duplicates.append(
+                        Diagnostic(
+                            severity,
+                            HiveError(
+                                .duplicateRegistration,
+                                "expected module \(module.name) to be declared once; it was declared before by "
+                                    + "\(existing.source), which is kept", source: module.source)))
+                } else {
+                    state.modules[module.name] = module
+                    state.moduleOrder.append(module.name)
+                }
+            }
+            state.routes.append(contentsOf: routes)
+            return duplicates
+        }
+    }
+}
+
+/// Counters of the load-time scanner.
+public struct ImageScanStatistics: Sendable, Hashable {
+    /// Scans done (the one before `main`, and each ``Hive/rescan()``).
+    public let scans: Int
+    /// Scans that returned at once because no image was loaded or unloaded.
+    public let shortCircuitScans: Int
+    /// Images loaded at the last full walk.
+    public let imagesLoaded: Int
+    /// Images with a BeeHive note (records) among those scanned.
+    public let imagesWithRecords: Int
+    /// Images opened with libelf.
+    public let imagesOpened: Int
+    /// Record sections found.
+    public let sectionsFound: Int
+    /// Time of the last scan, in nanoseconds.
+    public let lastScanNanoseconds: UInt64
+    /// Time of all scans, in nanoseconds.
+    public let totalScanNanoseconds: UInt64
+
+    init(_ s: ImageScanner.Statistics) {
+        scans = s.scans
+        shortCircuitScans = s.shortCircuitScans
+        imagesLoaded = s.imagesSeen
+        imagesWithRecords = s.imagesMarked
+        imagesOpened = s.imagesOpened
+        sectionsFound = s.sectionsFound
+        lastScanNanoseconds = s.lastScanNanoseconds
+        totalScanNanoseconds = s.totalScanNanoseconds
+    }
+}
+
+extension HiveError {
+    init(recordError error: RecordError, record: RawRecord, source: RegistrationSource) {
+        let code: Code =
+            switch error.kind {
+            case .invalidUTF8: .invalidUTF8
+            case .unterminated: .unterminatedRecord
+            case .syntax, .shape: .malformedRecord
+            }
+        let at = error.byteOffset.map { " at byte \($0) of the record" } ?? ""
+        self.init(code, "\(error.message)\(at); record: \(record.excerpt)", source: source)
+    }
+
+    static func duplicate(_ registration: ServiceRegistration, of existing: ServiceRegistration) -> HiveError {
+        HiveError(
+            .duplicateRegistration,
+            "expected one implementation of \(registration.displayName); found \(registration.implementation) here and "
+                + "\(existing.implementation) registered before by \(existing.source), which is kept",
+            source: registration.source)
+    }
+}
+
+extension ModuleDeclaration {
+    init(_ record: ModuleRecord, source: RegistrationSource) throws(HiveError) {
+        var level = ModuleLevel.normal
+        switch record.level {
+        case .named(let name)?:
+            guard let named = ModuleLevel(named: name) else {
+                throw HiveError(
+                    .unknownModuleLevel,
+                    "expected a level basic, normal, capability, feature, application or an integer; found \"\(name)\"")
+            }
+            level = named
+        case .number(let n)?: level = ModuleLevel(rawValue: n)
+        case nil: break
+        }
+        self.init(
+            name: record.module, level: level, priority: record.priority ?? 0, isAsync: record.isAsync ?? false,
+            source: source)
+    }
+}

@@ -1,0 +1,118 @@
+extension Hive {
+    /// Registers `impl` as the implementation of `service`, in code (BeeHive's `registerService:implClass:`).
+    ///
+    /// ```swift
+    /// try hive.register(service: UserTrackService.self, impl: UserTrackServiceImpl.self)
+    /// ```
+    /// - Parameters:
+    ///   - service: The service, usually a protocol: `UserTrackService.self`.
+    ///   - impl: The implementation type. Its instances must conform to `service`; this is checked
+    ///     when the service is created.
+    ///   - name: A name, to register several implementations of one service.
+    /// - Returns: The registration.
+    /// - Throws: ``HiveError/Code-swift.struct/duplicateRegistration`` in strict mode when the service
+    ///   (and name) is taken. Otherwise the first registration wins and the duplicate is a warning.
+    @discardableResult
+    public func register<Service, Impl: ServiceImplementation>(
+        service: Service.Type, impl: Impl.Type, name: String? = nil, fileID: String = #fileID, line: Int = #line
+    ) throws(HiveError) -> ServiceRegistration {
+        try register(
+            ServiceRegistration(
+                service: TypeLookup.name(of: service), name: name, implementation: TypeLookup.name(of: impl),
+                source: .code(fileID: fileID, line: line)),
+            .implementation(impl))
+    }
+
+    /// Registers a factory for `service`, in code.
+    ///
+    /// ```swift
+    /// try hive.register(service: Clock.self, scope: .singleton) { _ in SystemClock() }
+    /// ```
+    /// - Parameters:
+    ///   - service: The service, usually a protocol.
+    ///   - name: A name, to register several implementations of one service.
+    ///   - scope: Whether every request gets a new instance or one shared instance.
+    ///   - factory: Makes an instance. Called without any lock held; it may resolve other services
+    ///     from the hive it is given.
+    /// - Returns: The registration.
+    /// - Throws: ``HiveError/Code-swift.struct/duplicateRegistration`` in strict mode when taken.
+    @discardableResult
+    public func register<Service>(
+        service: Service.Type, name: String? = nil, scope: ServiceScope = .transient, fileID: String = #fileID,
+        line: Int = #line, factory: @escaping @Sendable (Hive) throws -> Service
+    ) throws(HiveError) -> ServiceRegistration {
+        try register(
+            ServiceRegistration(
+                service: TypeLookup.name(of: service), name: name, implementation: "factory",
+                source: .code(fileID: fileID, line: line)),
+            .factory(scope, { hive in try factory(hive) }))
+    }
+
+    /// Registers the type named `impl` as the implementation of the service named `service`.
+    ///
+    /// The type is looked up when the service is first created, as for annotation records.
+    /// ```swift
+    /// try hive.register(service: "App.UserTrackService", impl: "App.UserTrackServiceImpl")
+    /// ```
+    /// - Parameters:
+    ///   - service: The service's module-qualified name.
+    ///   - impl: The implementation type's module-qualified name.
+    ///   - name: A name, to register several implementations of one service.
+    /// - Returns: The registration.
+    /// - Throws: ``HiveError/Code-swift.struct/duplicateRegistration`` in strict mode when taken.
+    @discardableResult
+    public func register(
+        service: String, impl: String, name: String? = nil, fileID: String = #fileID, line: Int = #line
+    ) throws(HiveError) -> ServiceRegistration {
+        try register(
+            ServiceRegistration(
+                service: service, name: name, implementation: impl, source: .code(fileID: fileID, line: line)),
+            .typeName(impl))
+    }
+
+    /// Declares a module in code, as `BH_MODULE` or a `BeeHive.plist` entry would.
+    ///
+    /// - Parameters:
+    ///   - module: The module type's module-qualified name.
+    ///   - level: Its level; lower starts first.
+    ///   - priority: Its priority within the level; higher starts first.
+    ///   - isAsync: Whether its init event runs off the caller's thread.
+    /// - Returns: The declaration.
+    /// - Throws: ``HiveError/Code-swift.struct/duplicateRegistration`` in strict mode when declared before.
+    @discardableResult
+    public func declareModule(
+        _ module: String, level: ModuleLevel = .normal, priority: Int = 0, isAsync: Bool = false,
+        fileID: String = #fileID, line: Int = #line
+    ) throws(HiveError) -> ModuleDeclaration {
+        let declaration = ModuleDeclaration(
+            name: module, level: level, priority: priority, isAsync: isAsync, source: .code(fileID: fileID, line: line))
+        try failIfStrict(add(services: [], modules: [declaration]))
+        return declaration
+    }
+
+    private func register(_ registration: ServiceRegistration, _ provider: Provider) throws(HiveError)
+        -> ServiceRegistration
+    {
+        try failIfStrict(add(services: [(registration, provider)]))
+        return registration
+    }
+
+    /// Records problems; in strict mode throws the first error among them.
+    func failIfStrict(_ problems: [Diagnostic]) throws(HiveError) {
+        record(problems)
+        if options.isStrict, let first = problems.first(where: { $0.severity == .error }) { throw first.error }
+    }
+
+    /// Every service registration, in the order registered.
+    public var serviceRegistrations: [ServiceRegistration] {
+        state.withLock { state in state.serviceOrder.compactMap { state.services[$0]?.registration } }
+    }
+
+    /// Every module declaration, in the order declared.
+    public var moduleDeclarations: [ModuleDeclaration] {
+        state.withLock { state in state.moduleOrder.compactMap { state.modules[$0] } }
+    }
+
+    /// Every route declaration from annotation records, in the order found.
+    public var routeDeclarations: [RouteDeclaration] { state.withLock { $0.routes } }
+}

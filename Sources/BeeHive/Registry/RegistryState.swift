@@ -1,0 +1,93 @@
+import Dispatch
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The key services are registered under: the service's name and the registration's name.
+struct ServiceKey: Hashable {
+    let service: String
+    let name: String?
+}
+
+/// The key of the typed-lookup index: the service type's identity and the registration's name.
+struct TypeKey: Hashable {
+    let type: ObjectIdentifier
+    let name: String?
+}
+
+/// How a registration makes instances.
+enum Provider {
+    /// An implementation type known by name, not looked up yet.
+    case typeName(String)
+    /// An implementation type.
+    case implementation(any ServiceImplementation.Type)
+    /// A factory closure.
+    case factory(ServiceScope, @Sendable (Hive) throws -> Any)
+    /// A type name that did not resolve; the error is kept so it is reported once.
+    case unresolvable(HiveError)
+}
+
+/// The shared instance of a singleton registration.
+enum InstanceSlot {
+    case empty
+    case creating(CreationTicket)
+    case ready(Any)
+}
+
+/// Marks an instance being created: other threads wait for it, the creating thread must not.
+final class CreationTicket: @unchecked Sendable {
+    private let thread = pthread_self()
+    private let group = DispatchGroup()
+
+    init() { group.enter() }
+    func finish() { group.leave() }
+    func wait() { group.wait() }
+    var isOnCurrentThread: Bool { pthread_equal(thread, pthread_self()) != 0 }
+}
+
+/// One registered service. Its mutable fields are guarded by the hive's lock.
+final class ServiceEntry {
+    let registration: ServiceRegistration
+    var provider: Provider
+    var slot: InstanceSlot = .empty
+
+    init(_ registration: ServiceRegistration, _ provider: Provider) {
+        self.registration = registration
+        self.provider = provider
+    }
+}
+
+/// Everything a hive knows, behind one lock.
+struct RegistryState {
+    var services: [ServiceKey: ServiceEntry] = [:]
+    var serviceOrder: [ServiceKey] = []
+    var typeIndex: [TypeKey: ServiceEntry] = [:]
+    var modules: [String: ModuleDeclaration] = [:]
+    var moduleOrder: [String] = []
+    var routes: [RouteDeclaration] = []
+    var diagnostics: [Diagnostic] = []
+
+    /// Adds a registration unless its key is taken; returns the registration that holds the key.
+    mutating func add(_ registration: ServiceRegistration, _ provider: Provider) -> ServiceRegistration? {
+        let key = ServiceKey(service: registration.service, name: registration.name)
+        if let existing = services[key] { return existing.registration }
+        services[key] = ServiceEntry(registration, provider)
+        serviceOrder.append(key)
+        return nil
+    }
+
+    /// Withdraws every registration whose source satisfies `predicate`; returns how many.
+    mutating func withdraw(where predicate: (RegistrationSource) -> Bool) -> Int {
+        let before = services.count + modules.count + routes.count
+        services = services.filter { !predicate($0.value.registration.source) }
+        serviceOrder.removeAll { services[$0] == nil }
+        modules = modules.filter { !predicate($0.value.source) }
+        moduleOrder.removeAll { modules[$0] == nil }
+        routes.removeAll { predicate($0.source) }
+        typeIndex.removeAll()
+        return before - (services.count + modules.count + routes.count)
+    }
+}

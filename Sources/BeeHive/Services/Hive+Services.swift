@@ -1,0 +1,241 @@
+extension Hive {
+    /// Creates, or returns the shared instance of, the implementation of `service` (BeeHive's `createService:`).
+    ///
+    /// A singleton implementation (``ServiceImplementation/isSingleton``, or a factory registered with
+    /// ``ServiceScope/singleton``) gives one shared instance, created on the first request; other
+    /// implementations give a new instance per call. The implementation's type is looked up by name
+    /// on the first request and kept.
+    ///
+    /// ```swift
+    /// let tracker = try Hive.shared.createService(UserTrackService.self)
+    /// let fast = try Hive.shared.createService(Cache.self, name: "memory")
+    /// ```
+    /// - Parameters:
+    ///   - service: The service, usually a protocol.
+    ///   - name: The registration's name, for services registered under several names.
+    ///   - shouldCache: Whether to use and fill the shared-instance cache (BeeHive's `shouldCache`).
+    ///     With `false`, even a singleton implementation gives an instance that is not kept.
+    /// - Returns: An instance that conforms to `service`.
+    /// - Throws: ``HiveError`` with code `serviceNotFound`, `unknownType`, `notAnImplementation`,
+    ///   `doesNotConform`, `cyclicDependency` or `creationFailed`, naming where the registration came from.
+    public func createService<Service>(_ service: Service.Type, name: String? = nil, shouldCache: Bool = true)
+        throws(HiveError) -> Service
+    {
+        let typeKey = TypeKey(type: ObjectIdentifier(service), name: name)
+        // Fast path: a cached instance of a service looked up by type before.
+        if shouldCache, let cached = state.withLock({ $0.typeIndex[typeKey]?.cachedInstance }),
+            let typed = cached as? Service
+        {
+            return typed
+        }
+        let key = ServiceKey(service: TypeLookup.name(of: service), name: name)
+        let (instance, entry) = try instance(for: key, typeKey: typeKey, shouldCache: shouldCache)
+        guard let typed = instance as? Service else {
+            throw HiveError(
+                .doesNotConform,
+                "expected an instance conforming to \(key.service); \(entry.registration.implementation) does not",
+                source: entry.registration.source)
+        }
+        return typed
+    }
+
+    /// Creates, or returns the shared instance of, the implementation of the service named `service`.
+    ///
+    /// - Parameters:
+    ///   - service: The service's module-qualified name, e.g. `App.UserTrackService`.
+    ///   - name: The registration's name.
+    ///   - shouldCache: Whether to use and fill the shared-instance cache.
+    /// - Returns: The instance.
+    /// - Throws: ``HiveError`` as for ``createService(_:name:shouldCache:)``.
+    public func createService(named service: String, name: String? = nil, shouldCache: Bool = true)
+        throws(HiveError) -> Any
+    {
+        try instance(for: ServiceKey(service: service, name: name), typeKey: nil, shouldCache: shouldCache).0
+    }
+
+    /// Whether an implementation is registered for `service` (and `name`).
+    public func hasService<Service>(_ service: Service.Type, name: String? = nil) -> Bool {
+        registration(for: TypeLookup.name(of: service), name: name) != nil
+    }
+
+    /// The registration that serves the service named `service` (and `name`), if any.
+    public func registration(for service: String, name: String? = nil) -> ServiceRegistration? {
+        state.withLock { $0.entry(for: ServiceKey(service: service, name: name))?.registration }
+    }
+
+    /// Forgets the shared instance of `service` (BeeHive's `removeServiceWithServiceName:`); the next
+    /// request creates a new one. The registration stays.
+    public func removeServiceInstance<Service>(_ service: Service.Type, name: String? = nil) {
+        removeServiceInstance(named: TypeLookup.name(of: service), name: name)
+    }
+
+    /// Forgets the shared instance of the service named `service`; the registration stays.
+    public func removeServiceInstance(named service: String, name: String? = nil) {
+        let removed: Any? = state.withLock { state in
+            guard let entry = state.entry(for: ServiceKey(service: service, name: name)),
+                case .ready(let instance) = entry.slot
+            else { return nil }
+            entry.slot = .empty
+            return instance
+        }
+        _ = removed  // released here, outside the lock: a deinit is user code
+    }
+
+    // MARK: - Resolution
+
+    private enum Step {
+        case ready(Any, ServiceEntry)
+        case wait(CreationTicket)
+        case create(ServiceEntry, Provider)
+        case cycle(ServiceEntry)
+        case missing(available: [String])
+    }
+
+    /// The instance for `key`; never holds the lock while user code (a type lookup, `isSingleton`,
+    /// `init`, a factory) runs.
+    private func instance(for key: ServiceKey, typeKey: TypeKey?, shouldCache: Bool) throws(HiveError)
+        -> (Any, ServiceEntry)
+    {
+        while true {
+            let step: Step = state.withLock { state in
+                guard let entry = state.entry(for: key) else {
+                    return .missing(available: state.serviceOrder.prefix(20).map(\.displayName))
+                }
+                if let typeKey { state.typeIndex[typeKey] = entry }
+                if shouldCache {
+                    switch entry.slot {
+                    case .ready(let instance): return .ready(instance, entry)
+                    case .creating(let ticket): return ticket.isOnCurrentThread ? .cycle(entry) : .wait(ticket)
+                    case .empty: break
+                    }
+                }
+                return .create(entry, entry.provider)
+            }
+            switch step {
+            case .ready(let instance, let entry):
+                return (instance, entry)
+            case .wait(let ticket):
+                ticket.wait()
+            case .cycle(let entry):
+                throw HiveError(
+                    .cyclicDependency,
+                    "expected the initializer of \(entry.registration.implementation) not to ask for "
+                        + "\(entry.registration.displayName) while it is being created; it did, on the same thread",
+                    source: entry.registration.source)
+            case .missing(let available):
+                let list = available.isEmpty ? "none" : available.joined(separator: ", ")
+                throw HiveError(
+                    .serviceNotFound,
+                    "expected a registration for \(key.displayName); found none. Registered services: \(list)")
+            case .create(let entry, let provider):
+                let made = try resolve(provider, of: entry)
+                let isSingleton: Bool
+                switch made {
+                case .implementation(let type): isSingleton = type.isSingleton
+                case .factory(let scope, _): isSingleton = scope == .singleton
+                default: isSingleton = false
+                }
+                guard isSingleton && shouldCache else { return (try make(made, entry, singleton: isSingleton), entry) }
+                let ticket = CreationTicket()
+                let claimed = state.withLock { _ in
+                    guard case .empty = entry.slot else { return false }
+                    entry.slot = .creating(ticket)
+                    return true
+                }
+                guard claimed else {
+                    ticket.finish()
+                    continue
+                }
+                do {
+                    let instance = try make(made, entry, singleton: true)
+                    state.withLock { _ in entry.slot = .ready(instance) }
+                    ticket.finish()
+                    return (instance, entry)
+                } catch {
+                    state.withLock { _ in entry.slot = .empty }
+                    ticket.finish()
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Looks up a type name once; remembers the type, or the error.
+    func resolve(_ provider: Provider, of entry: ServiceEntry) throws(HiveError) -> Provider {
+        switch provider {
+        case .implementation, .factory: return provider
+        case .unresolvable(let error): throw error
+        case .typeName(let name):
+            let resolved: Provider
+            let registration = entry.registration
+            if let type = TypeLookup.type(named: name) {
+                if let implementation = type as? any ServiceImplementation.Type {
+                    resolved = .implementation(implementation)
+                } else {
+                    resolved = .unresolvable(
+                        HiveError(
+                            .notAnImplementation,
+                            "expected \(name), the implementation of \(registration.displayName), to conform to "
+                                + "ServiceImplementation (to have init() and be created by name); it does not",
+                            source: registration.source))
+                }
+            } else {
+                resolved = .unresolvable(
+                    HiveError(
+                        .unknownType,
+                        "expected a type named \(name) (the implementation of \(registration.displayName)) in a "
+                            + "loaded image; found none. Names are module-qualified: Module.Type",
+                        source: registration.source))
+            }
+            state.withLock { _ in entry.provider = resolved }
+            if case .unresolvable(let error) = resolved {
+                record([Diagnostic(.error, error)])
+                throw error
+            }
+            return resolved
+        }
+    }
+
+    private func make(_ provider: Provider, _ entry: ServiceEntry, singleton: Bool) throws(HiveError) -> Any {
+        switch provider {
+        case .implementation(let type):
+            return singleton ? Self.makeShared(type) : type.init()
+        case .factory(_, let factory):
+            do {
+                return try factory(self)
+            } catch let error as HiveError {
+                throw error
+            } catch {
+                throw HiveError(
+                    .creationFailed, "expected the factory of \(entry.registration.displayName) to return an "
+                        + "instance; it threw \(error)", source: entry.registration.source)
+            }
+        case .typeName, .unresolvable:
+            preconditionFailure("resolved before use")
+        }
+    }
+
+    private static func makeShared<T: ServiceImplementation>(_ type: T.Type) -> Any { type.sharedInstance ?? type.init() }
+}
+
+extension ServiceKey {
+    var displayName: String { name.map { "\(service)[\($0)]" } ?? service }
+}
+
+extension ServiceEntry {
+    /// The cached instance; read under the hive's lock.
+    var cachedInstance: Any? {
+        if case .ready(let instance) = slot { return instance }
+        return nil
+    }
+}
+
+extension RegistryState {
+    /// The entry for `key`; a qualified name that is not registered falls back to its unqualified
+    /// form (`App.Tracker` → `Tracker`), as BeeHive's Objective-C files name protocols.
+    func entry(for key: ServiceKey) -> ServiceEntry? {
+        if let entry = services[key] { return entry }
+        guard let dot = key.service.firstIndex(of: ".") else { return nil }
+        return services[ServiceKey(service: String(key.service[key.service.index(after: dot)...]), name: key.name)]
+    }
+}

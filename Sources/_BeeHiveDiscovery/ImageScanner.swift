@@ -1,0 +1,117 @@
+import _BeeHiveScanner
+
+/// Finds the record sections of every loaded image: a Swift view of the C scanner.
+///
+/// A scanner remembers the images it has scanned: each image is scanned once, and a scan when no
+/// image was loaded or unloaded since the last one returns at once.
+public final class ImageScanner: @unchecked Sendable {
+    private let handle: OpaquePointer
+    private let owned: Bool
+
+    /// What one scan found.
+    public struct Batch: Sendable {
+        /// Record sections of images scanned for the first time.
+        public var sections: [RecordSection] = []
+        /// Problems with images: the image path and what went wrong.
+        public var problems: [(imagePath: String, message: String)] = []
+        /// Images that were unloaded since the last scan.
+        public var unloadedImages: [String] = []
+    }
+
+    /// Counters of the scans done so far.
+    public struct Statistics: Sendable, Hashable {
+        /// Scans done.
+        public let scans: Int
+        /// Scans that ended in the first callback: no image added or removed.
+        public let shortCircuitScans: Int
+        /// Images visited by the last full walk.
+        public let imagesSeen: Int
+        /// Images scanned for the first time, over all scans.
+        public let imagesScanned: Int
+        /// Of those, images with a BeeHive note.
+        public let imagesMarked: Int
+        /// Of those, images opened with libelf.
+        public let imagesOpened: Int
+        /// Images that were unloaded.
+        public let imagesRemoved: Int
+        /// Record sections found.
+        public let sectionsFound: Int
+        /// Duration of the last scan, in nanoseconds.
+        public let lastScanNanoseconds: UInt64
+        /// Duration of all scans, in nanoseconds.
+        public let totalScanNanoseconds: UInt64
+    }
+
+    /// Creates a scanner that has seen no image yet.
+    /// - Parameter scanAllImages: open every image with libelf, not only those with a BeeHive note.
+    public init(scanAllImages: Bool = false) {
+        handle = bh_scanner_create(scanAllImages ? Int32(BH_SCAN_ALL_IMAGES) : 0)
+        owned = true
+    }
+
+    private init(adopting handle: OpaquePointer) {
+        self.handle = handle
+        owned = false
+    }
+
+    deinit {
+        if owned { bh_scanner_destroy(handle) }
+    }
+
+    /// The scanner that ran from a constructor before `main`, or a new one if the startup scan was
+    /// switched off (`BEEHIVE_SCAN=off`).
+    public static let startup: ImageScanner = {
+        if let handle = bh_startup_scanner() { return ImageScanner(adopting: handle) }
+        return ImageScanner()
+    }()
+
+    /// Scans the images not scanned yet, then returns everything found since the last call.
+    public func scan() -> Batch {
+        bh_scanner_scan(handle)
+        return drain()
+    }
+
+    /// Returns everything found since the last call, without scanning.
+    public func drain() -> Batch {
+        final class Box { var batch = Batch() }
+        let box = Box()
+        withExtendedLifetime(box) {
+            bh_scanner_drain(
+                handle, Unmanaged.passUnretained(box).toOpaque(),
+                { context, section in
+                    guard let context, let section = section?.pointee else { return }
+                    let box = Unmanaged<Box>.fromOpaque(context).takeUnretainedValue()
+                    box.batch.sections.append(
+                        RecordSection(
+                            imagePath: String(cString: section.image_path),
+                            sectionName: String(cString: section.section_name),
+                            kind: RecordKind(section.kind),
+                            fileOffset: section.file_offset,
+                            sectionIndex: Int(section.section_index),
+                            bytes: UnsafeRawBufferPointer(start: section.bytes, count: section.size)))
+                },
+                { context, problem in
+                    guard let context, let problem = problem?.pointee else { return }
+                    let box = Unmanaged<Box>.fromOpaque(context).takeUnretainedValue()
+                    box.batch.problems.append(
+                        (String(cString: problem.image_path), String(cString: problem.message)))
+                },
+                { context, path in
+                    guard let context, let path else { return }
+                    let box = Unmanaged<Box>.fromOpaque(context).takeUnretainedValue()
+                    box.batch.unloadedImages.append(String(cString: path))
+                })
+        }
+        return box.batch
+    }
+
+    /// The counters of the scans done so far.
+    public var statistics: Statistics {
+        let s = bh_scanner_stats(handle)
+        return Statistics(
+            scans: Int(s.scans), shortCircuitScans: Int(s.scans_short_circuit), imagesSeen: Int(s.images_seen),
+            imagesScanned: Int(s.images_new), imagesMarked: Int(s.images_marked), imagesOpened: Int(s.images_opened),
+            imagesRemoved: Int(s.images_removed), sectionsFound: Int(s.sections_found),
+            lastScanNanoseconds: s.last_scan_ns, totalScanNanoseconds: s.total_scan_ns)
+    }
+}

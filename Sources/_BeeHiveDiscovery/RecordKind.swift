@@ -1,0 +1,28 @@
+import _BeeHiveScanner
+
+/// What the records of a section declare.
+public enum RecordKind: String, Sendable, Hashable, CaseIterable {
+    /// Service records: `{"<service>":"<impl>"}` or `{"service":…,"impl":…,"name":…}`.
+    case services
+    /// Module records: `"<module>"` or `{"module":…,"level":…,"priority":…,"async":…}`.
+    case modules
+    /// Route records: `{"route":…,"handler":…}`.
+    case routes
+
+    init(_ kind: bh_kind) {
+        switch kind {
+        case BH_KIND_MODULES: self = .modules
+        case BH_KIND_ROUTES: self = .routes
+        default: self = .services
+        }
+    }
+
+    /// The section that `beehive.h` writes these records to unless told otherwise.
+    public var defaultSectionName: String {
+        switch self {
+        case .services: "beehive_services"
+        case .modules: "beehive_mods"
+        case .routes: "beehive_routes"
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import BeeHiveTestAnnotations
+import Testing
+
+@testable import BeeHive
+
+@Suite("Annotation records of the test binary")
+struct AnnotationTests {
+    init() { #expect(beehive_test_annotations_linked() == 1) }
+
+    @Test("every annotated service is registered from its image, section and offset")
+    func servicesRegistered() throws {
+        let registrations = Hive.shared.serviceRegistrations
+        let greeting = try #require(registrations.first { $0.service == "BeeHiveTests.GreetingService" && $0.name == nil })
+        #expect(greeting.implementation == "BeeHiveTests.EnglishGreeting")
+        #expect(greeting.source.sectionName == "beehive_services")
+        #expect(greeting.source.imagePath?.hasSuffix("BeeHivePackageTests.xctest") == true)
+        #expect(greeting.source.recordOffset != nil)
+        #expect(registrations.contains { $0.service == "BeeHiveTests.GreetingService" && $0.name == "french" })
+        #expect(registrations.contains { $0.service == "BeeHiveTests.CounterService" })
+        #expect(registrations.contains { $0.service == "BeeHiveTests.ClockService" })
+    }
+
+    @Test("annotated services resolve by protocol type")
+    func resolveByType() throws {
+        #expect(try Hive.shared.createService(GreetingService.self).greet() == "hello")
+        #expect(try Hive.shared.createService(GreetingService.self, name: "french").greet() == "bonjour")
+        #expect(try Hive.shared.createService(ClockService.self).now == 42)
+        _ = try Hive.shared.createService(NestedService.self)
+    }
+
+    @Test("annotated services resolve by name")
+    func resolveByName() throws {
+        let service = try Hive.shared.createService(named: "BeeHiveTests.GreetingService")
+        #expect((service as? GreetingService)?.greet() == "hello")
+    }
+
+    @Test("a singleton implementation gives one instance; others a new one per call")
+    func singletonSemantics() throws {
+        let a = try Hive.shared.createService(CounterService.self)
+        let b = try Hive.shared.createService(CounterService.self)
+        #expect(same(a, b))
+        let g1 = try Hive.shared.createService(GreetingService.self) as AnyObject
+        let g2 = try Hive.shared.createService(GreetingService.self) as AnyObject
+        #expect(!same(g1, g2))
+    }
+
+    @Test("modules carry level, priority and async from their records")
+    func modules() throws {
+        let modules = Dictionary(uniqueKeysWithValues: Hive.shared.moduleDeclarations.map { ($0.name, $0) })
+        let login = try #require(modules["BeeHiveTests.LoginModule"])
+        #expect(login.level == .normal && login.priority == 0 && !login.isAsync)
+        let network = try #require(modules["BeeHiveTests.NetworkModule"])
+        #expect(network.level == .basic && network.priority == 100 && network.isAsync)
+        let shell = try #require(modules["BeeHiveTests.ShellModule"])
+        #expect(shell.level == .application)
+        let analytics = try #require(modules["BeeHiveTests.AnalyticsModule"])
+        #expect(analytics.priority == -5 && analytics.isAsync)
+        #expect(login.source.sectionName == "beehive_mods")
+    }
+
+    @Test("routes are declared from their records")
+    func routes() {
+        #expect(Hive.shared.routeDeclarations.contains { $0.pattern == "app://user/:id" && $0.handler == "BeeHiveTests.UserRoute" })
+    }
+
+    @Test("records of 10, 60 and 250 bytes without alignment control all parse, in a section named by the note")
+    func recordLengths() {
+        let lengths = Hive.shared.serviceRegistrations.filter { $0.source.sectionName == "bh_test_lengths" }
+        #expect(lengths.map(\.service).sorted() == ["BeeHiveTests.Len250", "BeeHiveTests.Len60", "L"])
+        #expect(!Hive.shared.diagnostics.contains { $0.source?.sectionName == "bh_test_lengths" })
+    }
+
+    @Test("rescan without new images changes nothing and returns at once")
+    func rescanNoop() throws {
+        let before = Hive.shared.serviceRegistrations.count
+        let statsBefore = try #require(Hive.shared.scanStatistics)
+        let report = Hive.shared.rescan()
+        #expect(report == Hive.ScanReport())
+        #expect(Hive.shared.serviceRegistrations.count == before)
+        let statsAfter = try #require(Hive.shared.scanStatistics)
+        #expect(statsAfter.scans == statsBefore.scans + 1)
+        #expect(statsAfter.shortCircuitScans == statsBefore.shortCircuitScans + 1)
+    }
+
+    @Test("only images with a BeeHive note are opened")
+    func onlyMarkedImagesOpened() throws {
+        let stats = try #require(Hive.shared.scanStatistics)
+        #expect(stats.imagesLoaded > 3)
+        #expect(stats.imagesWithRecords == 1)
+        #expect(stats.imagesOpened == 1)
+        #expect(stats.sectionsFound == 5)  // services, modules, routes, lengths, malformed
+    }
+
+    @Test("a hive of its own scans the loaded images again and finds the same records")
+    func ownScanner() {
+        let hive = Hive(options: .init(scansLoadedImages: true))
+        #expect(Set(hive.serviceRegistrations) == Set(Hive.shared.serviceRegistrations))
+        #expect(hive.moduleDeclarations == Hive.shared.moduleDeclarations)
+    }
+}
+
+@Suite("Malformed records next to good ones")
+struct MalformedRecordTests {
+    var malformed: [Diagnostic] { Hive.shared.diagnostics.filter { $0.source?.sectionName == "bh_test_malformed" } }
+
+    @Test("every good record of the section registers")
+    func goodOnesRegister() throws {
+        for service in ["MalformedGood1", "MalformedGood2", "MalformedGood3"] {
+            let instance = try Hive.shared.createService(named: "BeeHiveTests.\(service)")
+            #expect(instance is GreetingService)
+        }
+    }
+
+    struct Case: Sendable, CustomStringConvertible {
+        let code: HiveError.Code
+        let messageContains: String
+        var description: String { "\(code)" }
+    }
+
+    @Test(
+        "each bad record is reported with image, section and offset",
+        arguments: [
+            Case(code: .malformedRecord, messageContains: "expected ':' after the key"),
+            Case(code: .invalidUTF8, messageContains: "invalid byte 0xff"),
+            Case(code: .malformedRecord, messageContains: "found '[' at byte 0"),
+            Case(code: .unterminatedRecord, messageContains: "found the end of the section"),
+        ])
+    func badRecordsReported(_ c: Case) throws {
+        let diagnostic = try #require(malformed.first { $0.code == c.code && $0.message.contains(c.messageContains) })
+        #expect(diagnostic.severity == .error)
+        #expect(diagnostic.source?.imagePath?.hasSuffix("BeeHivePackageTests.xctest") == true)
+        #expect(diagnostic.source?.recordOffset != nil)
+        #expect("\(diagnostic)".contains("section bh_test_malformed, record at offset 0x"))
+    }
+
+    @Test("a record that is an array is not taken for a service")
+    func arrayRecord() {
+        #expect(malformed.contains { $0.message.contains("expected a JSON object") })
+    }
+
+    @Test("an unknown type name is reported when resolved, with the record's source")
+    func unknownType() throws {
+        let error = #expect(throws: HiveError.self) {
+            try Hive.shared.createService(named: "BeeHiveTests.UnknownTypeService")
+        }
+        #expect(error?.code == .unknownType)
+        #expect(error?.source?.sectionName == "bh_test_malformed")
+        #expect(error?.message.contains("BeeHiveTests.NoSuchType") == true)
+    }
+
+    @Test("a type that is not an implementation is reported")
+    func notAnImplementation() {
+        let error = #expect(throws: HiveError.self) {
+            try Hive.shared.createService(named: "BeeHiveTests.NotAnImplementationService")
+        }
+        #expect(error?.code == .notAnImplementation)
+        #expect(error?.message.contains("BeeHiveTests.PlainType") == true)
+    }
+
+    @Test("an implementation that does not conform to its service is reported")
+    func doesNotConform() {
+        let error = #expect(throws: HiveError.self) { try Hive.shared.createService(GreetingService2.self) }
+        #expect(error?.code == .doesNotConform)
+        #expect(error?.source?.sectionName == "bh_test_malformed")
+    }
+
+    @Test("validate finds every problem at once, without creating anything")
+    func validate() {
+        let hive = Hive(options: .init(scansLoadedImages: true))
+        let error = #expect(throws: HiveError.self) { try hive.validate() }
+        #expect(error?.code == .validationFailed)
+        let codes = Set(hive.diagnostics.map(\.code))
+        #expect(codes.isSuperset(of: [.unknownType, .notAnImplementation, .malformedRecord, .invalidUTF8, .unterminatedRecord]))
+    }
+}

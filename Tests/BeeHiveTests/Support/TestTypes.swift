@@ -1,0 +1,46 @@
+import BeeHive
+import Synchronization
+
+// Types named by the annotation records in Tests/Annotations.
+
+protocol GreetingService { func greet() -> String }
+protocol GreetingService2 { func greet() -> String }
+protocol CounterService: AnyObject { func next() -> Int }
+protocol ClockService { var now: Int { get } }
+protocol NestedService {}
+
+final class EnglishGreeting: GreetingService, ServiceImplementation {
+    init() {}
+    func greet() -> String { "hello" }
+}
+
+final class FrenchGreeting: GreetingService, ServiceImplementation {
+    init() {}
+    func greet() -> String { "bonjour" }
+}
+
+final class SharedCounter: CounterService, ServiceImplementation, @unchecked Sendable {
+    static var isSingleton: Bool { true }
+    static let instancesCreated = Atomic<Int>(0)
+    private let value = Atomic<Int>(0)
+    init() { Self.instancesCreated.add(1, ordering: .relaxed) }
+    func next() -> Int { value.add(1, ordering: .relaxed).newValue }
+}
+
+/// A struct implementation: found by a mangled-name lookup, not by `_typeByName("Module.Type")`.
+struct ValueClock: ClockService, ServiceImplementation {
+    init() {}
+    var now: Int { 42 }
+}
+
+enum Outer {
+    final class NestedImpl: NestedService, ServiceImplementation { init() {} }
+}
+
+/// Exists, but is not a ServiceImplementation.
+final class PlainType {}
+
+// Module and route types are only declared by records in these tests.
+
+/// Identity of two instances. (`#expect(a === b)` on class-bound existentials crashes the 6.3 compiler.)
+func same(_ a: AnyObject, _ b: AnyObject) -> Bool { a === b }
