@@ -352,6 +352,22 @@ static int bh_visit(struct dl_phdr_info *info, size_t size, void *data) {
     if (!bh_reserve((void **)&s->images, &s->image_capacity, s->image_count, sizeof *s->images)) return 0;
 
     int is_main = walk->visited == 1 && (!info->dlpi_name || !info->dlpi_name[0]);
+    const char *name = is_main ? "" : (info->dlpi_name ? info->dlpi_name : "");
+
+    bh_image *image = &s->images[s->image_count++];
+    image->base = info->dlpi_addr;
+    image->phdr = info->dlpi_phdr;
+    image->path = NULL;
+    image->generation = s->generation;
+    s->stats.images_new++;
+
+    bh_wanted wanted[BH_MAX_WANTED];
+    size_t wanted_count = 0;
+    int marked = bh_read_notes(s, info, is_main ? "main executable" : name, wanted, &wanted_count);
+    if (marked) s->stats.images_marked++;
+    if (!marked && !(s->flags & BH_SCAN_ALL_IMAGES)) return 0;
+
+    /* Only now, for an image to be opened, is its path worth a system call. */
     char path[4096];
     const char *open_path;
     if (is_main) {
@@ -360,22 +376,10 @@ static int bh_visit(struct dl_phdr_info *info, size_t size, void *data) {
         path[n] = 0;
         open_path = "/proc/self/exe";
     } else {
-        snprintf(path, sizeof path, "%s", info->dlpi_name ? info->dlpi_name : "");
+        snprintf(path, sizeof path, "%s", name);
         open_path = path;
     }
-
-    bh_image *image = &s->images[s->image_count++];
-    image->base = info->dlpi_addr;
-    image->phdr = info->dlpi_phdr;
     image->path = bh_strdup(path);
-    image->generation = s->generation;
-    s->stats.images_new++;
-
-    bh_wanted wanted[BH_MAX_WANTED];
-    size_t wanted_count = 0;
-    int marked = bh_read_notes(s, info, path, wanted, &wanted_count);
-    if (marked) s->stats.images_marked++;
-    if (!marked && !(s->flags & BH_SCAN_ALL_IMAGES)) return 0;
     if (!marked) {
         bh_want(wanted, &wanted_count, BH_KIND_SERVICES, "beehive_services", strlen("beehive_services"));
         bh_want(wanted, &wanted_count, BH_KIND_MODULES, "beehive_mods", strlen("beehive_mods"));
@@ -448,6 +452,7 @@ size_t bh_scanner_scan(bh_scanner *s) {
                 s->images[kept++] = *image;
             } else {
                 s->stats.images_removed++;
+                if (!image->path) continue; /* never opened: it registered nothing */
                 if (bh_reserve((void **)&s->unloaded, &s->unloaded_capacity, s->unloaded_count, sizeof(char *)))
                     s->unloaded[s->unloaded_count++] = image->path;
                 else

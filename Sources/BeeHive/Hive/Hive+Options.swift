@@ -15,6 +15,9 @@ extension Hive {
         /// Whether the scanner opens every image, not only those with a BeeHive note (for images
         /// whose records were written without `beehive.h`). Slower: each image is read from disk.
         public var scansAllImages: Bool
+        /// The record sections to register, by name; nil (the default) registers every section an
+        /// image announces. Lets a process keep several record sets apart, e.g. one per plugin family.
+        public var recordSections: Set<String>?
 
         /// Creates options.
         /// - Parameters:
@@ -22,14 +25,16 @@ extension Hive {
         ///   - logger: Where diagnostics are logged.
         ///   - scansLoadedImages: Register the annotation records of the loaded images.
         ///   - scansAllImages: Open every image, not only those with a BeeHive note.
+        ///   - recordSections: The record sections to register; nil for all.
         public init(
             isStrict: Bool = false, logger: Logger = Logger(label: "BeeHive"), scansLoadedImages: Bool = false,
-            scansAllImages: Bool = false
+            scansAllImages: Bool = false, recordSections: Set<String>? = nil
         ) {
             self.isStrict = isStrict
             self.logger = logger
             self.scansLoadedImages = scansLoadedImages
             self.scansAllImages = scansAllImages
+        self.recordSections = recordSections
         }
     }
 }

@@ -65,7 +65,7 @@ extension Hive {
         for (path, message) in batch.problems {
             problems.append(Diagnostic(.error, HiveError(.unreadableImage, message, source: .file(path))))
         }
-        for section in batch.sections {
+        for section in batch.sections where options.recordSections?.contains(section.sectionName) ?? true {
             report.sections += 1
             for record in section.records {
                 let source = RegistrationSource.annotation(

@@ -1,0 +1,82 @@
+import Foundation
+
+/// Runs programs and builds the fixture package for tests that need real binaries.
+enum Command {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The repository's root folder.
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Runs `executable` with `arguments`; returns standard output, throws with both outputs on failure.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [executable] + arguments
+        if let directory { process.currentDirectoryURL = directory }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Read both pipes to the end before waiting, so that a chatty child never blocks.
+        let group = DispatchGroup()
+        nonisolated(unsafe) var errorData = Data()
+        group.enter()
+        DispatchQueue.global().async {
+            errorData = errors.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        let stdout = String(decoding: outputData, as: UTF8.self)
+        guard process.terminationStatus == 0 else {
+            throw Failure(
+                description: "\(executable) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)\n"
+                    + stdout + String(decoding: errorData, as: UTF8.self))
+        }
+        return stdout
+    }
+
+    /// Parses `key=value` lines.
+    static func keyValues(_ output: String) -> [String: String] {
+        var result: [String: String] = [:]
+        for line in output.split(separator: "\n") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            result[String(line[..<equals])] = String(line[line.index(after: equals)...])
+        }
+        return result
+    }
+}
+
+/// Builds Tests/Fixtures once per configuration and test run, one build at a time.
+enum FixturePackage {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var built: [String: Result<URL, Command.Failure>] = [:]
+
+    static var path: URL { Command.repository.appendingPathComponent("Tests/Fixtures") }
+
+    /// The folder of the built products for `configuration` (debug or release).
+    static func products(_ configuration: String) throws -> URL {
+        lock.lock()
+        defer { lock.unlock() }
+        if let result = built[configuration] { return try result.get() }
+        let scratch = path.appendingPathComponent(".build-\(configuration)")
+        let result: Result<URL, Command.Failure>
+        do {
+            try Command.run(
+                "swift", ["build", "-c", configuration, "--package-path", path.path, "--scratch-path", scratch.path])
+            result = .success(scratch.appendingPathComponent(configuration))
+        } catch let error as Command.Failure {
+            result = .failure(error)
+        } catch {
+            result = .failure(Command.Failure(description: "\(error)"))
+        }
+        built[configuration] = result
+        return try result.get()
+    }
+}

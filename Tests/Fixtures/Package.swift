@@ -1,0 +1,37 @@
+// swift-tools-version:6.1
+// Real binaries for BeeHive's tests: built by the tests (debug and release) and run as separate processes.
+import PackageDescription
+
+let package = Package(
+    name: "BeeHiveFixtures",
+    products: [
+        .executable(name: "AnnotatedApp", targets: ["AnnotatedApp"]),
+        .executable(name: "PluginHost", targets: ["PluginHost"]),
+        // The plugin, a shared library. It and the host link BeeHiveDynamic and PluginAPI (a package of
+        // its own, with a dynamic product), so that both see one copy of each type.
+        .library(name: "GreeterPlugin", type: .dynamic, targets: ["GreeterPlugin"]),
+    ],
+    dependencies: [.package(name: "BeeHive", path: "../.."), .package(path: "PluginAPI")],
+    targets: [
+        // An executable whose services are annotated in a C target of two files.
+        .target(name: "FixtureAnnotations", dependencies: [.product(name: "CBeeHive", package: "BeeHive")]),
+        .executableTarget(
+            name: "AnnotatedApp",
+            dependencies: ["FixtureAnnotations", .product(name: "BeeHive", package: "BeeHive")]
+        ),
+
+        // A host that dlopens a plugin at run time.
+        .target(name: "GreeterPluginAnnotations", dependencies: [.product(name: "CBeeHive", package: "BeeHive")]),
+        .target(
+            name: "GreeterPlugin",
+            dependencies: [
+                .product(name: "PluginAPI", package: "PluginAPI"), "GreeterPluginAnnotations", .product(name: "BeeHiveDynamic", package: "BeeHive")]
+        ),
+        .executableTarget(
+            name: "PluginHost",
+            dependencies: [
+                .product(name: "PluginAPI", package: "PluginAPI"), .product(name: "BeeHiveDynamic", package: "BeeHive"),
+            ]
+        ),
+    ]
+)

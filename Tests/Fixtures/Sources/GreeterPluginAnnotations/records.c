@@ -1,0 +1,4 @@
+#include <beehive.h>
+
+BH_SERVICE(PluginAPI.GreeterService, GreeterPlugin.PluginGreeter)
+BH_MODULE(GreeterPlugin.GreeterModule)

@@ -1,0 +1,34 @@
+// Opens the plugin named on the command line with dlopen, rescans, and prints what happened.
+import BeeHive
+import PluginAPI
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func count() -> Int { Hive.shared.serviceRegistrations.filter { $0.service == "PluginAPI.GreeterService" }.count }
+
+let path = CommandLine.arguments[1]
+print("before=\(count())")
+print("resolveBefore=\((try? Hive.shared.createService(GreeterService.self)) == nil ? "missing" : "found")")
+guard dlopen(path, RTLD_NOW | RTLD_GLOBAL) != nil else {
+    print("dlopen=failed: \(String(cString: dlerror()))")
+    exit(1)
+}
+let first = Hive.shared.rescan()
+print("firstRescan=services:\(first.services),modules:\(first.modules),sections:\(first.sections)")
+print("after=\(count())")
+let second = Hive.shared.rescan()
+print("secondRescan=services:\(second.services),modules:\(second.modules),sections:\(second.sections)")
+print("afterSecond=\(count())")
+do {
+    print("greet=\(try Hive.shared.createService(GreeterService.self).greet("host"))")
+} catch {
+    print("greet=error: \(error)")
+}
+let source = Hive.shared.registration(for: "PluginAPI.GreeterService")?.source
+print("sourceImage=\(source?.imagePath ?? "none")")
+print("modules=\(Hive.shared.moduleDeclarations.map(\.name).joined(separator: ","))")
+print("diagnostics=\(Hive.shared.diagnostics.count)")
+let stats = Hive.shared.scanStatistics
+print("scans=\(stats?.scans ?? -1),shortCircuit=\(stats?.shortCircuitScans ?? -1)")
