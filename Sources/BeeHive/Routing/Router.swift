@@ -315,7 +315,7 @@ public final class Router: Sendable {
             )
         }
         guard let found else {
-            if !known {
+            if !known && scheme == nil {
                 throw RouterError(
                     .unknownScheme,
                     "'\(url.original)': expected a scheme with registered routes, found '\(urlScheme)' with none"

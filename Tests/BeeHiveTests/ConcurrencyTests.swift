@@ -1,0 +1,88 @@
+import Dispatch
+import Synchronization
+import Testing
+
+@testable import BeeHive
+
+protocol Slow: AnyObject {}
+final class SlowSingleton: Slow, ServiceImplementation {
+    static var isSingleton: Bool { true }
+    static let created = Atomic<Int>(0)
+    init() {
+        Self.created.add(1, ordering: .relaxed)
+        // Long enough that other threads arrive while this one is creating.
+        var x = 0
+        for i in 0..<200_000 { x &+= i }
+        precondition(x != 1)
+    }
+}
+
+@Suite("Thread safety")
+struct ConcurrencyTests {
+    @Test("many threads resolving while others register: no race, every lookup sees a whole registry")
+    func resolveWhileRegistering() throws {
+        let hive = Hive()
+        try hive.register(service: Storage.self, impl: SingletonStorage.self)
+        let failures = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 16) { worker in
+            for i in 0..<200 {
+                if worker % 4 == 0 {
+                    try? hive.register(service: Storage.self, impl: MemoryStorage.self, name: "w\(worker)-\(i)")
+                    try? hive.register(service: "BeeHiveTests.Storage", impl: "BeeHiveTests.MemoryStorage", name: "n\(worker)-\(i)")
+                } else {
+                    guard (try? hive.createService(Storage.self))?.label == "singleton" else {
+                        failures.add(1, ordering: .relaxed)
+                        continue
+                    }
+                    _ = try? hive.createService(Storage.self, name: "w0-\(i / 2)")
+                    _ = hive.serviceRegistrations.count
+                    _ = hive.diagnostics
+                }
+            }
+        }
+        #expect(failures.load(ordering: .relaxed) == 0)
+        #expect(hive.serviceRegistrations.count == 1 + 4 * 200 * 2)
+    }
+
+    @Test("a singleton is created once even when many threads ask at the same time")
+    func singletonOnce() throws {
+        let hive = Hive()
+        try hive.register(service: Slow.self, impl: SlowSingleton.self)
+        let before = SlowSingleton.created.load(ordering: .relaxed)
+        let identities = Mutex<Set<ObjectIdentifier>>([])
+        DispatchQueue.concurrentPerform(iterations: 32) { _ in
+            if let instance = try? hive.createService(Slow.self) {
+                identities.withLock { _ = $0.insert(ObjectIdentifier(instance)) }
+            }
+        }
+        #expect(SlowSingleton.created.load(ordering: .relaxed) == before + 1)
+        #expect(identities.withLock { $0.count } == 1)
+    }
+
+    @Test("a factory that resolves other services from many threads does not deadlock")
+    func nestedFromManyThreads() throws {
+        let hive = Hive()
+        try hive.register(service: Storage.self, impl: MemoryStorage.self, name: "inner")
+        try hive.register(service: Storage.self, scope: .singleton) { hive in
+            try hive.createService(Storage.self, name: "inner")
+        }
+        try hive.register(service: Storage.self, name: "outer", scope: .transient) { hive in
+            try hive.createService(Storage.self)
+        }
+        let ok = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 64) { _ in
+            if (try? hive.createService(Storage.self, name: "outer"))?.label == "memory" { ok.add(1, ordering: .relaxed) }
+        }
+        #expect(ok.load(ordering: .relaxed) == 64)
+    }
+
+    @Test("the shared hive's rescan and lookups from many threads at once")
+    func sharedRescan() {
+        let ok = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 16) { i in
+            if i % 2 == 0 { Hive.shared.rescan() }
+            if (try? Hive.shared.createService(GreetingService.self))?.greet() == "hello" { ok.add(1, ordering: .relaxed) }
+        }
+        #expect(ok.load(ordering: .relaxed) == 16)
+    }
+}
