@@ -33,13 +33,15 @@ let package = Package(
             dependencies: ["_BeeHiveDiscovery", .product(name: "Logging", package: "swift-log")],
             exclude: ["Routing", "Mediation"]
         ),
-        .executableTarget(name: "BeeHiveDemo", dependencies: ["BeeHive", "BeeHiveDemoServices"], path: "Examples/Demo/App"),
+        .executableTarget(
+            name: "BeeHiveDemo", dependencies: ["BeeHive", "BeeHiveDemoServices"], path: "Examples/Demo/App"),
         .target(name: "BeeHiveDemoServices", dependencies: ["CBeeHive"], path: "Examples/Demo/Annotations"),
 
         // MARK: Tests
         .target(name: "BeeHiveTestAnnotations", dependencies: ["CBeeHive"], path: "Tests/Annotations"),
         .testTarget(name: "_BeeHiveDiscoveryTests", dependencies: ["_BeeHiveDiscovery"]),
         .testTarget(
-            name: "BeeHiveTests", dependencies: ["BeeHive", "BeeHiveTestAnnotations"], exclude: ["Routing", "Mediation"]),
+            name: "BeeHiveTests", dependencies: ["BeeHive", "BeeHiveTestAnnotations"],
+            exclude: ["Routing", "Mediation"]),
     ]
 )

@@ -34,10 +34,19 @@
 #define BH_MAX_WANTED 16
 
 typedef struct {
+    bh_kind kind;
+    char name[128];
+} bh_wanted;
+
+typedef struct {
     uintptr_t base; /* dlpi_addr */
     const ElfW(Phdr) *phdr;
     char *path;
     uint64_t generation;
+    /* A marked image whose sections are not read yet (the startup scan defers libelf). */
+    int pending;
+    size_t wanted_count;
+    bh_wanted wanted[BH_MAX_WANTED];
 } bh_image;
 
 typedef struct {
@@ -49,15 +58,11 @@ typedef struct {
     char *message;
 } bh_pending_problem;
 
-typedef struct {
-    bh_kind kind;
-    char name[128];
-} bh_wanted;
-
 struct bh_scanner {
     pthread_mutex_t lock;
     int flags;
     int walked;
+    size_t pending;
     unsigned long long adds, subs;
     uint64_t generation;
 
@@ -265,8 +270,12 @@ static void bh_queue_section(bh_scanner *s, const char *image, const char *name,
     s->stats.sections_found++;
 }
 
+static void bh_init_libelf(void) { elf_version(EV_CURRENT); }
+
 static void bh_scan_file(bh_scanner *s, struct dl_phdr_info *info, const char *open_path, const char *image,
                          const bh_wanted *wanted, size_t wanted_count) {
+    static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
+    pthread_once(&elf_once, bh_init_libelf);
     int fd = open(open_path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         bh_add_problem(s, image, "cannot open the image file to read its section headers: %s", strerror(errno));
@@ -316,6 +325,7 @@ typedef struct {
     bh_scanner *scanner;
     size_t visited;
     int short_circuit;
+    int defer_open;
 } bh_walk;
 
 static bh_image *bh_find_image(bh_scanner *s, uintptr_t base, const ElfW(Phdr) *phdr) {
@@ -332,6 +342,27 @@ static int bh_is_vdso(struct dl_phdr_info *info) {
     return (uintptr_t)info->dlpi_phdr == vdso + ehdr->e_phoff;
 }
 
+/* Opens a marked image with libelf and queues its sections. Runs inside dl_iterate_phdr. */
+static void bh_open_image(bh_scanner *s, struct dl_phdr_info *info, bh_image *image, int is_main) {
+    char path[4096];
+    const char *open_path;
+    if (is_main) {
+        ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+        if (n < 0) n = (ssize_t)strlen(strcpy(path, "/proc/self/exe"));
+        path[n] = 0;
+        open_path = "/proc/self/exe";
+    } else {
+        snprintf(path, sizeof path, "%s", info->dlpi_name ? info->dlpi_name : "");
+        open_path = path;
+    }
+    free(image->path);
+    image->path = bh_strdup(path);
+    image->pending = 0;
+    s->pending--;
+    if (!path[0] || bh_is_vdso(info)) return; /* no file behind it */
+    bh_scan_file(s, info, open_path, path, image->wanted, image->wanted_count);
+}
+
 static int bh_visit(struct dl_phdr_info *info, size_t size, void *data) {
     bh_walk *walk = data;
     bh_scanner *s = walk->scanner;
@@ -343,57 +374,39 @@ static int bh_visit(struct dl_phdr_info *info, size_t size, void *data) {
         s->adds = info->dlpi_adds;
         s->subs = info->dlpi_subs;
     }
+    int is_main = walk->visited == 1 && (!info->dlpi_name || !info->dlpi_name[0]);
 
-    bh_image *known = bh_find_image(s, info->dlpi_addr, info->dlpi_phdr);
-    if (known) {
-        known->generation = s->generation;
+    bh_image *image = bh_find_image(s, info->dlpi_addr, info->dlpi_phdr);
+    if (image) {
+        image->generation = s->generation;
+        if (image->pending && !walk->defer_open) bh_open_image(s, info, image, is_main);
         return 0;
     }
     if (!bh_reserve((void **)&s->images, &s->image_capacity, s->image_count, sizeof *s->images)) return 0;
-
-    int is_main = walk->visited == 1 && (!info->dlpi_name || !info->dlpi_name[0]);
-    const char *name = is_main ? "" : (info->dlpi_name ? info->dlpi_name : "");
-
-    bh_image *image = &s->images[s->image_count++];
+    image = &s->images[s->image_count++];
+    memset(image, 0, sizeof *image);
     image->base = info->dlpi_addr;
     image->phdr = info->dlpi_phdr;
-    image->path = NULL;
     image->generation = s->generation;
     s->stats.images_new++;
 
-    bh_wanted wanted[BH_MAX_WANTED];
-    size_t wanted_count = 0;
-    int marked = bh_read_notes(s, info, is_main ? "main executable" : name, wanted, &wanted_count);
+    int marked = bh_read_notes(s, info, is_main ? "main executable" : info->dlpi_name, image->wanted,
+                               &image->wanted_count);
     if (marked) s->stats.images_marked++;
-    if (!marked && !(s->flags & BH_SCAN_ALL_IMAGES)) return 0;
-
-    /* Only now, for an image to be opened, is its path worth a system call. */
-    char path[4096];
-    const char *open_path;
-    if (is_main) {
-        ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-        if (n < 0) n = (ssize_t)strlen(strcpy(path, "/proc/self/exe"));
-        path[n] = 0;
-        open_path = "/proc/self/exe";
-    } else {
-        snprintf(path, sizeof path, "%s", name);
-        open_path = path;
-    }
-    image->path = bh_strdup(path);
     if (!marked) {
-        bh_want(wanted, &wanted_count, BH_KIND_SERVICES, "beehive_services", strlen("beehive_services"));
-        bh_want(wanted, &wanted_count, BH_KIND_MODULES, "beehive_mods", strlen("beehive_mods"));
-        bh_want(wanted, &wanted_count, BH_KIND_ROUTES, "beehive_routes", strlen("beehive_routes"));
-        if (bh_is_vdso(info) || !path[0]) return 0; /* no file behind it */
+        if (!(s->flags & BH_SCAN_ALL_IMAGES)) return 0;
+        bh_want(image->wanted, &image->wanted_count, BH_KIND_SERVICES, "beehive_services", 16);
+        bh_want(image->wanted, &image->wanted_count, BH_KIND_MODULES, "beehive_mods", 12);
+        bh_want(image->wanted, &image->wanted_count, BH_KIND_ROUTES, "beehive_routes", 14);
     }
-    if (wanted_count == 0) return 0;
-    bh_scan_file(s, info, open_path, path, wanted, wanted_count);
+    if (image->wanted_count == 0) return 0;
+    image->pending = 1;
+    s->pending++;
+    if (!walk->defer_open) bh_open_image(s, info, image, is_main);
     return 0;
 }
 
 /* ---- Public entry points --------------------------------------------------- */
-
-static void bh_init_libelf(void) { elf_version(EV_CURRENT); }
 
 bh_scanner *bh_scanner_create(int flags) {
     bh_scanner *s = calloc(1, sizeof *s);
@@ -428,17 +441,13 @@ void bh_scanner_destroy(bh_scanner *s) {
     free(s);
 }
 
-size_t bh_scanner_scan(bh_scanner *s) {
-    static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
-    pthread_once(&elf_once, bh_init_libelf);
-
-    pthread_mutex_lock(&s->lock);
+/* One walk over the loaded images. Call with the lock held. */
+static void bh_walk_images(bh_scanner *s, int defer_open, int counts_as_scan) {
     uint64_t start = bh_now_ns();
-    size_t before = s->section_count;
     s->generation++;
-    bh_walk walk = {s, 0, 0};
+    bh_walk walk = {s, 0, 0, defer_open};
     dl_iterate_phdr(bh_visit, &walk);
-    s->stats.scans++;
+    s->stats.scans += counts_as_scan;
     if (walk.short_circuit) {
         s->stats.scans_short_circuit++;
     } else {
@@ -450,28 +459,50 @@ size_t bh_scanner_scan(bh_scanner *s) {
             bh_image *image = &s->images[i];
             if (image->generation == s->generation) {
                 s->images[kept++] = *image;
-            } else {
-                s->stats.images_removed++;
-                if (!image->path) continue; /* never opened: it registered nothing */
-                if (bh_reserve((void **)&s->unloaded, &s->unloaded_capacity, s->unloaded_count, sizeof(char *)))
-                    s->unloaded[s->unloaded_count++] = image->path;
-                else
-                    free(image->path);
+                continue;
             }
+            s->stats.images_removed++;
+            if (image->pending) s->pending--;
+            if (!image->path) continue; /* never opened: it registered nothing */
+            if (bh_reserve((void **)&s->unloaded, &s->unloaded_capacity, s->unloaded_count, sizeof(char *)))
+                s->unloaded[s->unloaded_count++] = image->path;
+            else
+                free(image->path);
         }
         s->image_count = kept;
     }
     uint64_t elapsed = bh_now_ns() - start;
-    s->stats.last_scan_ns = elapsed;
+    s->stats.last_scan_ns = counts_as_scan ? elapsed : s->stats.last_scan_ns + elapsed;
     s->stats.total_scan_ns += elapsed;
+}
+
+/* Opens the images a deferred walk marked. Call with the lock held. */
+static void bh_open_pending(bh_scanner *s) {
+    if (s->pending == 0) return;
+    s->walked = 0; /* a full walk: do not stop at the first image */
+    bh_walk_images(s, 0, 0);
+}
+
+size_t bh_scanner_scan(bh_scanner *s) {
+    pthread_mutex_lock(&s->lock);
+    size_t before = s->section_count;
+    bh_open_pending(s);
+    bh_walk_images(s, 0, 1);
     size_t found = s->section_count - before;
     pthread_mutex_unlock(&s->lock);
     return found;
 }
 
+void bh_scanner_mark(bh_scanner *s) {
+    pthread_mutex_lock(&s->lock);
+    bh_walk_images(s, 1, 1);
+    pthread_mutex_unlock(&s->lock);
+}
+
 void bh_scanner_drain(bh_scanner *s, void *context, bh_section_fn on_section, bh_problem_fn on_problem,
                       bh_unload_fn on_unload) {
     pthread_mutex_lock(&s->lock);
+    bh_open_pending(s);
     for (size_t i = 0; i < s->unloaded_count; i++)
         if (on_unload) on_unload(context, s->unloaded[i]);
     for (size_t i = 0; i < s->problem_count; i++) {
@@ -502,5 +533,5 @@ __attribute__((constructor)) static void bh_scan_at_startup(void) {
     int flags = (mode && strcmp(mode, "all") == 0) ? BH_SCAN_ALL_IMAGES : 0;
     if (mode && strcmp(mode, "off") == 0) return;
     bh_startup = bh_scanner_create(flags);
-    if (bh_startup) bh_scanner_scan(bh_startup);
+    if (bh_startup) bh_scanner_mark(bh_startup); /* libelf waits for the first drain */
 }

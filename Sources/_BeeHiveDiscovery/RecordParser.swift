@@ -187,11 +187,16 @@ public struct RecordParser {
         let start = index
         // Fast path: no escapes.
         while let b = peek, b != UInt8(ascii: "\""), b != UInt8(ascii: "\\") {
-            if b < 0x20 { throw RecordError(.syntax, "expected a character; found control byte 0x\(String(b, radix: 16)) in a string", at: index) }
+            if b < 0x20 {
+                throw RecordError(
+                    .syntax, "expected a character; found control byte 0x\(String(b, radix: 16)) in a string", at: index
+                )
+            }
             index += 1
         }
         guard let stop = peek else {
-            throw RecordError(.syntax, "expected '\"' to close the string opened at byte \(open); found the end", at: index)
+            throw RecordError(
+                .syntax, "expected '\"' to close the string opened at byte \(open); found the end", at: index)
         }
         if stop == UInt8(ascii: "\"") {
             let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
@@ -202,13 +207,18 @@ public struct RecordParser {
         var buffer: [UInt8] = Array(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
         while true {
             guard let b = peek else {
-                throw RecordError(.syntax, "expected '\"' to close the string opened at byte \(open); found the end", at: index)
+                throw RecordError(
+                    .syntax, "expected '\"' to close the string opened at byte \(open); found the end", at: index)
             }
             if b == UInt8(ascii: "\"") {
                 index += 1
                 break
             }
-            if b < 0x20 { throw RecordError(.syntax, "expected a character; found control byte 0x\(String(b, radix: 16)) in a string", at: index) }
+            if b < 0x20 {
+                throw RecordError(
+                    .syntax, "expected a character; found control byte 0x\(String(b, radix: 16)) in a string", at: index
+                )
+            }
             if b != UInt8(ascii: "\\") {
                 buffer.append(b)
                 index += 1

@@ -84,13 +84,18 @@ public struct ModuleRecord: Sendable, Hashable {
                 case ("priority", .integer(let i)): priority = i
                 case ("async", .bool(let b)): isAsync = b
                 case ("level", _), ("priority", _), ("async", _):
-                    let expected = field.key == "level" ? "a name or an integer" : field.key == "priority" ? "an integer" : "true or false"
+                    let expected =
+                        field.key == "level"
+                        ? "a name or an integer" : field.key == "priority" ? "an integer" : "true or false"
                     throw RecordError(.shape, "expected \(expected) for \"\(field.key)\"; found \(field.value)")
                 default:
-                    throw RecordError(.shape, "expected only the keys module, level, priority, async; found \"\(field.key)\"")
+                    throw RecordError(
+                        .shape, "expected only the keys module, level, priority, async; found \"\(field.key)\"")
                 }
             }
-            guard let module else { throw RecordError(.shape, "expected \(Self.expectedForms); found no \"module\" key") }
+            guard let module else {
+                throw RecordError(.shape, "expected \(Self.expectedForms); found no \"module\" key")
+            }
             self.init(module: module, level: level, priority: priority, isAsync: isAsync)
         }
     }
@@ -124,7 +129,8 @@ public struct RouteRecord: Sendable, Hashable {
             }
         }
         guard let pattern, let handler else {
-            throw RecordError(.shape, "expected \(Self.expectedForms); found no \"\(pattern == nil ? "route" : "handler")\" key")
+            throw RecordError(
+                .shape, "expected \(Self.expectedForms); found no \"\(pattern == nil ? "route" : "handler")\" key")
         }
         self.init(pattern: pattern, handler: handler)
     }
@@ -143,7 +149,9 @@ extension RecordField {
         guard case .string(let s) = value else {
             throw RecordError(.shape, "expected a string for \"\(self.key)\"; found \(value)")
         }
-        guard !s.isEmpty else { throw RecordError(.shape, "expected a non-empty string for \"\(self.key)\"; found \"\"") }
+        guard !s.isEmpty else {
+            throw RecordError(.shape, "expected a non-empty string for \"\(self.key)\"; found \"\"")
+        }
         return s
     }
 }

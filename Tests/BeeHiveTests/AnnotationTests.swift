@@ -10,7 +10,8 @@ struct AnnotationTests {
     @Test("every annotated service is registered from its image, section and offset")
     func servicesRegistered() throws {
         let registrations = Hive.shared.serviceRegistrations
-        let greeting = try #require(registrations.first { $0.service == "BeeHiveTests.GreetingService" && $0.name == nil })
+        let greeting = try #require(
+            registrations.first { $0.service == "BeeHiveTests.GreetingService" && $0.name == nil })
         #expect(greeting.implementation == "BeeHiveTests.EnglishGreeting")
         #expect(greeting.source.sectionName == "beehive_services")
         #expect(greeting.source.imagePath?.hasSuffix("BeeHivePackageTests.xctest") == true)
@@ -60,7 +61,10 @@ struct AnnotationTests {
 
     @Test("routes are declared from their records")
     func routes() {
-        #expect(Hive.shared.routeDeclarations.contains { $0.pattern == "app://user/:id" && $0.handler == "BeeHiveTests.UserRoute" })
+        #expect(
+            Hive.shared.routeDeclarations.contains {
+                $0.pattern == "app://user/:id" && $0.handler == "BeeHiveTests.UserRoute"
+            })
     }
 
     @Test("records of 10, 60 and 250 bytes without alignment control all parse, in a section named by the note")
@@ -170,6 +174,9 @@ struct MalformedRecordTests {
         let error = #expect(throws: HiveError.self) { try hive.validate() }
         #expect(error?.code == .validationFailed)
         let codes = Set(hive.diagnostics.map(\.code))
-        #expect(codes.isSuperset(of: [.unknownType, .notAnImplementation, .malformedRecord, .invalidUTF8, .unterminatedRecord]))
+        #expect(
+            codes.isSuperset(of: [
+                .unknownType, .notAnImplementation, .malformedRecord, .invalidUTF8, .unterminatedRecord,
+            ]))
     }
 }

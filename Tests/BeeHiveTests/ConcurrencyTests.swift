@@ -27,8 +27,9 @@ struct ConcurrencyTests {
         DispatchQueue.concurrentPerform(iterations: 16) { worker in
             for i in 0..<200 {
                 if worker % 4 == 0 {
-                    try? hive.register(service: Storage.self, impl: MemoryStorage.self, name: "w\(worker)-\(i)")
-                    try? hive.register(service: "BeeHiveTests.Storage", impl: "BeeHiveTests.MemoryStorage", name: "n\(worker)-\(i)")
+                    _ = try? hive.register(service: Storage.self, impl: MemoryStorage.self, name: "w\(worker)-\(i)")
+                    _ = try? hive.register(
+                        service: "BeeHiveTests.Storage", impl: "BeeHiveTests.MemoryStorage", name: "n\(worker)-\(i)")
                 } else {
                     guard (try? hive.createService(Storage.self))?.label == "singleton" else {
                         failures.add(1, ordering: .relaxed)
@@ -71,7 +72,9 @@ struct ConcurrencyTests {
         }
         let ok = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: 64) { _ in
-            if (try? hive.createService(Storage.self, name: "outer"))?.label == "memory" { ok.add(1, ordering: .relaxed) }
+            if (try? hive.createService(Storage.self, name: "outer"))?.label == "memory" {
+                ok.add(1, ordering: .relaxed)
+            }
         }
         #expect(ok.load(ordering: .relaxed) == 64)
     }
@@ -81,7 +84,9 @@ struct ConcurrencyTests {
         let ok = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: 16) { i in
             if i % 2 == 0 { Hive.shared.rescan() }
-            if (try? Hive.shared.createService(GreetingService.self))?.greet() == "hello" { ok.add(1, ordering: .relaxed) }
+            if (try? Hive.shared.createService(GreetingService.self))?.greet() == "hello" {
+                ok.add(1, ordering: .relaxed)
+            }
         }
         #expect(ok.load(ordering: .relaxed) == 16)
     }

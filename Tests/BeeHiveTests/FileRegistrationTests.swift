@@ -45,7 +45,10 @@ struct FileRegistrationTests {
             #"[{"service":"BeeHiveTests.Storage","impl":"BeeHiveTests.MemoryStorage"},"#
                 + #"{"service":"BeeHiveTests.Storage","impl":"BeeHiveTests.SingletonStorage","name":"shared"}]"#)
         try hive.loadServices(from: path)
-        #expect(hive.serviceRegistrations.map(\.implementation) == ["BeeHiveTests.MemoryStorage", "BeeHiveTests.SingletonStorage"])
+        #expect(
+            hive.serviceRegistrations.map(\.implementation) == [
+                "BeeHiveTests.MemoryStorage", "BeeHiveTests.SingletonStorage",
+            ])
     }
 
     @Test("BeeHive.plist declares modules with level and priority, as numbers or strings")
@@ -77,7 +80,8 @@ struct FileRegistrationTests {
     @Test("modules as JSON")
     func moduleJSONLoads() throws {
         let hive = Hive()
-        let path = try file("BeeHive.json", #"{"moduleClasses":[{"moduleClass":"App.A","moduleLevel":0,"modulePriority":5}]}"#)
+        let path = try file(
+            "BeeHive.json", #"{"moduleClasses":[{"moduleClass":"App.A","moduleLevel":0,"modulePriority":5}]}"#)
         try hive.loadModules(from: path)
         #expect(hive.moduleDeclarations.first?.priority == 5)
     }
@@ -92,8 +96,11 @@ struct FileRegistrationTests {
         "a bad entry is reported with file and index; the good entries around it are registered",
         arguments: [
             BadEntry(json: #"{"service":"BeeHiveTests.Other"}"#, message: #"expected a "impl" key"#),
-            BadEntry(json: #"{"service":"BeeHiveTests.Other","impl":42}"#, message: #"expected a non-empty string for "impl"; found 42"#),
-            BadEntry(json: #""just a string""#, message: "expected a dictionary {service, impl[, name]}; found a string"),
+            BadEntry(
+                json: #"{"service":"BeeHiveTests.Other","impl":42}"#,
+                message: #"expected a non-empty string for "impl"; found 42"#),
+            BadEntry(
+                json: #""just a string""#, message: "expected a dictionary {service, impl[, name]}; found a string"),
             BadEntry(json: #"{"service":"A","impl":"B","colour":"red"}"#, message: #"found "colour""#),
         ])
     func badEntry(_ bad: BadEntry) throws {
@@ -115,7 +122,9 @@ struct FileRegistrationTests {
     @Test("strict mode throws after registering the good entries")
     func strictFile() throws {
         let hive = Hive(options: .init(isStrict: true))
-        let path = try file("services.json", #"[{"service":"A"},{"service":"BeeHiveTests.Storage","impl":"BeeHiveTests.MemoryStorage"}]"#)
+        let path = try file(
+            "services.json",
+            #"[{"service":"A"},{"service":"BeeHiveTests.Storage","impl":"BeeHiveTests.MemoryStorage"}]"#)
         let error = #expect(throws: HiveError.self) { try hive.loadServices(from: path) }
         #expect(error?.code == .malformedEntry)
         #expect(hive.serviceRegistrations.count == 1)
@@ -130,7 +139,9 @@ struct FileRegistrationTests {
         #expect(hive.diagnostics.first?.code == .fileNotFound)
     }
 
-    @Test("a file that is neither plist nor JSON is a clear error", arguments: ["<plist><array><dict>", "[{\"service\": ", "not a config"])
+    @Test(
+        "a file that is neither plist nor JSON is a clear error",
+        arguments: ["<plist><array><dict>", "[{\"service\": ", "not a config"])
     func malformedFile(_ contents: String) throws {
         let hive = Hive()
         let path = try file("broken", contents)

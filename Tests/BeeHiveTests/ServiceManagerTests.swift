@@ -55,7 +55,10 @@ struct ServiceManagerTests {
         let a = try hive.createService(Storage.self)
         #expect(same(a, try hive.createService(Storage.self)))
         #expect(!same(a, try hive.createService(Storage.self, shouldCache: false)))
-        #expect(!same(try hive.createService(Storage.self, name: "transient"), try hive.createService(Storage.self, name: "transient")))
+        #expect(
+            !same(
+                try hive.createService(Storage.self, name: "transient"),
+                try hive.createService(Storage.self, name: "transient")))
     }
 
     @Test("a singleton's sharedInstance is used when it has one")
@@ -88,7 +91,9 @@ struct ServiceManagerTests {
         _ = try hive.createService(Storage.self)
         _ = try hive.createService(Storage.self)
         #expect(made.load(ordering: .relaxed) == 1)
-        #expect(!same(try hive.createService(Storage.self, name: "each"), try hive.createService(Storage.self, name: "each")))
+        #expect(
+            !same(
+                try hive.createService(Storage.self, name: "each"), try hive.createService(Storage.self, name: "each")))
     }
 
     @Test("a throwing factory gives creationFailed, and a later call tries again")
@@ -113,7 +118,9 @@ struct ServiceManagerTests {
         #expect(try hive.createService(Storage.self).label == "memory")
         let warning = try #require(hive.diagnostics.first)
         #expect(warning.severity == .warning && warning.code == .duplicateRegistration)
-        #expect(warning.message.contains("BeeHiveTests.MemoryStorage") && warning.message.contains("BeeHiveTests.SingletonStorage"))
+        #expect(
+            warning.message.contains("BeeHiveTests.MemoryStorage")
+                && warning.message.contains("BeeHiveTests.SingletonStorage"))
         #expect(warning.message.contains("ServiceManagerTests.swift:"))
     }
 
@@ -121,7 +128,9 @@ struct ServiceManagerTests {
     func duplicateStrict() throws {
         let hive = Hive(options: .init(isStrict: true))
         try hive.register(service: Storage.self, impl: MemoryStorage.self)
-        let error = #expect(throws: HiveError.self) { try hive.register(service: Storage.self, impl: SingletonStorage.self) }
+        let error = #expect(throws: HiveError.self) {
+            try hive.register(service: Storage.self, impl: SingletonStorage.self)
+        }
         #expect(error?.code == .duplicateRegistration)
         #expect(hive.diagnostics.first?.severity == .error)
     }
@@ -158,7 +167,9 @@ struct ServiceManagerTests {
     func nestedResolution() throws {
         let hive = Hive()
         try hive.register(service: Storage.self, impl: MemoryStorage.self, name: "inner")
-        try hive.register(service: Storage.self, scope: .singleton) { hive in try hive.createService(Storage.self, name: "inner") }
+        try hive.register(service: Storage.self, scope: .singleton) { hive in
+            try hive.createService(Storage.self, name: "inner")
+        }
         #expect(try hive.createService(Storage.self).label == "memory")
     }
 

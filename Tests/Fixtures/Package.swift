@@ -25,7 +25,9 @@ let package = Package(
         .target(
             name: "GreeterPlugin",
             dependencies: [
-                .product(name: "PluginAPI", package: "PluginAPI"), "GreeterPluginAnnotations", .product(name: "BeeHiveDynamic", package: "BeeHive")]
+                .product(name: "PluginAPI", package: "PluginAPI"), "GreeterPluginAnnotations",
+                .product(name: "BeeHiveDynamic", package: "BeeHive"),
+            ]
         ),
         .executableTarget(
             name: "PluginHost",

@@ -29,7 +29,9 @@ struct RecordParserTests {
                 text: #"{"impl":"App.I","service":"App.P"}"#,
                 service: ServiceRecord(service: "App.P", implementation: "App.I")),
             Good(text: #"{"service":"App.I"}"#, service: ServiceRecord(service: "service", implementation: "App.I")),
-            Good(text: #"{"App.\u00e9":"App.\"Q\""}"#, service: ServiceRecord(service: "App.é", implementation: "App.\"Q\"")),
+            Good(
+                text: #"{"App.\u00e9":"App.\"Q\""}"#,
+                service: ServiceRecord(service: "App.é", implementation: "App.\"Q\"")),
             Good(text: #"{"App.\ud83d\ude00":"I"}"#, service: ServiceRecord(service: "App.😀", implementation: "I")),
             Good(text: #"{"模块.服务":"模块.实现"}"#, service: ServiceRecord(service: "模块.服务", implementation: "模块.实现")),
         ])
@@ -47,7 +49,8 @@ struct RecordParserTests {
     @Test(
         "malformed service records say what was expected and where",
         arguments: [
-            Bad(text: #"{"App.P" "App.I"}"#, kind: .syntax, message: "expected ':' after the key \"App.P\"; found '\"'"),
+            Bad(
+                text: #"{"App.P" "App.I"}"#, kind: .syntax, message: "expected ':' after the key \"App.P\"; found '\"'"),
             Bad(text: #"{"App.P":"App.I""#, kind: .syntax, message: "expected ',' or '}'; found the end"),
             Bad(text: #"{"App.P":"App.I"} x"#, kind: .syntax, message: "expected the end of the record; found 'x'"),
             Bad(text: #"["App.P"]"#, kind: .syntax, message: "expected a JSON object"),

@@ -43,7 +43,8 @@ typedef struct {
     const char *message;
 } bh_problem;
 
-/* Counters of the scans a scanner has done. Times are CLOCK_MONOTONIC nanoseconds. */
+/* Counters of the scans a scanner has done. Times are CLOCK_MONOTONIC nanoseconds; opening the images
+ * that a mark left pending is counted in the time, not as a scan. */
 typedef struct {
     uint64_t scans;               /* calls to bh_scanner_scan */
     uint64_t scans_short_circuit; /* of which ended at once: no image added or removed */
@@ -75,7 +76,13 @@ void bh_scanner_destroy(bh_scanner *scanner);
  */
 size_t bh_scanner_scan(bh_scanner *scanner);
 
-/* Hands every queued section, problem and unloaded image to the callbacks, then forgets them. Thread-safe. */
+/*
+ * Walks the loaded images and marks those with a BeeHive note, without opening any file:
+ * what the constructor does before main. The next scan or drain opens the marked images.
+ */
+void bh_scanner_mark(bh_scanner *scanner);
+
+/* Opens images marked but not opened yet, then hands every queued section, problem and unloaded image to the callbacks, then forgets them. Thread-safe. */
 void bh_scanner_drain(bh_scanner *scanner, void *context, bh_section_fn on_section, bh_problem_fn on_problem,
                       bh_unload_fn on_unload);
 

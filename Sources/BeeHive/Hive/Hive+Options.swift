@@ -34,7 +34,7 @@ extension Hive {
             self.logger = logger
             self.scansLoadedImages = scansLoadedImages
             self.scansAllImages = scansAllImages
-        self.recordSections = recordSections
+            self.recordSections = recordSections
         }
     }
 }

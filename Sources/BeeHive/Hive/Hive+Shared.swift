@@ -46,7 +46,9 @@ extension Hive {
     /// - Throws: ``HiveError/Code-swift.struct/alreadyBootstrapped`` when too late or called twice.
     public static func bootstrap(_ options: Options) throws(HiveError) {
         let refusal: String? = bootstrapState.withLock { state in
-            if state.sharedCreated { return "expected bootstrap before the first use of Hive.shared; it was already used" }
+            if state.sharedCreated {
+                return "expected bootstrap before the first use of Hive.shared; it was already used"
+            }
             if state.options != nil { return "expected one call of Hive.bootstrap; this is the second" }
             state.options = options
             return nil

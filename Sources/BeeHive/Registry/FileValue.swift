@@ -42,7 +42,9 @@ enum FileValue: Decodable, CustomStringConvertible {
 
     /// Reads a property list (XML or binary) or JSON file.
     static func read(_ data: Data) throws -> FileValue {
-        let first = data.first { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF) }
+        let first = data.first {
+            !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF)
+        }
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
             return try JSONDecoder().decode(FileValue.self, from: data)
         }

@@ -39,7 +39,10 @@ extension Hive {
                 let name = try entry.optionalString("name")
                 try entry.rejectUnknownKeys(["service", "impl", "name"])
                 registrations.append(
-                    (ServiceRegistration(service: service, name: name, implementation: impl, source: source), .typeName(impl)))
+                    (
+                        ServiceRegistration(service: service, name: name, implementation: impl, source: source),
+                        .typeName(impl)
+                    ))
             } catch {
                 problems.append(Diagnostic(.error, HiveError(.malformedEntry, error.message, source: source)))
             }
@@ -81,7 +84,8 @@ extension Hive {
                 let priority = try entry.integer("modulePriority") ?? 0
                 let isAsync = try entry.bool("moduleAsync") ?? false
                 try entry.rejectUnknownKeys(["moduleClass", "moduleLevel", "modulePriority", "moduleAsync"])
-                modules.append(ModuleDeclaration(name: name, level: level, priority: priority, isAsync: isAsync, source: source))
+                modules.append(
+                    ModuleDeclaration(name: name, level: level, priority: priority, isAsync: isAsync, source: source))
             } catch {
                 problems.append(Diagnostic(.error, HiveError(.malformedEntry, error.message, source: source)))
             }
@@ -102,13 +106,15 @@ extension Hive {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw fileError(.fileNotFound, path, "expected a readable configuration file; cannot read it: \(Self.reason(error))")
+            throw fileError(
+                .fileNotFound, path, "expected a readable configuration file; cannot read it: \(Self.reason(error))")
         }
         do {
             return try FileValue.read(data)
         } catch {
             throw fileError(
-                .malformedFile, path, "expected an XML or binary property list or JSON; cannot parse it: \(Self.reason(error))")
+                .malformedFile, path,
+                "expected an XML or binary property list or JSON; cannot parse it: \(Self.reason(error))")
         }
     }
 
@@ -119,7 +125,9 @@ extension Hive {
             default: return "\(decoding)"
             }
         }
-        if let cocoa = error as? CocoaError, let underlying = cocoa.userInfo["NSUnderlyingError"] { return "\(underlying)" }
+        if let cocoa = error as? CocoaError, let underlying = cocoa.userInfo["NSUnderlyingError"] {
+            return "\(underlying)"
+        }
         return "\(error)"
     }
 }
@@ -131,13 +139,16 @@ private struct FileEntry {
     let fields: [String: FileValue]
 
     init(_ value: FileValue, expected: String) throws(Problem) {
-        guard case .dictionary(let fields) = value else { throw Problem(message: "expected \(expected); found \(value.kind)") }
+        guard case .dictionary(let fields) = value else {
+            throw Problem(message: "expected \(expected); found \(value.kind)")
+        }
         self.fields = fields
     }
 
     func string(_ key: String) throws(Problem) -> String {
         guard let value = fields[key] else {
-            throw Problem(message: "expected a \"\(key)\" key; found keys \(fields.keys.sorted().joined(separator: ", "))")
+            throw Problem(
+                message: "expected a \"\(key)\" key; found keys \(fields.keys.sorted().joined(separator: ", "))")
         }
         guard case .string(let s) = value, !s.isEmpty else {
             throw Problem(message: "expected a non-empty string for \"\(key)\"; found \(value)")
@@ -178,7 +189,8 @@ private struct FileEntry {
 
     func rejectUnknownKeys(_ known: Set<String>) throws(Problem) {
         if let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
-            throw Problem(message: "expected only the keys \(known.sorted().joined(separator: ", ")); found \"\(unknown)\"")
+            throw Problem(
+                message: "expected only the keys \(known.sorted().joined(separator: ", ")); found \"\(unknown)\"")
         }
     }
 }

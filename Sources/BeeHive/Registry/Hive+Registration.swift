@@ -90,7 +90,9 @@ extension Hive {
         return declaration
     }
 
-    private func register(_ registration: ServiceRegistration, _ provider: Provider) throws(HiveError)
+    private func register(
+        _ registration: ServiceRegistration, _ provider: Provider
+    ) throws(HiveError)
         -> ServiceRegistration
     {
         try failIfStrict(add(services: [(registration, provider)]))

@@ -17,8 +17,8 @@ public struct ServiceRegistration: Sendable, Hashable, CustomStringConvertible {
         self.source = source
     }
 
-    /// `service` or `service[name]`.
-    var displayName: String { name.map { "\(service)[\($0)]" } ?? service }
+    /// The service and its name as one string: `App.Cache` or `App.Cache[memory]`.
+    public var displayName: String { name.map { "\(service)[\($0)]" } ?? service }
 
     public var description: String { "\(displayName) -> \(implementation) (\(source))" }
 }

@@ -122,8 +122,10 @@ struct ParsedRouteURL: Sendable, Hashable {
         text += segments.map(RouteComponentCoding.encode).joined(separator: "/")
         if !queryItems.isEmpty {
             text += "?"
-            text += queryItems.map { RouteComponentCoding.encode($0.name) + "=" + RouteComponentCoding.encode($0.value) }
-                .joined(separator: "&")
+            text += queryItems.map {
+                RouteComponentCoding.encode($0.name) + "=" + RouteComponentCoding.encode($0.value)
+            }
+            .joined(separator: "&")
         }
         if let fragment {
             text += "#" + fragment
@@ -146,7 +148,9 @@ struct ParsedRouteURL: Sendable, Hashable {
             return false
         }
         return scheme.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "+-.".unicodeScalars.contains(scalar))
+            scalar.isASCII
+                && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                    || "+-.".unicodeScalars.contains(scalar))
         }
     }
 }

@@ -62,7 +62,8 @@ extension RedirectTable {
             let keys = object.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
             throw RouterError(
                 .malformedRedirectFile,
-                "\(source): expected a \"redirects\" array, found no such member (members: \(keys.isEmpty ? "none" : keys))"
+                "\(source): expected a \"redirects\" array, found no such member "
+                    + "(members: \(keys.isEmpty ? "none" : keys))"
             )
         }
         guard let list = entries as? [Any] else {
@@ -124,10 +125,17 @@ extension RedirectTable {
     }
 
     private static func integer(_ value: Any) -> Int? {
-        guard !(value is Bool), let number = value as? NSNumber else { return nil }
+        guard !isBoolean(value), let number = value as? NSNumber else { return nil }
         let double = number.doubleValue
         guard double.rounded() == double, let integer = Int(exactly: double) else { return nil }
         return integer
+    }
+
+    /// Whether a parsed JSON value is `true` or `false`: Foundation returns both Booleans and numbers as
+    /// `NSNumber`, and `1 as? Bool` succeeds, so the number's type code (`c`) is what tells them apart.
+    private static func isBoolean(_ value: Any) -> Bool {
+        guard let number = value as? NSNumber else { return false }
+        return String(cString: number.objCType) == "c"
     }
 
     /// Names a JSON value's kind and shows it briefly, for messages ("number 42", "an array").
@@ -135,7 +143,7 @@ extension RedirectTable {
         switch value {
         case is NSNull: return "null"
         case let text as String: return "string \"\(text)\""
-        case let flag as Bool: return "boolean \(flag)"
+        case let number as NSNumber where isBoolean(number): return "boolean \(number.boolValue)"
         case let number as NSNumber: return "number \(number)"
         case let array as [Any]: return "an array of \(array.count) element\(array.count == 1 ? "" : "s")"
         case is [String: Any]: return "an object"

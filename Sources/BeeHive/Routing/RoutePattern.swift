@@ -64,7 +64,8 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
                 guard !name.isEmpty, name.unicodeScalars.allSatisfy(Self.isNameCharacter) else {
                     throw RouterError(
                         .malformedPattern,
-                        "pattern '\(text)': expected ':name' of letters, digits, '_' or '-' at \(position), found '\(raw)'"
+                        "pattern '\(text)': expected ':name' of letters, digits, '_' or '-' at \(position), "
+                            + "found '\(raw)'"
                     )
                 }
                 guard names.insert(name).inserted else {
@@ -129,6 +130,7 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     private static func isNameCharacter(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == "-")
+        scalar.isASCII
+            && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == "-")
     }
 }

@@ -95,7 +95,8 @@ struct RouteTrie<Payload: Sendable>: Sendable {
             if let existing = node.wildcard { throw duplicate(terminal.pattern, existing.pattern) }
             node.wildcard = terminal
         case .literal(let text):
-            try insert(terminal, remaining: remaining.dropFirst(), into: &node.children[.literal(text), default: Node()])
+            try insert(
+                terminal, remaining: remaining.dropFirst(), into: &node.children[.literal(text), default: Node()])
         case .parameter:
             try insert(terminal, remaining: remaining.dropFirst(), into: &node.children[.parameter, default: Node()])
         }

@@ -25,7 +25,8 @@ extension Router {
     ) throws(RouterError) -> String {
         let parsed = try RoutePattern(pattern)
         let values = parameters.mapValues { $0.description }
-        let missing = parsed.parameterNames.filter { values[$0] == nil }
+        let missing =
+            parsed.parameterNames.filter { values[$0] == nil }
             + (parsed.hasWildcard && values["~"] == nil ? ["~"] : [])
         guard missing.isEmpty else {
             let given = values.keys.sorted().joined(separator: ", ")

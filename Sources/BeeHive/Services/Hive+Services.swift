@@ -18,7 +18,9 @@ extension Hive {
     /// - Returns: An instance that conforms to `service`.
     /// - Throws: ``HiveError`` with code `serviceNotFound`, `unknownType`, `notAnImplementation`,
     ///   `doesNotConform`, `cyclicDependency` or `creationFailed`, naming where the registration came from.
-    public func createService<Service>(_ service: Service.Type, name: String? = nil, shouldCache: Bool = true)
+    public func createService<Service>(
+        _ service: Service.Type, name: String? = nil, shouldCache: Bool = true
+    )
         throws(HiveError) -> Service
     {
         let typeKey = TypeKey(type: ObjectIdentifier(service), name: name)
@@ -47,7 +49,9 @@ extension Hive {
     ///   - shouldCache: Whether to use and fill the shared-instance cache.
     /// - Returns: The instance.
     /// - Throws: ``HiveError`` as for ``createService(_:name:shouldCache:)``.
-    public func createService(named service: String, name: String? = nil, shouldCache: Bool = true)
+    public func createService(
+        named service: String, name: String? = nil, shouldCache: Bool = true
+    )
         throws(HiveError) -> Any
     {
         try instance(for: ServiceKey(service: service, name: name), typeKey: nil, shouldCache: shouldCache).0
@@ -93,7 +97,9 @@ extension Hive {
 
     /// The instance for `key`; never holds the lock while user code (a type lookup, `isSingleton`,
     /// `init`, a factory) runs.
-    private func instance(for key: ServiceKey, typeKey: TypeKey?, shouldCache: Bool) throws(HiveError)
+    private func instance(
+        for key: ServiceKey, typeKey: TypeKey?, shouldCache: Bool
+    ) throws(HiveError)
         -> (Any, ServiceEntry)
     {
         while true {
@@ -209,7 +215,8 @@ extension Hive {
                 throw error
             } catch {
                 throw HiveError(
-                    .creationFailed, "expected the factory of \(entry.registration.displayName) to return an "
+                    .creationFailed,
+                    "expected the factory of \(entry.registration.displayName) to return an "
                         + "instance; it threw \(error)", source: entry.registration.source)
             }
         case .typeName, .unresolvable:
@@ -217,7 +224,9 @@ extension Hive {
         }
     }
 
-    private static func makeShared<T: ServiceImplementation>(_ type: T.Type) -> Any { type.sharedInstance ?? type.init() }
+    private static func makeShared<T: ServiceImplementation>(_ type: T.Type) -> Any {
+        type.sharedInstance ?? type.init()
+    }
 }
 
 extension ServiceKey {

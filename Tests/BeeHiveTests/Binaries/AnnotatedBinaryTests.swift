@@ -3,7 +3,9 @@ import Testing
 
 @Suite("Real binaries: an annotated executable built by SwiftPM", .serialized)
 struct AnnotatedBinaryTests {
-    @Test("every record of two C files is found and resolves (builds and runs the fixture)", arguments: ["debug", "release"])
+    @Test(
+        "every record of two C files is found and resolves (builds and runs the fixture)",
+        arguments: ["debug", "release"])
     func annotatedApp(configuration: String) throws {
         let products = try FixturePackage.products(configuration)
         let binary = products.appendingPathComponent("AnnotatedApp").path
@@ -11,7 +13,8 @@ struct AnnotatedBinaryTests {
         #expect(result["registrations"] == "5")
         #expect(
             result["services"]
-                == "AnnotatedApp.Clock,AnnotatedApp.Counter,AnnotatedApp.Greeter,AnnotatedApp.Greeter,AnnotatedApp.Storage")
+                == "AnnotatedApp.Clock,AnnotatedApp.Counter,AnnotatedApp.Greeter,AnnotatedApp.Greeter,AnnotatedApp.Storage"
+        )
         #expect(result["greet"] == "hello")
         #expect(result["greetFrench"] == "bonjour")
         #expect(result["clock"] == "42", "a struct implementation resolves by its mangled name")
@@ -75,9 +78,12 @@ struct LinkerTests {
         var description: String { "\(compiler) + \(linker)" }
     }
 
-    static let toolchains = ["clang", "gcc"].flatMap { cc in ["bfd", "gold", "lld"].map { Toolchain(compiler: cc, linker: $0) } }
+    static let toolchains = ["clang", "gcc"].flatMap { cc in
+        ["bfd", "gold", "lld"].map { Toolchain(compiler: cc, linker: $0) }
+    }
 
-    @Test("every record survives an optimised link with --gc-sections and is found by the scanner", arguments: toolchains)
+    @Test(
+        "every record survives an optimised link with --gc-sections and is found by the scanner", arguments: toolchains)
     func survives(_ toolchain: Toolchain) throws {
         let fixture = FixturePackage.path.appendingPathComponent("CLinkers")
         let output = FileManager.default.temporaryDirectory

@@ -36,7 +36,8 @@ enum Command {
         let stdout = String(decoding: outputData, as: UTF8.self)
         guard process.terminationStatus == 0 else {
             throw Failure(
-                description: "\(executable) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)\n"
+                description:
+                    "\(executable) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)\n"
                     + stdout + String(decoding: errorData, as: UTF8.self))
         }
         return stdout

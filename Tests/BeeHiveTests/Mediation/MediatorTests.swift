@@ -70,8 +70,9 @@ struct MediatorTests {
     func lookup() throws {
         let mediator = makeMediator()
         #expect(try mediator.perform(target: "User", action: "profile", params: ["id": 7]) as? String == "profile 7")
-        #expect(try mediator.perform(target: "Target_User", action: "profile", params: ["id": "8"]) as? String
-            == "profile 8")
+        #expect(
+            try mediator.perform(target: "Target_User", action: "profile", params: ["id": "8"]) as? String
+                == "profile 8")
         #expect(try mediator.perform(target: "Shop.Open", action: "x") as? String == "open target: x")
         #expect(mediator.hasTarget(named: "User"))
         #expect(mediator.hasTarget(named: "Bare"))
@@ -83,8 +84,9 @@ struct MediatorTests {
     @Test("actions can be methods, and parameters are read with types")
     func methodsAndTypedParameters() throws {
         let mediator = makeMediator()
-        #expect(try mediator.perform(target: "User", action: "greet", params: ["name": "Bee"], as: String.self)
-            == "hello Bee")
+        #expect(
+            try mediator.perform(target: "User", action: "greet", params: ["name": "Bee"], as: String.self)
+                == "hello Bee")
         let missing = #expect(throws: MediatorError.self) { try mediator.perform(target: "User", action: "greet") }
         #expect(missing?.code == .missingParameter)
         #expect(missing?.message.contains("parameter 'name' of target 'User', action 'greet'") == true)
@@ -99,7 +101,9 @@ struct MediatorTests {
         #expect(wrongType?.code == .typeMismatch)
     }
 
-    @Test("the not-found chain: target's notFound action, then the handler, then an error", arguments: MediatorTests.notFoundCases)
+    @Test(
+        "the not-found chain: target's notFound action, then the handler, then an error",
+        arguments: MediatorTests.notFoundCases)
     func notFoundChain(_ row: NotFoundCase) throws {
         let mediator = makeMediator()
         if row.withHandler {
@@ -173,8 +177,10 @@ struct MediatorTests {
                 failures.add(1, ordering: .relaxed)
             }
         }
-        #expect(failures.load(ordering: .relaxed) == 0)
-        #expect(serials.withLock { $0.count } == 1)
+        let failed = failures.load(ordering: .relaxed)
+        let distinct = serials.withLock { $0.count }
+        #expect(failed == 0)
+        #expect(distinct == 1)
     }
 
     @Test("handlers and actions run without the mediator's lock held")
@@ -201,15 +207,20 @@ extension MediatorTests {
     }
 
     static let notFoundCases: [NotFoundCase] = [
-        NotFoundCase(name: "missing action → the target's notFound action", target: "User", action: "missing",
-                     withHandler: true, result: "user target has no missing"),
-        NotFoundCase(name: "missing action, no notFound action → the mediator's handler", target: "Bare",
-                     action: "missing", withHandler: true, result: "handler: actionNotFound Bare/missing"),
-        NotFoundCase(name: "missing action, nothing else → actionNotFound", target: "Bare", action: "missing",
-                     withHandler: false, code: .actionNotFound),
-        NotFoundCase(name: "missing target → the mediator's handler", target: "Ghost", action: "any",
-                     withHandler: true, result: "handler: targetNotFound Ghost/any"),
-        NotFoundCase(name: "missing target, no handler → targetNotFound", target: "Ghost", action: "any",
-                     withHandler: false, code: .targetNotFound),
+        NotFoundCase(
+            name: "missing action → the target's notFound action", target: "User", action: "missing",
+            withHandler: true, result: "user target has no missing"),
+        NotFoundCase(
+            name: "missing action, no notFound action → the mediator's handler", target: "Bare",
+            action: "missing", withHandler: true, result: "handler: actionNotFound Bare/missing"),
+        NotFoundCase(
+            name: "missing action, nothing else → actionNotFound", target: "Bare", action: "missing",
+            withHandler: false, code: .actionNotFound),
+        NotFoundCase(
+            name: "missing target → the mediator's handler", target: "Ghost", action: "any",
+            withHandler: true, result: "handler: targetNotFound Ghost/any"),
+        NotFoundCase(
+            name: "missing target, no handler → targetNotFound", target: "Ghost", action: "any",
+            withHandler: false, code: .targetNotFound),
     ]
 }

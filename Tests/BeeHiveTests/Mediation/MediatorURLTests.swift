@@ -20,7 +20,8 @@ private func makeMediator(scheme: String? = "app") -> Mediator {
 
 @Suite("Mediator: URL calls and the remote guard")
 struct MediatorURLTests {
-    @Test("the remote guard lets remote URLs reach only remote-callable actions", arguments: MediatorURLTests.remoteCases)
+    @Test(
+        "the remote guard lets remote URLs reach only remote-callable actions", arguments: MediatorURLTests.remoteCases)
     func remoteGuard(_ row: RemoteCase) throws {
         let mediator = makeMediator()
         if let result = row.result {
@@ -44,13 +45,15 @@ struct MediatorURLTests {
         #expect(refused?.code == .remoteCallRefused)
         #expect(refused?.message.contains("'nativeDelete' of target 'Target_Account' local-only") == true)
         #expect(try mediator.handleRemoteURL("app://Account/unknown") as? String == "handled")
-        #expect(seen.withLock { $0 } == ["remote unknown actionNotFound"])
+        let handled = seen.withLock { $0 }
+        #expect(handled == ["remote unknown actionNotFound"])
     }
 
     @Test("query items arrive as percent-decoded strings")
     func decodedParameters() throws {
         let mediator = makeMediator()
-        let result = try mediator.perform(url: "app://Account/echo?url=https%3A%2F%2Fx.y%2Fz&name=%E5%BC%A0", origin: .local)
+        let result = try mediator.perform(
+            url: "app://Account/echo?url=https%3A%2F%2Fx.y%2Fz&name=%E5%BC%A0", origin: .local)
         #expect(result as? String == #"[name: "张", url: "https://x.y/z"]"#)
         #expect(try mediator.perform(url: "app://Account/card?name=a://b", origin: .remote) as? String == "card a://b")
     }
@@ -66,17 +69,19 @@ struct MediatorURLTests {
     @Test("redirects rewrite the URL before the target and action are read")
     func redirects() throws {
         let mediator = makeMediator(scheme: nil)
-        mediator.setRedirects(try RedirectTable([RedirectRule(from: "app://Profile/:name", to: "app://Account/card?name=:name")]))
+        mediator.setRedirects(
+            try RedirectTable([RedirectRule(from: "app://Profile/:name", to: "app://Account/card?name=:name")]))
         #expect(try mediator.handleRemoteURL("app://Profile/Bee") as? String == "card Bee")
     }
 
     @Test("a redirect loop is reported as redirectFailed with the router error underneath")
     func redirectLoop() throws {
         let mediator = makeMediator()
-        mediator.setRedirects(try RedirectTable([
-            RedirectRule(from: "app://A/go", to: "app://B/go"),
-            RedirectRule(from: "app://B/go", to: "app://A/go"),
-        ]))
+        mediator.setRedirects(
+            try RedirectTable([
+                RedirectRule(from: "app://A/go", to: "app://B/go"),
+                RedirectRule(from: "app://B/go", to: "app://A/go"),
+            ]))
         let error = #expect(throws: MediatorError.self) { try mediator.perform(url: "app://A/go", origin: .local) }
         #expect(error?.code == .redirectFailed)
         #expect(error?.underlying?.code == .redirectLoop)

@@ -99,13 +99,19 @@ struct RedirectTableTests {
             }
             """
         let table = try RedirectTable(json: Data(json.utf8), source: "redirects.json")
-        #expect(table.rules.map(\.description) == ["app://old/:id → app://new/:id", "app://legacy/~ → https://m.example.com/~"])
+        #expect(
+            table.rules.map(\.description) == [
+                "app://old/:id → app://new/:id", "app://legacy/~ → https://m.example.com/~",
+            ])
         #expect(table.maximumHops == 5)
         let messages = table.issues.map(\.message)
         #expect(table.issues.allSatisfy { $0.code == .malformedRedirectEntry })
         #expect(messages.count == 5)
-        #expect(messages[0].hasPrefix("redirects.json, redirects[1]: expected \"from\" and \"to\" strings, found no \"to\""))
-        #expect(messages[1].hasPrefix("redirects.json, redirects[2]: expected \"to\" to be a string URL, found number 42"))
+        #expect(
+            messages[0].hasPrefix("redirects.json, redirects[1]: expected \"from\" and \"to\" strings, found no \"to\"")
+        )
+        #expect(
+            messages[1].hasPrefix("redirects.json, redirects[2]: expected \"to\" to be a string URL, found number 42"))
         #expect(messages[2].hasPrefix("redirects.json, redirects[3]: expected an object"))
         #expect(messages[2].contains("found string \"app://z\""))
         #expect(messages[3].hasPrefix("redirects.json, redirects[4]: pattern 'app://bad/:'"))
@@ -115,7 +121,9 @@ struct RedirectTableTests {
         #expect(try table.resolve("app://legacy/a/b").url == "https://m.example.com/a/b")
     }
 
-    @Test("a file that is not a redirect document is refused with the file's name", arguments: RedirectTableTests.badFiles)
+    @Test(
+        "a file that is not a redirect document is refused with the file's name", arguments: RedirectTableTests.badFiles
+    )
     func badFile(_ row: BadFileCase) {
         let error = #expect(throws: RouterError.self) {
             try RedirectTable(json: Data(row.json.utf8), source: "server.json")
@@ -156,14 +164,18 @@ extension RedirectTableTests {
 
     static let rewriteCases: [RewriteCase] = [
         RewriteCase(from: "app://old/:id", to: "app://new/:id", url: "app://old/7", expected: "app://new/7"),
-        RewriteCase(from: "app://old/:id", to: "app://new/:id?from=old", url: "app://old/7?tab=a#top",
-                    expected: "app://new/7?from=old&tab=a#top"),
-        RewriteCase(from: "app://old/:id", to: "app://new?id=:id", url: "app://old/a%2Fb", expected: "app://new?id=a%2Fb"),
-        RewriteCase(from: "app://legacy/~", to: "https://m.example.com:8080/h5/~", url: "app://legacy/a/b",
-                    expected: "https://m.example.com:8080/h5/a/b"),
+        RewriteCase(
+            from: "app://old/:id", to: "app://new/:id?from=old", url: "app://old/7?tab=a#top",
+            expected: "app://new/7?from=old&tab=a#top"),
+        RewriteCase(
+            from: "app://old/:id", to: "app://new?id=:id", url: "app://old/a%2Fb", expected: "app://new?id=a%2Fb"),
+        RewriteCase(
+            from: "app://legacy/~", to: "https://m.example.com:8080/h5/~", url: "app://legacy/a/b",
+            expected: "https://m.example.com:8080/h5/a/b"),
         RewriteCase(from: "app://old/:a/:b", to: "app://new/:b/:a", url: "app://old/1/2", expected: "app://new/2/1"),
-        RewriteCase(from: "app://用户/:id", to: "app://user/:id", url: "app://用户/张三",
-                    expected: "app://user/%E5%BC%A0%E4%B8%89"),
+        RewriteCase(
+            from: "app://用户/:id", to: "app://user/:id", url: "app://用户/张三",
+            expected: "app://user/%E5%BC%A0%E4%B8%89"),
         RewriteCase(from: "app://old/:id", to: "app://new/:id", url: "app://other/7", expected: "app://other/7"),
     ]
 
@@ -178,7 +190,8 @@ extension RedirectTableTests {
         BadFileCase(json: "[]", mentions: "expected a JSON object with a \"redirects\" array, found an array of 0"),
         BadFileCase(json: #"{"rules": []}"#, mentions: "found no such member (members: \"rules\")"),
         BadFileCase(json: #"{"redirects": {}}"#, mentions: "expected \"redirects\" to be an array, found an object"),
-        BadFileCase(json: #"{"version": 2, "redirects": []}"#, mentions: "expected \"version\" to be 1, found number 2"),
+        BadFileCase(
+            json: #"{"version": 2, "redirects": []}"#, mentions: "expected \"version\" to be 1, found number 2"),
         BadFileCase(json: #"{"maxHops": 0, "redirects": []}"#, mentions: "\"maxHops\" to be a positive integer"),
     ]
 }

@@ -20,7 +20,9 @@ struct RouterConcurrencyTests {
                 let own = try router.open("app://item/\(index)/v") as? String
                 let shared = try router.open("app://shared/\(index)") as? Int
                 guard own == "\(index)-v", shared == index, router.canOpen("app://item", matching: .prefix) else {
-                    failures.withLock { $0.append("iteration \(index): \(String(describing: own)), \(String(describing: shared))") }
+                    failures.withLock {
+                        $0.append("iteration \(index): \(String(describing: own)), \(String(describing: shared))")
+                    }
                     return
                 }
                 if index.isMultiple(of: 2) {
@@ -33,7 +35,8 @@ struct RouterConcurrencyTests {
                 failures.withLock { $0.append("iteration \(index): \(error)") }
             }
         }
-        #expect(failures.withLock { $0 } == [])
+        let failed = failures.withLock { $0 }
+        #expect(failed == [])
         #expect(router.routeCount == 1 + iterations / 2)
         #expect(router.canOpen("app://item/1/v"))
         #expect(!router.canOpen("app://item/2/v"))

@@ -15,7 +15,8 @@ struct RouterFallbackTests {
         let router = Router(scheme: "app")
         try router.register(pattern: "app://home") { _ in "home" }
         router.setFallback { fallback in
-            WebPage(url: "\(fallback.url) \(fallback.userInfo["who"] as? String ?? "")", reason: "\(fallback.reason.code)")
+            WebPage(
+                url: "\(fallback.url) \(fallback.userInfo["who"] as? String ?? "")", reason: "\(fallback.reason.code)")
         }
         #expect(try router.open("app://home") as? String == "home")
         let page = try router.object(forURL: "app://profile/9", as: WebPage.self, userInfo: ["who": "me"])
@@ -25,7 +26,8 @@ struct RouterFallbackTests {
     @Test("a redirect to a web URL falls back to a web page, as seed 002 does for old app versions")
     func redirectToWeb() throws {
         let router = Router(scheme: "app")
-        router.setRedirects(try RedirectTable([RedirectRule(from: "app://promo/~", to: "https://m.example.com/promo/~")]))
+        router.setRedirects(
+            try RedirectTable([RedirectRule(from: "app://promo/~", to: "https://m.example.com/promo/~")]))
         router.setFallback { fallback in WebPage(url: fallback.url, reason: "\(fallback.reason.code)") }
         let page = try router.object(forURL: "app://promo/2024/spring?ref=push", as: WebPage.self)
         #expect(page == WebPage(url: "https://m.example.com/promo/2024/spring?ref=push", reason: "unknownScheme"))

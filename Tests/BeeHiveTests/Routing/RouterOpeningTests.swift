@@ -32,7 +32,8 @@ struct RouterOpeningTests {
             completed.withLock { $0.append(value as? String ?? "not a string") }
         }
         #expect(result as? String == "9 from push")
-        #expect(completed.withLock { $0 } == ["9 from push"])
+        let completions = completed.withLock { $0 }
+        #expect(completions == ["9 from push"])
     }
 
     @Test("the completion is not called when opening fails")
@@ -42,7 +43,8 @@ struct RouterOpeningTests {
         #expect(throws: RouterError.self) {
             try router.open("app://nowhere") { _ in called.store(true, ordering: .relaxed) }
         }
-        #expect(!called.load(ordering: .relaxed))
+        let wasCalled = called.load(ordering: .relaxed)
+        #expect(!wasCalled)
     }
 
     @Test("object(forURL:as:) returns the typed result or a typeMismatch error")
@@ -67,7 +69,8 @@ struct RouterOpeningTests {
         let before = userRouteInstances.load(ordering: .relaxed)
         #expect(try router.open("app://user/1") as? String == "user 1")
         #expect(try router.open("app://user/2") as? String == "user 2")
-        #expect(userRouteInstances.load(ordering: .relaxed) - before >= 2)
+        let after = userRouteInstances.load(ordering: .relaxed)
+        #expect(after - before >= 2)
         let error = #expect(throws: RouterError.self) { try router.open("app://user/x") }
         #expect(error?.code == .invalidParameter)
     }
@@ -85,10 +88,13 @@ struct RouterOpeningTests {
         #expect(throws: HandlerFailure(code: 7)) { try router.open("app://fail") }
         // The nested open reaches the fallback once, for its own URL only.
         #expect(try router.open("app://nested") == nil)
-        #expect(fallbackCalls.load(ordering: .relaxed) == 1)
+        let calls = fallbackCalls.load(ordering: .relaxed)
+        #expect(calls == 1)
     }
 
-    @Test("typed parameter access reads values or throws a clear error", arguments: RouterOpeningTests.typedParameterCases)
+    @Test(
+        "typed parameter access reads values or throws a clear error", arguments: RouterOpeningTests.typedParameterCases
+    )
     func typedParameters(_ row: TypedParameterCase) throws {
         let router = Router(scheme: "app")
         try router.register(pattern: "app://p/:v") { request in try row.read(request.parameters) }
@@ -126,7 +132,8 @@ extension RouterOpeningTests {
         TypedParameterCase(url: "app://p/YES", read: { "\(try $0.bool("v"))" }, expected: "true"),
         TypedParameterCase(url: "app://p/0", read: { "\(try $0.bool("v"))" }, expected: "false"),
         TypedParameterCase(url: "app://p/maybe", read: { "\(try $0.bool("v"))" }, code: .invalidParameter),
-        TypedParameterCase(url: "app://p/300", read: { "\(try $0.value("v", as: UInt8.self))" }, code: .invalidParameter),
+        TypedParameterCase(
+            url: "app://p/300", read: { "\(try $0.value("v", as: UInt8.self))" }, code: .invalidParameter),
         TypedParameterCase(url: "app://p/1", read: { try $0.string("absent") }, code: .missingParameter),
     ]
 }

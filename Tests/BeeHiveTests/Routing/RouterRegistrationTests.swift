@@ -28,7 +28,9 @@ struct RouterRegistrationTests {
         #expect(try router.open("app://home") as? Int == 1)
     }
 
-    @Test("invalid patterns are rejected with a message naming the problem", arguments: RouterRegistrationTests.badPatterns)
+    @Test(
+        "invalid patterns are rejected with a message naming the problem",
+        arguments: RouterRegistrationTests.badPatterns)
     func badPattern(_ row: BadPatternCase) {
         let router = Router(scheme: "app")
         let error = #expect(throws: RouterError.self) { try router.register(pattern: row.pattern) { _ in nil } }

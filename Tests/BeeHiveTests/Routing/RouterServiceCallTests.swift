@@ -28,7 +28,9 @@ struct RouterServiceCallTests {
         Router(scheme: "app", serviceResolver: .dictionary(["Cart": CartService(), "App.Echo": EchoService()]))
     }
 
-    @Test("scheme://call.service/<Service>.<action> calls the resolved service", arguments: RouterServiceCallTests.serviceCallCases)
+    @Test(
+        "scheme://call.service/<Service>.<action> calls the resolved service",
+        arguments: RouterServiceCallTests.serviceCallCases)
     func serviceCall(_ row: ServiceCallCase) throws {
         let router = makeRouter()
         if let result = row.result {

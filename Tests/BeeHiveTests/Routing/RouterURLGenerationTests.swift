@@ -4,7 +4,9 @@ import Testing
 
 @Suite("Router: generating URLs from patterns")
 struct RouterURLGenerationTests {
-    @Test("a generated URL opens on its pattern and gives every value back", arguments: RouterURLGenerationTests.roundTripValues)
+    @Test(
+        "a generated URL opens on its pattern and gives every value back",
+        arguments: RouterURLGenerationTests.roundTripValues)
     func roundTrip(_ row: RoundTripCase) throws {
         let router = Router(scheme: "app")
         try router.register(pattern: "app://item/:value/detail") { request in request.parameters }

@@ -76,10 +76,19 @@ let results: [(String, String)] = [
     ("counter", "\(counterA),\(counterB)"),
     ("sameCounter", sameCounter),
     ("freshGreeters", freshGreeters),
-    ("modules", hive.moduleDeclarations.map { "\($0.name):\($0.level.rawValue):\($0.priority):\($0.isAsync)" }.joined(separator: ",")),
+    (
+        "modules",
+        hive.moduleDeclarations.map { "\($0.name):\($0.level.rawValue):\($0.priority):\($0.isAsync)" }.joined(
+            separator: ",")
+    ),
     ("routes", hive.routeDeclarations.map { "\($0.pattern)=\($0.handler)" }.joined(separator: ",")),
     ("diagnostics", "\(hive.diagnostics.count)"),
-    ("validate", attempt { try hive.validate(); return "ok" }),
+    (
+        "validate",
+        attempt {
+            try hive.validate(); return "ok"
+        }
+    ),
     ("imagesLoaded", "\(stats?.imagesLoaded ?? -1)"),
     ("imagesOpened", "\(stats?.imagesOpened ?? -1)"),
     ("internalStruct", attempt { "\(try internalHive.createService(Clock.self).now)" }),

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Runs the whole test suite: every test (including those that build and run real binaries: the
+# annotated executable in debug and release, the dlopen plugin, the C compiler x linker matrix),
+# then the thread-safety tests again under ThreadSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+Scripts/install-dependencies.sh
+
+echo "== swift test"
+swift test
+
+echo "== swift test --sanitize=thread (thread-safety suites)"
+swift test --sanitize=thread --scratch-path .build-tsan --filter "ConcurrencyTests"
