@@ -106,19 +106,19 @@ public struct RedirectTable: Sendable {
             let rule = match.terminal.payload
             let next = rule.rewrite(current, captures: match.captures, wildcard: match.wildcardComponents)
             chain.append(next)
-            let path = chain.map { "'\($0)'" }.joined(separator: " → ")
+            func path() -> String { chain.map { "'\($0)'" }.joined(separator: " → ") }
             current = try ParsedRouteURL(next)
             guard seen.insert(current.canonical).inserted else {
                 throw RouterError(
                     .redirectLoop,
                     "redirecting '\(url)': expected the redirects to end at a URL no rule matches, found a loop "
-                        + "\(path) (last rule '\(rule)')"
+                        + "\(path()) (last rule '\(rule)')"
                 )
             }
             guard chain.count - 1 <= maximumHops else {
                 throw RouterError(
                     .redirectLimitExceeded,
-                    "redirecting '\(url)': expected at most \(maximumHops) redirects, found a longer chain \(path)"
+                    "redirecting '\(url)': expected at most \(maximumHops) redirects, found a longer chain \(path())"
                 )
             }
         }

@@ -7,20 +7,20 @@ import Testing
 /// Counts instances so that tests can tell a cached target from a fresh one.
 private let userTargetInstances = Atomic<Int>(0)
 
-private final class UserTarget: MediatorTarget {
+private final class SpecUserTarget: MediatorTarget {
     let serial: Int
 
     init() {
         serial = userTargetInstances.add(1, ordering: .relaxed).newValue
     }
 
-    static var actions: [MediatorAction<UserTarget>] {
+    static var actions: [MediatorAction<SpecUserTarget>] {
         [
             .local("profile") { _, request in "profile \(try request.parameters.int("id"))" },
             .local("serial") { target, _ in target.serial },
             .remote("card") { _, request in "card \(try request.parameters.int("id"))" },
             .local("nativeDelete") { _, _ in "deleted" },
-            .local("greet", UserTarget.greet),
+            .local("greet", SpecUserTarget.greet),
             .notFound { _, request in "user target has no \(request.action)" },
         ]
     }
@@ -51,12 +51,12 @@ private struct DuplicateTarget: MediatorTarget {
 }
 
 /// A type that has a target's name but is not a target: lookups must skip it.
-private struct User {}
+private struct NotATargetUser {}
 
 private func makeMediator(scheme: String? = nil) -> Mediator {
     let types: [String: Any.Type] = [
-        "User": User.self,
-        "Target_User": UserTarget.self,
+        "User": NotATargetUser.self,
+        "Target_User": SpecUserTarget.self,
         "Target_Bare": BareTarget.self,
         "Shop.Target_Open": OpenTarget.self,
         "Target_Duplicate": DuplicateTarget.self,

@@ -53,6 +53,13 @@ struct RedirectTableTests {
         #expect(!router.canOpen("app://a/1"))
     }
 
+    @Test("a rule that redirects a URL to itself is a loop, not a hang")
+    func selfLoop() throws {
+        let table = try RedirectTable([RedirectRule(from: "app://same/:id", to: "app://same/:id")])
+        let error = #expect(throws: RouterError.self) { try table.resolve("app://same/1?x=y") }
+        #expect(error?.code == .redirectLoop)
+    }
+
     @Test("a chain longer than the limit is refused even without a loop")
     func limit() throws {
         let rules = try (0..<10).map { try RedirectRule(from: "app://step\($0)", to: "app://step\($0 + 1)") }

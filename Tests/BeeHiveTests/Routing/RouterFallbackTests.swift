@@ -3,7 +3,7 @@ import Testing
 @testable import BeeHive
 
 /// Seed 002's "web page for unknown routes": what the fallback was asked to open.
-private struct WebPage: Equatable {
+private struct FallbackWebPage: Equatable {
     var url: String
     var reason: String
 }
@@ -15,12 +15,12 @@ struct RouterFallbackTests {
         let router = Router(scheme: "app")
         try router.register(pattern: "app://home") { _ in "home" }
         router.setFallback { fallback in
-            WebPage(
+            FallbackWebPage(
                 url: "\(fallback.url) \(fallback.userInfo["who"] as? String ?? "")", reason: "\(fallback.reason.code)")
         }
         #expect(try router.open("app://home") as? String == "home")
-        let page = try router.object(forURL: "app://profile/9", as: WebPage.self, userInfo: ["who": "me"])
-        #expect(page == WebPage(url: "app://profile/9 me", reason: "routeNotFound"))
+        let page = try router.object(forURL: "app://profile/9", as: FallbackWebPage.self, userInfo: ["who": "me"])
+        #expect(page == FallbackWebPage(url: "app://profile/9 me", reason: "routeNotFound"))
     }
 
     @Test("a redirect to a web URL falls back to a web page, as seed 002 does for old app versions")
@@ -28,9 +28,9 @@ struct RouterFallbackTests {
         let router = Router(scheme: "app")
         router.setRedirects(
             try RedirectTable([RedirectRule(from: "app://promo/~", to: "https://m.example.com/promo/~")]))
-        router.setFallback { fallback in WebPage(url: fallback.url, reason: "\(fallback.reason.code)") }
-        let page = try router.object(forURL: "app://promo/2024/spring?ref=push", as: WebPage.self)
-        #expect(page == WebPage(url: "https://m.example.com/promo/2024/spring?ref=push", reason: "unknownScheme"))
+        router.setFallback { fallback in FallbackWebPage(url: fallback.url, reason: "\(fallback.reason.code)") }
+        let page = try router.object(forURL: "app://promo/2024/spring?ref=push", as: FallbackWebPage.self)
+        #expect(page == FallbackWebPage(url: "https://m.example.com/promo/2024/spring?ref=push", reason: "unknownScheme"))
     }
 
     @Test("without a fallback the not-found error is thrown")

@@ -5,7 +5,7 @@ import Testing
 
 private let userRouteInstances = Atomic<Int>(0)
 
-private struct UserRoute: RouteHandler {
+private struct SpecUserRoute: RouteHandler {
     init() {
         userRouteInstances.add(1, ordering: .relaxed)
     }
@@ -15,7 +15,7 @@ private struct UserRoute: RouteHandler {
     }
 }
 
-private struct HandlerFailure: Error, Equatable {
+private struct SpecHandlerFailure: Error, Equatable {
     var code: Int
 }
 
@@ -64,7 +64,7 @@ struct RouterOpeningTests {
     @Test("a handler type registered by metatype gets a fresh instance per URL")
     func handlerType() throws {
         let router = Router(scheme: "app")
-        let handlerType: any RouteHandler.Type = UserRoute.self
+        let handlerType: any RouteHandler.Type = SpecUserRoute.self
         try router.register(pattern: "app://user/:id", handlerType: handlerType)
         let before = userRouteInstances.load(ordering: .relaxed)
         #expect(try router.open("app://user/1") as? String == "user 1")
@@ -83,9 +83,9 @@ struct RouterOpeningTests {
             fallbackCalls.add(1, ordering: .relaxed)
             return nil
         }
-        try router.register(pattern: "app://fail") { _ in throw HandlerFailure(code: 7) }
+        try router.register(pattern: "app://fail") { _ in throw SpecHandlerFailure(code: 7) }
         try router.register(pattern: "app://nested") { _ in try router.open("app://missing") }
-        #expect(throws: HandlerFailure(code: 7)) { try router.open("app://fail") }
+        #expect(throws: SpecHandlerFailure(code: 7)) { try router.open("app://fail") }
         // The nested open reaches the fallback once, for its own URL only.
         #expect(try router.open("app://nested") == nil)
         let calls = fallbackCalls.load(ordering: .relaxed)

@@ -2,7 +2,7 @@ import Testing
 
 @testable import BeeHive
 
-private struct CartService: ActionHandling, Sendable {
+private struct SpecCartService: ActionHandling, Sendable {
     func handleAction(_ action: String, parameters: RouteParameters) throws -> Any? {
         switch action {
         case "count": return 3
@@ -16,7 +16,7 @@ private struct CartService: ActionHandling, Sendable {
     }
 }
 
-private struct EchoService: ActionHandling, Sendable {
+private struct SpecEchoService: ActionHandling, Sendable {
     func handleAction(_ action: String, parameters: RouteParameters) throws -> Any? {
         "\(action) \(parameters.values.sorted { $0.key < $1.key })"
     }
@@ -25,7 +25,7 @@ private struct EchoService: ActionHandling, Sendable {
 @Suite("Router: BeeHive service call URLs")
 struct RouterServiceCallTests {
     private func makeRouter() -> Router {
-        Router(scheme: "app", serviceResolver: .dictionary(["Cart": CartService(), "App.Echo": EchoService()]))
+        Router(scheme: "app", serviceResolver: .dictionary(["Cart": SpecCartService(), "App.Echo": SpecEchoService()]))
     }
 
     @Test(
@@ -53,7 +53,7 @@ struct RouterServiceCallTests {
     @Test("a custom resolver closure and host are honoured, and removing it makes such URLs plain routes")
     func customResolver() throws {
         let router = Router(scheme: "app")
-        router.setServiceResolver(ServiceActionResolver { name in name == "Cart" ? CartService() : nil }, host: "svc")
+        router.setServiceResolver(ServiceActionResolver { name in name == "Cart" ? SpecCartService() : nil }, host: "svc")
         #expect(try router.open("app://svc/Cart.count") as? Int == 3)
         router.setServiceResolver(nil)
         try router.register(pattern: "app://svc/:call") { request in request.parameters["call"] }
