@@ -30,8 +30,7 @@ let package = Package(
         .target(name: "_BeeHiveDiscovery", dependencies: ["_BeeHiveScanner"]),
         .target(
             name: "BeeHive",
-            dependencies: ["_BeeHiveDiscovery", .product(name: "Logging", package: "swift-log")],
-            exclude: ["Routing", "Mediation"]
+            dependencies: ["_BeeHiveDiscovery", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "BeeHiveDemo", dependencies: ["BeeHive", "BeeHiveDemoServices"], path: "Examples/Demo/App"),
@@ -40,8 +39,6 @@ let package = Package(
         // MARK: Tests
         .target(name: "BeeHiveTestAnnotations", dependencies: ["CBeeHive"], path: "Tests/Annotations"),
         .testTarget(name: "_BeeHiveDiscoveryTests", dependencies: ["_BeeHiveDiscovery"]),
-        .testTarget(
-            name: "BeeHiveTests", dependencies: ["BeeHive", "BeeHiveTestAnnotations"],
-            exclude: ["Routing", "Mediation"]),
+        .testTarget(name: "BeeHiveTests", dependencies: ["BeeHive", "BeeHiveTestAnnotations"]),
     ]
 )

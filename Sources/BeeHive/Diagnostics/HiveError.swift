@@ -18,6 +18,7 @@ public struct HiveError: Error, Sendable, Hashable, CustomStringConvertible {
             case doesNotConform, duplicateRegistration, serviceNotFound, fileNotFound, malformedFile
             case malformedEntry, unreadableImage, imageUnloaded, cyclicDependency, creationFailed
             case alreadyBootstrapped, validationFailed, unknownModuleLevel
+            case notAModule, moduleNotFound, moduleEventFailed, invalidCustomEvent, noEntryPoint, blockedQueue
         }
 
         private let base: Base
@@ -59,6 +60,18 @@ public struct HiveError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let validationFailed = Code(.validationFailed)
         /// A module level is neither a known name nor an integer.
         public static let unknownModuleLevel = Code(.unknownModuleLevel)
+        /// The type exists but does not conform to ``HiveModule``.
+        public static let notAModule = Code(.notAModule)
+        /// No module of that name is registered.
+        public static let moduleNotFound = Code(.moduleNotFound)
+        /// A module's handler threw; the other modules still got the event.
+        public static let moduleEventFailed = Code(.moduleEventFailed)
+        /// A custom event number is below the custom range (1000).
+        public static let invalidCustomEvent = Code(.invalidCustomEvent)
+        /// A module launched by name has no entry point (``HiveModule/modLaunch(_:_:)``).
+        public static let noEntryPoint = Code(.noEntryPoint)
+        /// The watchdog found its queue blocked.
+        public static let blockedQueue = Code(.blockedQueue)
 
         public var description: String { base.rawValue }
     }

@@ -22,7 +22,7 @@ public struct RouteParameters: Sendable, Equatable, CustomStringConvertible {
     ///
     /// - Parameter values: The parameters by name.
     public init(_ values: [String: String] = [:]) {
-        self.init(values, origin: "the parameters")
+        self.init(values, origin: "the given parameters")
     }
 
     init(_ values: [String: String], origin: String) {

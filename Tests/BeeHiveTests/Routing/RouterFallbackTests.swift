@@ -30,7 +30,8 @@ struct RouterFallbackTests {
             try RedirectTable([RedirectRule(from: "app://promo/~", to: "https://m.example.com/promo/~")]))
         router.setFallback { fallback in FallbackWebPage(url: fallback.url, reason: "\(fallback.reason.code)") }
         let page = try router.object(forURL: "app://promo/2024/spring?ref=push", as: FallbackWebPage.self)
-        #expect(page == FallbackWebPage(url: "https://m.example.com/promo/2024/spring?ref=push", reason: "unknownScheme"))
+        #expect(
+            page == FallbackWebPage(url: "https://m.example.com/promo/2024/spring?ref=push", reason: "unknownScheme"))
     }
 
     @Test("without a fallback the not-found error is thrown")

@@ -53,7 +53,8 @@ struct RouterServiceCallTests {
     @Test("a custom resolver closure and host are honoured, and removing it makes such URLs plain routes")
     func customResolver() throws {
         let router = Router(scheme: "app")
-        router.setServiceResolver(ServiceActionResolver { name in name == "Cart" ? SpecCartService() : nil }, host: "svc")
+        router.setServiceResolver(
+            ServiceActionResolver { name in name == "Cart" ? SpecCartService() : nil }, host: "svc")
         #expect(try router.open("app://svc/Cart.count") as? Int == 3)
         router.setServiceResolver(nil)
         try router.register(pattern: "app://svc/:call") { request in request.parameters["call"] }

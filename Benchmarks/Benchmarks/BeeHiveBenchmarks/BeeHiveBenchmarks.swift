@@ -1,0 +1,46 @@
+import Benchmark
+import Foundation
+
+// The registration benchmarks of BeeHive (issue 3). Names are `group/subject/variant`:
+//
+//   register/<mechanism>/<N>     a new registry holding the N services of a tier, built one way:
+//                                annotations (a), plist (b), json (c), explicit (d), swinject (e)
+//   resolve/<library>/<kind>     1,000 resolutions per sample (divide by 1,000 for one)
+//   scan/..., rescan/..., hive/empty   the fixed costs behind the annotation path
+//
+// BEEHIVE_BENCH_MODE picks the sampling: smoke (one sample, for CI), quick (default) or full.
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = BenchmarkMode.current.configuration
+    registerRegistrationBenchmarks()
+    registerResolveBenchmarks()
+    registerScanBenchmarks()
+}
+
+/// How long each benchmark samples, from `BEEHIVE_BENCH_MODE`.
+enum BenchmarkMode: String {
+    case smoke, quick, full
+
+    static let current: BenchmarkMode = {
+        guard let text = ProcessInfo.processInfo.environment["BEEHIVE_BENCH_MODE"], !text.isEmpty else { return .quick }
+        guard let mode = BenchmarkMode(rawValue: text) else {
+            fatalError("BEEHIVE_BENCH_MODE: expected smoke, quick or full; found \"\(text)\"")
+        }
+        return mode
+    }()
+
+    var configuration: Benchmark.Configuration {
+        let metrics: [BenchmarkMetric] = [.wallClock, .instructions, .mallocCountTotal]
+        switch self {
+        case .smoke:
+            return .init(metrics: metrics, timeUnits: .nanoseconds, warmupIterations: 0, maxDuration: .seconds(1),
+                maxIterations: 1)
+        case .quick:
+            return .init(metrics: metrics, timeUnits: .nanoseconds, warmupIterations: 2,
+                maxDuration: .milliseconds(1500), maxIterations: 300)
+        case .full:
+            return .init(metrics: metrics, timeUnits: .nanoseconds, warmupIterations: 5, maxDuration: .seconds(4),
+                maxIterations: 2000)
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import Benchmark
+import BeeHive
+
+/// The fixed costs behind the annotation path, in this (Foundation-linked) benchmark process.
+func registerScanBenchmarks() {
+    // A new hive: what every BeeHive mechanism pays before registering anything.
+    Benchmark("hive/empty") { _ in
+        blackHole(Hive())
+    }
+
+    // A scanning hive that registers no section: the walk of every loaded image, the libelf open of
+    // this executable (the only image with a BeeHive note), and handing the sections to Swift.
+    Benchmark("scan/this-process") { benchmark in
+        let hive = Hive(options: .init(scansLoadedImages: true, recordSections: []))
+        blackHole(hive)
+        benchmark.stopMeasurement()
+        guard let statistics = hive.scanStatistics, statistics.imagesLoaded > 0, statistics.imagesOpened == 1 else {
+            fatalError("scan/this-process: expected a scan that opened this executable; got \(String(describing: hive.scanStatistics))")
+        }
+    }
+
+    // rescan() when no image was loaded or unloaded: the first callback of dl_iterate_phdr returns at once.
+    let hive = Hive(options: .init(scansLoadedImages: true, recordSections: []))
+    Benchmark("rescan/unchanged-x1000") { _ in
+        for _ in 0..<resolvesPerSample { blackHole(hive.rescan()) }
+    }
+}
