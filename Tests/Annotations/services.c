@@ -10,6 +10,6 @@ BH_MODULE(BeeHiveTests.LoginModule)
 BH_MODULE(BeeHiveTests.NetworkModule, basic, 100, true)
 BeeHiveMod(BeeHiveTests.ShellModule, application)
 
-BH_ROUTE("app://user/:id", BeeHiveTests.UserRoute)
+BH_ROUTE("annotated://user/:id", BeeHiveTests.UserRoute)
 
 int beehive_test_annotations_linked(void) { return 1; }

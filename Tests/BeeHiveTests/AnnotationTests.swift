@@ -63,7 +63,7 @@ struct AnnotationTests {
     func routes() {
         #expect(
             Hive.shared.routeDeclarations.contains {
-                $0.pattern == "app://user/:id" && $0.handler == "BeeHiveTests.UserRoute"
+                $0.pattern == "annotated://user/:id" && $0.handler == "BeeHiveTests.UserRoute"
             })
     }
 
@@ -178,5 +178,17 @@ struct MalformedRecordTests {
             codes.isSuperset(of: [
                 .unknownType, .notAnImplementation, .malformedRecord, .invalidUTF8, .unterminatedRecord,
             ]))
+    }
+}
+
+@Suite("Routes from annotation records")
+struct AnnotatedRouteTests {
+    @Test("an annotated route opens on its scheme's router without any registration code")
+    func annotatedRouteOpens() throws {
+        let router = try Router.router(forURL: "annotated://user/42")
+        #expect(router.scheme == "annotated")
+        #expect(try router.open("annotated://user/42") as? String == "user 42")
+        #expect(router.canOpen("annotated://user/7"))
+        #expect(!router.canOpen("annotated://nobody"))
     }
 }

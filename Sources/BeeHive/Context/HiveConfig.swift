@@ -70,7 +70,8 @@ public final class HiveConfig: Sendable {
         switch get(key) {
         case let b as Bool: b
         case let i as Int: i != 0
-        case let s as String: ["true": true, "1": true, "yes": true, "false": false, "0": false, "no": false][s.lowercased()]
+        case let s as String:
+            ["true": true, "1": true, "yes": true, "false": false, "0": false, "no": false][s.lowercased()]
         default: nil
         }
     }

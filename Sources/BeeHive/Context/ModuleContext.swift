@@ -37,7 +37,8 @@ public struct ModuleContext: Sendable {
     public init(
         hive: Hive = .shared, environment: Environment? = nil, appKey: String? = nil,
         launchArguments: [String] = CommandLine.arguments, moduleConfigName: String? = nil,
-        serviceConfigName: String? = nil, customParameters: [String: any Sendable] = [:], config: HiveConfig = HiveConfig()
+        serviceConfigName: String? = nil, customParameters: [String: any Sendable] = [:],
+        config: HiveConfig = HiveConfig()
     ) {
         self.hive = hive
         self.environment =

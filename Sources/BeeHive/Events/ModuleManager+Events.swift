@@ -129,7 +129,10 @@ extension ModuleManager {
     func deliver(_ event: ModuleEvent, to entry: ModuleEntry, parameters: [String: any Sendable]) {
         let (subscriptions, context, skipHook) = state.withLock { state in
             let subscriptions = state.subscriptions[entry.name]?[event] ?? []
-            let skip = entry.readyInstance.map { state.notImplemented.contains(HookKey(type: ObjectIdentifier(type(of: $0)), event: event)) } ?? false
+            let skip =
+                entry.readyInstance.map {
+                    state.notImplemented.contains(HookKey(type: ObjectIdentifier(type(of: $0)), event: event))
+                } ?? false
             return (subscriptions, state.context, skip)
         }
         // Only create the module for events it may handle.
@@ -151,7 +154,9 @@ extension ModuleManager {
                 try call(module, event, copy)
                 if start != 0 { profiler.record(module: entry.name, event: event, start: start) }
             } catch is HookNotImplemented {
-                state.withLock { _ = $0.notImplemented.insert(HookKey(type: ObjectIdentifier(type(of: module)), event: event)) }
+                state.withLock {
+                    _ = $0.notImplemented.insert(HookKey(type: ObjectIdentifier(type(of: module)), event: event))
+                }
             } catch {
                 reportFailure(of: entry, event: event, error: error)
             }
@@ -189,6 +194,7 @@ extension ModuleManager {
         let known = state.withLock { $0.ordered().map(\.name) }
         return HiveError(
             .moduleNotFound,
-            "expected a module named \(name); found none. Modules: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
+            "expected a module named \(name); found none. Modules: \(known.isEmpty ? "none" : known.joined(separator: ", "))"
+        )
     }
 }

@@ -139,7 +139,10 @@ final class MemoryPressureMonitor: Sendable {
     }
 
     private func run(_ onPressure: @Sendable (String) -> Void) {
-        var fds = [pollfd(fd: fd, events: Int16(POLLPRI), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: fd, events: Int16(POLLPRI), revents: 0),
+            pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
+        ]
         while true {
             let n = poll(&fds, 2, -1)
             if n < 0 && errno == EINTR { continue }

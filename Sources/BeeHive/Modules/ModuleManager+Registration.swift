@@ -91,7 +91,8 @@ extension ModuleManager {
     public func launch(moduleNamed name: String, parameters: [String: any Sendable] = [:]) throws -> (any Sendable)? {
         guard let entry = state.withLock({ $0.entries[name] }) else { throw moduleNotFound(name) }
         guard let module = instance(of: entry) else {
-            throw HiveError(.moduleNotFound, "expected module \(name) to be created; it could not be (see diagnostics)",
+            throw HiveError(
+                .moduleNotFound, "expected module \(name) to be created; it could not be (see diagnostics)",
                 source: entry.declaration.source)
         }
         var context = state.withLock { $0.context }

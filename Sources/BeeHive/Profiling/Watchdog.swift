@@ -98,7 +98,8 @@ public final class Watchdog: Sendable {
             queue.async { [weak self] in self?.state.withLock { $0.pingSentAt = nil } }
         case .report(let blocked):
             let millis = blocked / 1_000_000
-            let message = "expected the watched queue to run a ping within \(thresholdNanoseconds / 1_000_000) ms; it has been blocked for \(millis) ms"
+            let message =
+                "expected the watched queue to run a ping within \(thresholdNanoseconds / 1_000_000) ms; it has been blocked for \(millis) ms"
             logger.error("\(message)", metadata: ["code": "\(HiveError.Code.blockedQueue)"])
             onBlocked?(blocked)
             if isStrict { fatalError("BeeHive watchdog: \(message)") }

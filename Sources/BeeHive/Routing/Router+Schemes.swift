@@ -21,6 +21,12 @@ extension Router {
     /// - Parameter scheme: The scheme, case-insensitive.
     /// - Returns: The same router for every call with this scheme, until ``removeRouter(forScheme:)``.
     public static func forScheme(_ scheme: String) -> Router {
+        importSharedDeclarations()
+        return schemeRouter(scheme)
+    }
+
+    /// The process-wide router for a scheme, without taking annotated routes first.
+    static func schemeRouter(_ scheme: String) -> Router {
         let key = scheme.lowercased()
         return schemeRouters.withLock { routers in
             if let existing = routers[key] { return existing }
@@ -36,6 +42,7 @@ extension Router {
     /// - Returns: The router that should open the URL.
     /// - Throws: ``RouterError`` with code ``RouterError/Code/malformedURL`` when the URL has no valid scheme.
     public static func router(forURL url: String) throws(RouterError) -> Router {
+        importSharedDeclarations()
         let parsed = try ParsedRouteURL(url)
         return schemeRouters.withLock { routers in parsed.scheme.flatMap { routers[$0] } } ?? global
     }

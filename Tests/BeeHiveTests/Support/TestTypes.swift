@@ -44,3 +44,9 @@ final class PlainType {}
 
 /// Identity of two instances. (`#expect(a === b)` on class-bound existentials crashes the 6.3 compiler.)
 func same(_ a: AnyObject, _ b: AnyObject) -> Bool { a === b }
+
+/// The handler of the annotated route `annotated://user/:id`.
+struct UserRoute: RouteHandler {
+    init() {}
+    func handle(_ request: RouteRequest) throws -> Any? { "user \(try request.parameters.int("id"))" }
+}
