@@ -10,10 +10,13 @@ let package = Package(
         .library(name: "CBeeHive", targets: ["CBeeHive"]),
         // The same Swift API as a shared library, for hosts that `dlopen` plugins built against it.
         .library(name: "BeeHiveDynamic", type: .dynamic, targets: ["BeeHive"]),
+        // Modules as a swift-service-lifecycle Service.
+        .library(name: "BeeHiveServiceLifecycle", targets: ["BeeHiveServiceLifecycle"]),
         .executable(name: "beehive-demo", targets: ["BeeHiveDemo"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2")
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // MARK: C support
@@ -32,6 +35,13 @@ let package = Package(
             name: "BeeHive",
             dependencies: ["_BeeHiveDiscovery", .product(name: "Logging", package: "swift-log")]
         ),
+        .target(
+            name: "BeeHiveServiceLifecycle",
+            dependencies: [
+                "BeeHive", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(
             name: "BeeHiveDemo", dependencies: ["BeeHive", "BeeHiveDemoServices"], path: "Examples/Demo/App"),
         .target(name: "BeeHiveDemoServices", dependencies: ["CBeeHive"], path: "Examples/Demo/Annotations"),
@@ -40,5 +50,11 @@ let package = Package(
         .target(name: "BeeHiveTestAnnotations", dependencies: ["CBeeHive"], path: "Tests/Annotations"),
         .testTarget(name: "_BeeHiveDiscoveryTests", dependencies: ["_BeeHiveDiscovery"]),
         .testTarget(name: "BeeHiveTests", dependencies: ["BeeHive", "BeeHiveTestAnnotations"]),
+        .testTarget(
+            name: "BeeHiveServiceLifecycleTests",
+            dependencies: [
+                "BeeHiveServiceLifecycle", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
     ]
 )

@@ -29,12 +29,11 @@ for n in tiers where !FileManager.default.fileExists(atPath: "\(packageDirectory
 let mechanisms = ["Annotations", "Plist", "Json", "Explicit", "Swinject"]
 
 var targets: [Target] = []
-var benchmarkDependencies: [Target.Dependency] = [
-    .product(name: "Benchmark", package: "benchmark"),
+var kitDependencies: [Target.Dependency] = [
     .product(name: "BeeHive", package: "BeeHive"),
     .product(name: "Swinject", package: "Swinject"),
 ]
-var benchmarkDefines: [SwiftSetting] = []
+var tierDefines: [SwiftSetting] = []
 
 for n in tiers {
     let root = "Fixtures/N\(n)"
@@ -66,22 +65,30 @@ for n in tiers {
             .executableTarget(
                 name: "Startup\(mechanism)\(n)", dependencies: dependencies, path: "\(root)/Startup\(mechanism)\(n)"))
     }
-    benchmarkDependencies += [
+    kitDependencies += [
         .target(name: types), .target(name: "\(types)BeeHive"), .target(name: "\(types)Swinject"),
         .target(name: "\(types)Records"),
     ]
-    benchmarkDefines.append(.define("BENCH_N\(n)"))
+    tierDefines.append(.define("BENCH_N\(n)"))
 }
 
 targets += [
+    // The tiers compiled into this build, and the five mechanisms over them.
+    .target(name: "RegistrationKit", dependencies: kitDependencies, path: "Sources/RegistrationKit",
+        swiftSettings: tierDefines),
     // The package-benchmark suite: registration (five mechanisms × N), resolve, scan.
     .executableTarget(
         name: "BeeHiveBenchmarks",
-        dependencies: benchmarkDependencies,
+        dependencies: [
+            "RegistrationKit", .product(name: "Benchmark", package: "benchmark"),
+            .product(name: "BeeHive", package: "BeeHive"), .product(name: "Swinject", package: "Swinject"),
+        ],
         path: "Benchmarks/BeeHiveBenchmarks",
-        swiftSettings: benchmarkDefines + [.swiftLanguageMode(.v5)],
+        swiftSettings: [.swiftLanguageMode(.v5)],
         plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     ),
+    // Runs one mechanism K times, for instruction counts under valgrind (this VM has no PMU).
+    .executableTarget(name: "Profile", dependencies: ["RegistrationKit"], path: "Sources/Profile"),
     // Whole-process startup: the clock and report every startup program shares, and the empty baseline.
     .target(name: "StartupSupport", path: "Sources/StartupSupport"),
     .executableTarget(name: "StartupBaseline", dependencies: ["StartupSupport"], path: "Sources/StartupBaseline"),

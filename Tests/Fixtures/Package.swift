@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "AnnotatedApp", targets: ["AnnotatedApp"]),
         .executable(name: "PluginHost", targets: ["PluginHost"]),
+        .executable(name: "LifecycleApp", targets: ["LifecycleApp"]),
         // The plugin, a shared library. It and the host link BeeHiveDynamic and PluginAPI (a package of
         // its own, with a dynamic product), so that both see one copy of each type.
         .library(name: "GreeterPlugin", type: .dynamic, targets: ["GreeterPlugin"]),
@@ -18,6 +19,13 @@ let package = Package(
         .executableTarget(
             name: "AnnotatedApp",
             dependencies: ["FixtureAnnotations", .product(name: "BeeHive", package: "BeeHive")]
+        ),
+
+        // Modules driven by signals.
+        .target(name: "LifecycleAnnotations", dependencies: [.product(name: "CBeeHive", package: "BeeHive")]),
+        .executableTarget(
+            name: "LifecycleApp",
+            dependencies: ["LifecycleAnnotations", .product(name: "BeeHive", package: "BeeHive")]
         ),
 
         // A host that dlopens a plugin at run time.

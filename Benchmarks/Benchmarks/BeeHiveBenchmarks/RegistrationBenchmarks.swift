@@ -1,20 +1,7 @@
 import Benchmark
 import BeeHive
+import RegistrationKit
 import Swinject
-
-/// The five ways to register a tier's N services.
-enum Mechanism: String, CaseIterable, Sendable {
-    /// (a) Annotation records: scan the loaded images, parse the tier's section, register.
-    case annotations
-    /// (b) BeeHive's BHService.plist (XML), read and registered.
-    case plist
-    /// (c) The same list as JSON, read and registered.
-    case json
-    /// (d) Explicit `register(service:impl:)` calls in code.
-    case explicit
-    /// (e) Swinject: `register` calls on a new `Container`.
-    case swinject
-}
 
 /// `register/<mechanism>/<N>`: one sample builds a new registry holding the tier's N services.
 ///
@@ -46,65 +33,3 @@ func registerRegistrationBenchmarks() {
     }
 }
 
-/// Builds a hive holding the tier's services with one of the BeeHive mechanisms (a)–(d).
-func buildHive(_ mechanism: Mechanism, _ tier: Tier) -> Hive {
-    do {
-        switch mechanism {
-        case .annotations:
-            return Hive(options: .init(scansLoadedImages: true, recordSections: [tier.recordSection]))
-        case .plist:
-            let hive = Hive()
-            try hive.loadServices(from: tier.plistPath)
-            return hive
-        case .json:
-            let hive = Hive()
-            try hive.loadServices(from: tier.jsonPath)
-            return hive
-        case .explicit:
-            let hive = Hive()
-            try tier.registerExplicitly(hive)
-            return hive
-        case .swinject:
-            preconditionFailure("Swinject builds a Container, not a Hive")
-        }
-    } catch {
-        fatalError("register/\(mechanism.rawValue)/\(tier.count): \(error)")
-    }
-}
-
-/// Stops the run unless exactly the tier's N services were registered.
-func requireCount(_ registered: Int, of tier: Tier, _ name: String) {
-    guard registered == tier.count else {
-        fatalError("\(name): the mechanism registered \(registered) services; expected \(tier.count). No time reported.")
-    }
-}
-
-/// Checks, once before sampling, that the mechanism registers exactly the tier's set: the same
-/// (service, implementation) names as every other mechanism, with implementations that resolve.
-func verifySameSet(_ mechanism: Mechanism, _ tier: Tier, _ name: String) throws {
-    if mechanism == .swinject {
-        let container = Container()
-        tier.registerInSwinject(container)
-        requireCount(tier.swinjectResolvedCount(container), of: tier, name)
-        return
-    }
-    let hive = buildHive(mechanism, tier)
-    let registered = hive.serviceRegistrations.map { "\($0.service) -> \($0.implementation)" }.sorted()
-    let expected = tier.expectedPairs.map { "\($0.service) -> \($0.impl)" }.sorted()
-    guard registered == expected else {
-        let missing = Set(expected).subtracting(registered).sorted().prefix(5)
-        let extra = Set(registered).subtracting(expected).sorted().prefix(5)
-        fatalError(
-            "\(name): expected the tier's \(expected.count) services; found \(registered.count). "
-                + "Missing: \(Array(missing)); unexpected: \(Array(extra))")
-    }
-    let errors = hive.diagnostics.filter { $0.severity == .error }
-    guard errors.isEmpty else { fatalError("\(name): registration reported errors: \(errors)") }
-    // Implementations named by records and files are looked up on first use: check a few resolve.
-    for index in Set([0, tier.count / 2, tier.count - 1]) {
-        let pair = tier.expectedPairs[index]
-        let instance = try hive.createService(named: pair.service)
-        let type = String(reflecting: Swift.type(of: instance))
-        guard type == pair.impl else { fatalError("\(name): \(pair.service) resolved to \(type); expected \(pair.impl)") }
-    }
-}

@@ -1,0 +1,53 @@
+import BeeHive
+import RegistrationKit
+import Swinject
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Builds one mechanism's registry K times, for instruction counts under valgrind: the difference of
+// two runs (K and 0) divided by K is the cost of one registration, free of process startup. This VM
+// has no hardware performance counters, so package-benchmark cannot report instructions here.
+//
+//   valgrind --tool=callgrind Profile explicit 1000 20
+
+let usage = "usage: Profile MECHANISM N K   (MECHANISM: \(Mechanism.allCases.map(\.rawValue).joined(separator: ", ")), "
+    + "or empty; N: a compiled tier (\(compiledTiers.map { String($0.count) }.joined(separator: ", "))); K >= 0)"
+
+func fail(_ message: String) -> Never {
+    fputs("Profile: \(message)\n\(usage)\n", stderr)
+    exit(2)
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 4 else { fail("expected 3 arguments; found \(arguments.count - 1)") }
+let mechanismName = arguments[1]
+guard let n = Int(arguments[2]), n > 0 else { fail("expected N > 0; found '\(arguments[2])'") }
+guard let repetitions = Int(arguments[3]), repetitions >= 0 else { fail("expected K >= 0; found '\(arguments[3])'") }
+guard let tier = compiledTiers.first(where: { $0.count == n }) else { fail("tier \(n) is not compiled in") }
+
+func build(_ name: String) -> AnyObject {
+    if name == "empty" { return Hive() }
+    guard let mechanism = Mechanism(rawValue: name) else { fail("unknown mechanism '\(name)'") }
+    if mechanism == .swinject {
+        let container = Container()
+        tier.registerInSwinject(container)
+        return container
+    }
+    return buildHive(mechanism, tier)
+}
+
+// Once outside the counted part, checked: the first use loads code and fills caches.
+let first = build(mechanismName)
+if let hive = first as? Hive, mechanismName != "empty" {
+    requireCount(hive.serviceRegistrations.count, of: tier, "Profile \(mechanismName) \(n)")
+} else if let container = first as? Container {
+    requireCount(tier.swinjectResolvedCount(container), of: tier, "Profile \(mechanismName) \(n)")
+}
+// The registries are kept and the process exits without releasing them: teardown is not counted.
+var kept: [AnyObject] = []
+kept.reserveCapacity(repetitions)
+for _ in 0..<repetitions { kept.append(build(mechanismName)) }
+print("Profile: \(mechanismName) N=\(n) x\(repetitions)")
+exit(0)
