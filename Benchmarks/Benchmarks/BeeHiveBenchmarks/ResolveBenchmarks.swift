@@ -1,5 +1,6 @@
 import Benchmark
 import BeeHive
+import RegistrationKit
 import Swinject
 
 /// The service behind the singleton resolve benchmarks.

@@ -16,7 +16,8 @@ let usage = "usage: Profile MECHANISM N K   (MECHANISM: \(Mechanism.allCases.map
     + "or empty; N: a compiled tier (\(compiledTiers.map { String($0.count) }.joined(separator: ", "))); K >= 0)"
 
 func fail(_ message: String) -> Never {
-    fputs("Profile: \(message)\n\(usage)\n", stderr)
+    let text = "Profile: \(message)\n\(usage)\n"
+    _ = text.withCString { write(2, $0, strlen($0)) }
     exit(2)
 }
 

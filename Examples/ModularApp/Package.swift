@@ -1,0 +1,27 @@
+// swift-tools-version:6.1
+// A modular program: four modules in targets of their own, each announcing itself (and its services)
+// with BeeHive's C macros in a C target beside it. No target lists the others; the app links them.
+import PackageDescription
+
+let beehive = Target.Dependency.product(name: "BeeHive", package: "BeeHive")
+let macros = Target.Dependency.product(name: "CBeeHive", package: "BeeHive")
+
+let package = Package(
+    name: "ModularApp",
+    dependencies: [.package(name: "BeeHive", path: "../..")],
+    targets: [
+        // The protocols modules talk through.
+        .target(name: "AppServices"),
+
+        .target(name: "Account", dependencies: ["AppServices", "AccountAnnotations", beehive]),
+        .target(name: "AccountAnnotations", dependencies: [macros]),
+        .target(name: "Network", dependencies: ["AppServices", "NetworkAnnotations", beehive]),
+        .target(name: "NetworkAnnotations", dependencies: [macros]),
+        .target(name: "Home", dependencies: ["AppServices", "HomeAnnotations", beehive]),
+        .target(name: "HomeAnnotations", dependencies: [macros]),
+        .target(name: "Analytics", dependencies: ["AppServices", "AnalyticsAnnotations", beehive]),
+        .target(name: "AnalyticsAnnotations", dependencies: [macros]),
+
+        .executableTarget(name: "ModularApp", dependencies: ["Account", "Network", "Home", "Analytics", beehive]),
+    ]
+)

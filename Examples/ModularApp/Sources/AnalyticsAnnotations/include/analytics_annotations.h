@@ -1,0 +1,4 @@
+#ifndef Analytics_ANNOTATIONS_H
+#define Analytics_ANNOTATIONS_H
+/* Records only. */
+#endif

@@ -1,0 +1,3 @@
+#include <beehive.h>
+
+BH_MODULE(Analytics.AnalyticsModule, application)

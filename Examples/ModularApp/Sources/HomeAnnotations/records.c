@@ -1,0 +1,3 @@
+#include <beehive.h>
+
+BH_MODULE(Home.HomeModule, normal, 10)

@@ -1,0 +1,44 @@
+// Runs four modules that announced themselves with C annotation records, then waits for SIGTERM
+// (or sends it to itself with --self-terminate) and shuts down gracefully, printing the profile.
+import AppServices
+import BeeHive
+import Dispatch
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let manager = ModuleManager(profiler: TimeProfiler(isEnabled: true))
+print("Modules, in start order:")
+for module in manager.modules {
+    print("  \(module.name): level \(module.level), priority \(module.priority)\(module.isAsync ? ", async" : "")")
+}
+
+try manager.subscribe(module: "Analytics.AnalyticsModule", to: .custom(AppEvents.cartChanged)) { context in
+    print("  [analytics] cart changed: \(context.eventParameters["items"] ?? "-") items")
+}
+
+let handlers = manager.installSystemEventHandlers { signal in
+    print("\nProfile (module × event, monotonic clock):")
+    print(manager.profiler.table())
+    print("\nexiting after signal \(signal)")
+    exit(0)
+}
+
+print("\nsetUp, init, splash:")
+manager.start()
+manager.waitUntilReady()
+
+print("\ncustom event \(AppEvents.cartChanged):")
+try manager.triggerCustomEvent(AppEvents.cartChanged, parameters: ["items": 3])
+
+let diagnostics = Hive.shared.diagnostics
+if !diagnostics.isEmpty { print("\ndiagnostics:"); diagnostics.forEach { print("  \($0)") } }
+
+if CommandLine.arguments.contains("--self-terminate") {
+    print("\nsending SIGTERM to myself (pid \(getpid()))…")
+    kill(getpid(), SIGTERM)
+} else {
+    print("\nrunning; stop with: kill -TERM \(getpid())")
+}
+dispatchMain()
