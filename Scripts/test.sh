@@ -11,4 +11,5 @@ echo "== swift test"
 swift test
 
 echo "== swift test --sanitize=thread (thread-safety suites)"
-swift test --sanitize=thread --scratch-path .build-tsan --filter "ConcurrencyTests"
+swift test --sanitize=thread --scratch-path .build-tsan \
+    --filter "ConcurrencyTests|configConcurrency|concurrentCaching|ModuleLifecycleTests|ModuleEventTests|watchdog"

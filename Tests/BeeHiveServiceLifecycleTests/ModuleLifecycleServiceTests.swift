@@ -1,14 +1,23 @@
 import BeeHive
 import BeeHiveServiceLifecycle
+import Foundation
 import Logging
 import ServiceLifecycle
-import Synchronization
 import Testing
 
-final class Journal: Sendable {
-    private let entries = Mutex<[String]>([])
-    func append(_ entry: String) { entries.withLock { $0.append(entry) } }
-    var all: [String] { entries.withLock { $0 } }
+final class Journal: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [String] = []
+    func append(_ entry: String) {
+        lock.lock()
+        entries.append(entry)
+        lock.unlock()
+    }
+    var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries
+    }
 }
 
 final class JournaledModule: HiveModule {

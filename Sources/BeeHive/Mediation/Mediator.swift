@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A target–action mediator (CTMediator): calls a named action on a target type found by name at run time, so
 /// that modules call each other without importing each other.
 ///
@@ -38,7 +36,7 @@ public final class Mediator: Sendable {
     public let scheme: String?
 
     private let typeLookup: @Sendable (String) -> Any.Type?
-    let state = Mutex(State())
+    let state = LockedValue(State())
 
     /// Makes a mediator that finds target types with a lookup closure.
     ///

@@ -1,7 +1,5 @@
-import Synchronization
-
 /// How many of the shared hive's route declarations the process-wide routers have taken.
-private let importedDeclarations = Mutex(0)
+private let importedDeclarations = LockedValue(0)
 
 extension Router {
     /// Registers routes declared by annotation records (`BH_ROUTE`) in `hive`: each on the process-wide

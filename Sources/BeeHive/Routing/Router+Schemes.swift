@@ -1,7 +1,5 @@
-import Synchronization
-
 /// The process-wide routers: one global router and one router per scheme (BHRouter's `routerForScheme:`).
-private let schemeRouters = Mutex<[String: Router]>([:])
+private let schemeRouters = LockedValue<[String: Router]>([:])
 
 extension Router {
     /// The process-wide router that accepts every scheme.

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A URL router: patterns such as `app://user/:id` map to handlers that run when a matching URL is opened.
 ///
 /// Routes live in a tree keyed by scheme, then by path component (the host is the first component), so opening
@@ -61,7 +59,7 @@ public final class Router: Sendable {
     /// The lower-cased scheme this router accepts, or `nil` for a router that accepts every scheme.
     public let scheme: String?
 
-    let state: Mutex<State>
+    let state: LockedValue<State>
 
     /// Makes an independent router, for example for a test.
     ///
@@ -72,7 +70,7 @@ public final class Router: Sendable {
         self.scheme = scheme?.lowercased()
         var state = State()
         state.settings.serviceResolver = serviceResolver
-        self.state = Mutex(state)
+        self.state = LockedValue(state)
     }
 
     // MARK: - Registration

@@ -3,7 +3,7 @@ import Synchronization
 
 /// Collects what modules saw, in order; handed to modules through the context.
 final class EventLog: Sendable {
-    private let entries = Mutex<[String]>([])
+    private let entries = Locked<[String]>([])
     func append(_ entry: String) { entries.withLock { $0.append(entry) } }
     var all: [String] { entries.withLock { $0 } }
     func events(_ event: String) -> [String] {

@@ -1,0 +1,378 @@
+#!/usr/bin/env python3
+"""Turns the benchmark exports into tables, target verdicts and a chart.
+
+Inputs (all optional but --benchmarks):
+  --benchmarks DIR   package-benchmark's `--format histogramPercentiles` export (one TSV per benchmark and metric)
+  --startup FILE     `startup.py run` output
+  --scan FILE        `startup.py scan` output
+  --callgrind FILE   instruction counts from Scripts/benchmark.sh (valgrind), JSON {mechanism: instructions}
+Outputs:
+  the tables on stdout (Markdown), and with --doc FILE the same between the GENERATED markers of FILE,
+  with --svg FILE a chart of registration cost against N.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+MECHANISMS = ("annotations", "plist", "json", "explicit", "swinject")
+LABELS = {
+    "annotations": "(a) annotations",
+    "plist": "(b) plist",
+    "json": "(c) JSON",
+    "explicit": "(d) explicit",
+    "swinject": "(e) Swinject",
+}
+COLORS = {
+    "annotations": "#d62728",
+    "plist": "#1f77b4",
+    "json": "#2ca02c",
+    "explicit": "#111111",
+    "swinject": "#ff7f0e",
+}
+METRIC_FILES = {"Time_(wall_clock)": "ns", "Malloc_(total)": "mallocs", "Instructions": "instructions"}
+BEGIN = "<!-- BEGIN GENERATED: Benchmarks/Tools/report.py -->"
+END = "<!-- END GENERATED -->"
+PER_SAMPLE = 1000  # resolve and rescan benchmarks make 1,000 calls per sample
+
+
+def read_benchmarks(directory: Path) -> dict[str, dict[str, float]]:
+    """{benchmark name: {metric: median}} from the percentile TSVs."""
+    results: dict[str, dict[str, float]] = {}
+    pattern = re.compile(r"^[^.]+\.BeeHiveBenchmarks\.(?P<name>.+)\.(?P<metric>[^.]+)\.histogram\.percentiles\.tsv$")
+    for path in sorted(directory.glob("*.tsv")):
+        match = pattern.match(path.name)
+        if not match or match.group("metric") not in METRIC_FILES:
+            continue
+        rows = [line.split("\t") for line in path.read_text().splitlines()[1:] if line.strip()]
+        values = {int(p): float(v) for p, v in rows}
+        name = match.group("name").replace("_", "/")
+        results.setdefault(name, {})[METRIC_FILES[match.group("metric")]] = values[50]
+    return results
+
+
+def fmt_time(ns: float | None) -> str:
+    if ns is None:
+        return "–"
+    if ns >= 1e6:
+        return f"{ns / 1e6:.2f} ms"
+    if ns >= 1e3:
+        return f"{ns / 1e3:.1f} µs"
+    return f"{ns:.0f} ns"
+
+
+def fmt_ratio(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}×"
+
+
+def registration(results: dict, mechanism: str, n: int, metric: str = "ns") -> float | None:
+    return results.get(f"register/{mechanism}/{n}", {}).get(metric)
+
+
+def tiers_of(results: dict) -> list[int]:
+    return sorted({int(name.split("/")[2]) for name in results if name.startswith("register/")})
+
+
+def machine() -> list[str]:
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    except (OSError, IndexError):
+        swift = "unknown"
+    try:
+        import os
+
+        cores = os.cpu_count()
+    except Exception:  # noqa: BLE001
+        cores = "?"
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                cwd=Path(__file__).parent).stdout.strip()
+    except OSError:
+        commit = "?"
+    return [
+        f"- CPU: {cpu}, {cores} cores (`nproc`), {platform.machine()}",
+        f"- Kernel: Linux {platform.release()}",
+        f"- Swift: {swift}",
+        f"- Commit: {commit or '?'} (with the working tree as it was)",
+    ]
+
+
+def registration_tables(results: dict, callgrind: dict | None) -> tuple[list[str], dict]:
+    lines: list[str] = []
+    verdicts: dict = {}
+    tiers = tiers_of(results)
+    if not tiers:
+        return lines, verdicts
+    lines += ["### Registration: a new registry holding N services (median wall clock; mallocs)", ""]
+    lines.append("| N | " + " | ".join(LABELS[m] for m in MECHANISMS) + " |")
+    lines.append("|---:|" + "---:|" * len(MECHANISMS))
+    for n in tiers:
+        cells = []
+        for m in MECHANISMS:
+            ns = registration(results, m, n)
+            mallocs = registration(results, m, n, "mallocs")
+            cells.append(fmt_time(ns) + (f" ({mallocs:.0f})" if mallocs is not None else ""))
+        lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
+    lines += ["", "### Ratios against (d) explicit registration (median wall clock; lower is faster)", ""]
+    lines.append("| N | " + " | ".join(LABELS[m] for m in MECHANISMS) + " |")
+    lines.append("|---:|" + "---:|" * len(MECHANISMS))
+    for n in tiers:
+        explicit = registration(results, "explicit", n)
+        cells = []
+        for m in MECHANISMS:
+            ns = registration(results, m, n)
+            cells.append(fmt_ratio(ns / explicit if ns and explicit else None))
+        lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
+    lines += ["", "### Cost per service (median wall clock / N)", ""]
+    lines.append("| N | " + " | ".join(LABELS[m] for m in MECHANISMS) + " |")
+    lines.append("|---:|" + "---:|" * len(MECHANISMS))
+    for n in tiers:
+        cells = [fmt_time(registration(results, m, n) / n) if registration(results, m, n) else "–" for m in MECHANISMS]
+        lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
+    if callgrind:
+        n = callgrind.get("n")
+        lines += ["", f"### Instructions per registration of N = {n:,} (valgrind callgrind; this VM has no PMU)", ""]
+        lines.append("| " + " | ".join(LABELS[m] for m in MECHANISMS if m in callgrind) + " |")
+        lines.append("|" + "---:|" * sum(1 for m in MECHANISMS if m in callgrind))
+        lines.append("| " + " | ".join(f"{callgrind[m] / 1e6:.2f} M" for m in MECHANISMS if m in callgrind) + " |")
+        if "explicit" in callgrind:
+            lines.append("| " + " | ".join(fmt_ratio(callgrind[m] / callgrind["explicit"])
+                                          for m in MECHANISMS if m in callgrind) + " |")
+    # Targets at N = 1,000.
+    if 1000 in tiers:
+        a, b, c, d = (registration(results, m, 1000) for m in ("annotations", "plist", "json", "explicit"))
+        if a and d:
+            verdicts["annotation total ≤ 1.5× explicit (N = 1,000)"] = (a / d, a / d <= 1.5, f"{a / d:.2f}×")
+        if a and b:
+            verdicts["annotation ≥ 5× faster than plist (N = 1,000)"] = (b / a, b / a >= 5, f"{b / a:.1f}× faster")
+        if a and c:
+            verdicts["annotation ≥ 3× faster than JSON (N = 1,000)"] = (c / a, c / a >= 3, f"{c / a:.1f}× faster")
+    # Linearity: the marginal cost per service between consecutive tiers.
+    if len(tiers) >= 3:
+        lines += ["", "### Linearity: marginal cost per added service between tiers", ""]
+        spans = list(zip(tiers[1:-1], tiers[2:]))
+        lines.append("| mechanism | " + " | ".join(f"{lo:,}→{hi:,}" for lo, hi in [(tiers[0], tiers[1])] + spans)
+                     + " | last / previous |")
+        lines.append("|---|" + "---:|" * (len(spans) + 2))
+        worst = 0.0
+        for m in MECHANISMS:
+            marginals = []
+            for lo, hi in [(tiers[0], tiers[1])] + spans:
+                clo, chi = registration(results, m, lo), registration(results, m, hi)
+                marginals.append((chi - clo) / (hi - lo) if clo and chi else None)
+            growth = marginals[-1] / marginals[-2] if marginals[-1] and marginals[-2] else None
+            if growth:
+                worst = max(worst, growth)
+            lines.append(f"| {LABELS[m]} | " + " | ".join(fmt_time(x) for x in marginals) + f" | {fmt_ratio(growth)} |")
+        verdicts["cost grows linearly with N (marginal cost per service, last span ≤ 1.5× the one before)"] = (
+            worst, worst <= 1.5, f"worst {worst:.2f}×")
+    return lines, verdicts
+
+
+def resolve_tables(results: dict) -> tuple[list[str], dict]:
+    rows = [
+        ("BeeHive: cached singleton, by type", "resolve/beehive/singleton-x1000"),
+        ("BeeHive: new instance, by type", "resolve/beehive/transient-x1000"),
+        ("BeeHive: cached singleton, by name", "resolve/beehive/by-name-x1000"),
+        ("Swinject: `.container` scope", "resolve/swinject/singleton-x1000"),
+        ("Swinject: `.transient` scope", "resolve/swinject/transient-x1000"),
+    ]
+    if not any(key in results for _, key in rows):
+        return [], {}
+    lines = ["", "### Resolve: one resolution (median of samples of 1,000, divided by 1,000)", ""]
+    lines += ["| resolution | time | mallocs |", "|---|---:|---:|"]
+    for label, key in rows:
+        value = results.get(key, {})
+        ns = value.get("ns")
+        mallocs = value.get("mallocs")
+        lines.append(f"| {label} | {fmt_time(ns / PER_SAMPLE) if ns else '–'} | "
+                     + (f"{mallocs / PER_SAMPLE:.3g}" if mallocs is not None else "–") + " |")
+    verdicts = {}
+    single = results.get("resolve/beehive/singleton-x1000", {})
+    swinject = results.get("resolve/swinject/singleton-x1000", {})
+    if single.get("ns") and swinject.get("ns"):
+        ratio = single["ns"] / swinject["ns"]
+        verdicts["cached singleton ≤ 0.5× Swinject's resolve"] = (ratio, ratio <= 0.5, f"{ratio:.2f}×")
+    if "mallocs" in single:
+        per = single["mallocs"] / PER_SAMPLE
+        verdicts["cached singleton allocates nothing"] = (per, per == 0, f"{per:.3g} mallocs per resolve")
+    return lines, verdicts
+
+
+def fixed_costs(results: dict) -> list[str]:
+    rows = [
+        ("`Hive()`: an empty hive", "hive/empty", 1),
+        ("scan of this benchmark process (no section registered)", "scan/this-process", 1),
+        ("`rescan()` with nothing loaded or unloaded", "rescan/unchanged-x1000", PER_SAMPLE),
+    ]
+    if not any(key in results for _, key, _ in rows):
+        return []
+    lines = ["", "### Fixed costs", "", "| operation | time | mallocs |", "|---|---:|---:|"]
+    for label, key, per in rows:
+        value = results.get(key, {})
+        ns, mallocs = value.get("ns"), value.get("mallocs")
+        lines.append(f"| {label} | {fmt_time(ns / per) if ns else '–'} | "
+                     + (f"{mallocs / per:.3g}" if mallocs is not None else "–") + " |")
+    return lines
+
+
+def startup_tables(startup: dict) -> list[str]:
+    results = startup["results"]
+    baseline = next(r for r in results if r["mechanism"] == "baseline")
+    tiers = sorted({r["n"] for r in results if r["mechanism"] != "baseline"})
+    lines = ["", f"### Whole-process startup: spawn → registry ready (median of {startup['runs']} runs)", ""]
+    lines.append(f"Baseline (a Foundation-linked program that registers nothing): "
+                 f"{fmt_time(baseline['readyMedianNs'])} to ready, {fmt_time(baseline['exitMedianNs'])} to exit.")
+    lines += ["", "| N | " + " | ".join(LABELS[m] for m in MECHANISMS) + " |", "|---:|" + "---:|" * len(MECHANISMS)]
+    for n in tiers:
+        cells = []
+        for m in MECHANISMS:
+            r = next((r for r in results if r["mechanism"] == m and r["n"] == n), None)
+            cells.append(f"{fmt_time(r['readyMedianNs'])} (+{fmt_time(r['overBaselineNs'])})" if r else "–")
+        lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
+    lines += ["", "(in parentheses: over the baseline)"]
+    return lines
+
+
+def scan_tables(scan: dict) -> tuple[list[str], dict]:
+    lines = ["", "### Scan cost as the number of loaded images grows", ""]
+    lines += ["| extra libraries | records | images loaded | images opened | scan (median) | new hive, scan + "
+              "register | startup scan (LD_PRELOAD) | `rescan()`, unchanged |",
+              "|---:|---|---:|---:|---:|---:|---:|---:|"]
+    verdicts = {}
+    for r in scan["results"]:
+        lines.append(
+            f"| {r['extraImages']} | {'one each' if r['kind'] == 'records' else 'none'} | {r['imagesLoaded']} | "
+            f"{r['imagesOpened']} | {fmt_time(r['scanMedianNs'])} | {fmt_time(r['hiveMedianNs'])} | "
+            f"{fmt_time(r['startupScanMedianNs'])} | {r['rescanNs']:.0f} ns |")
+        if r["kind"] == "plain" and r["imagesLoaded"] >= 25:
+            key = "scan of ~25+ loaded images without records ≤ 50 µs"
+            value = r["scanMedianNs"] / 1000
+            if key not in verdicts or r["imagesLoaded"] < verdicts[key][3]:
+                verdicts[key] = (value, value <= 50, f"{value:.1f} µs at {r['imagesLoaded']} images", r["imagesLoaded"])
+    return lines, {k: v[:3] for k, v in verdicts.items()}
+
+
+def svg_chart(results: dict, path: Path) -> None:
+    tiers = tiers_of(results)
+    points = {m: [(n, registration(results, m, n)) for n in tiers if registration(results, m, n)] for m in MECHANISMS}
+    values = [v for series in points.values() for _, v in series]
+    if not values:
+        return
+    width, height, left, right, top, bottom = 760, 470, 80, 190, 40, 60
+    xmin, xmax = math.log10(min(tiers)), math.log10(max(tiers))
+    ymin, ymax = math.floor(math.log10(min(values))), math.ceil(math.log10(max(values)))
+    if xmax == xmin:
+        xmax = xmin + 1
+
+    def x(n: float) -> float:
+        return left + (math.log10(n) - xmin) / (xmax - xmin) * (width - left - right)
+
+    def y(v: float) -> float:
+        return top + (ymax - math.log10(v)) / (ymax - ymin) * (height - top - bottom)
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif" font-size="13">',
+           f'<rect width="{width}" height="{height}" fill="white"/>',
+           f'<text x="{left}" y="24" font-size="15" font-weight="bold">Registering N services: median wall clock '
+           f'(log–log)</text>']
+    for e in range(ymin, ymax + 1):
+        yy = y(10 ** e)
+        label = fmt_time(10 ** e).replace(".00", "").replace(".0", "")
+        out.append(f'<line x1="{left}" y1="{yy:.1f}" x2="{width - right}" y2="{yy:.1f}" stroke="#ddd"/>')
+        out.append(f'<text x="{left - 8}" y="{yy + 4:.1f}" text-anchor="end" fill="#444">{label}</text>')
+    for n in tiers:
+        xx = x(n)
+        out.append(f'<line x1="{xx:.1f}" y1="{top}" x2="{xx:.1f}" y2="{height - bottom}" stroke="#eee"/>')
+        out.append(f'<text x="{xx:.1f}" y="{height - bottom + 20}" text-anchor="middle" fill="#444">{n:,}</text>')
+    out.append(f'<text x="{(left + width - right) / 2:.0f}" y="{height - 18}" text-anchor="middle">'
+               f'N (services registered)</text>')
+    out.append(f'<rect x="{left}" y="{top}" width="{width - left - right}" height="{height - top - bottom}" '
+               f'fill="none" stroke="#888"/>')
+    for index, m in enumerate(MECHANISMS):
+        series = points[m]
+        if not series:
+            continue
+        path_data = " ".join(f"{'M' if i == 0 else 'L'}{x(n):.1f},{y(v):.1f}" for i, (n, v) in enumerate(series))
+        dash = ' stroke-dasharray="6,4"' if m == "swinject" else ""
+        out.append(f'<path d="{path_data}" fill="none" stroke="{COLORS[m]}" stroke-width="2.2"{dash}/>')
+        for n, v in series:
+            out.append(f'<circle cx="{x(n):.1f}" cy="{y(v):.1f}" r="3.5" fill="{COLORS[m]}"/>')
+        ly = top + 20 + index * 24
+        out.append(f'<line x1="{width - right + 16}" y1="{ly}" x2="{width - right + 44}" y2="{ly}" '
+                   f'stroke="{COLORS[m]}" stroke-width="2.2"{dash}/>')
+        out.append(f'<text x="{width - right + 50}" y="{ly + 4}">{LABELS[m]}</text>')
+    out.append("</svg>")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(out) + "\n")
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="report.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--benchmarks", type=Path, required=True)
+    parser.add_argument("--startup", type=Path)
+    parser.add_argument("--scan", type=Path)
+    parser.add_argument("--callgrind", type=Path)
+    parser.add_argument("--command", default="", help="the command that produced the results, for the document")
+    parser.add_argument("--doc", type=Path, help="Markdown file whose GENERATED block is replaced")
+    parser.add_argument("--svg", type=Path)
+    parser.add_argument("--svg-link", default="images/registration-cost.svg")
+    args = parser.parse_args(argv)
+
+    results = read_benchmarks(args.benchmarks)
+    if not results:
+        print(f"report.py: no benchmark results in {args.benchmarks}", file=sys.stderr)
+        return 1
+    callgrind = json.loads(args.callgrind.read_text()) if args.callgrind and args.callgrind.exists() else None
+    lines = ["## Results", "", "Machine:", ""] + machine()
+    if args.command:
+        lines += ["", f"Command: `{args.command}`"]
+    lines.append("")
+    reg_lines, verdicts = registration_tables(results, callgrind)
+    lines += reg_lines
+    if args.svg:
+        svg_chart(results, args.svg)
+        lines += ["", f"![Registration cost against N]({args.svg_link})"]
+    res_lines, res_verdicts = resolve_tables(results)
+    lines += res_lines
+    verdicts.update(res_verdicts)
+    lines += fixed_costs(results)
+    if args.startup and args.startup.exists():
+        lines += startup_tables(json.loads(args.startup.read_text()))
+    if args.scan and args.scan.exists():
+        scan_lines, scan_verdicts = scan_tables(json.loads(args.scan.read_text()))
+        lines += scan_lines
+        verdicts.update(scan_verdicts)
+    if verdicts:
+        lines += ["", "### Targets (issue 3)", "", "| target | measured | verdict |", "|---|---:|---|"]
+        for target, (_, met, text) in verdicts.items():
+            lines.append(f"| {target} | {text} | {'met' if met else '**missed**'} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.doc:
+        document = args.doc.read_text() if args.doc.exists() else f"{BEGIN}\n{END}\n"
+        if BEGIN not in document or END not in document:
+            document += f"\n{BEGIN}\n{END}\n"
+        head, rest = document.split(BEGIN, 1)
+        _, tail = rest.split(END, 1)
+        args.doc.write_text(f"{head}{BEGIN}\n{text}{END}{tail}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Runs BeeHive's registration benchmarks (issue 3): annotation records vs plist vs JSON vs explicit code vs
+# Swinject, in process (package-benchmark) and as whole processes (startup, scan cost).
+#
+#   Scripts/benchmark.sh --smoke   N = 10 only; builds and runs every benchmark once, no timing assertions (CI)
+#   Scripts/benchmark.sh --quick   N up to 1,000; prints a table of medians and ratios against explicit code
+#   Scripts/benchmark.sh --full    N up to 10,000; writes Docs/benchmarks.md and Docs/images/registration-cost.svg
+#
+# Options (any mode): --n N[,N...] (from 10, 100, 1000, 10000, within the mode's tiers),
+# --mechanism all|M[,M...] (annotations, plist, json, explicit, swinject), --runs R (startup rounds).
+# Builds go to Benchmarks/.build (git-ignored); exports to Benchmarks/Results/<mode> (git-ignored).
+set -euo pipefail
+
+usage() {
+    sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
+    exit 2
+}
+
+fail_usage() {
+    echo "benchmark.sh: $1" >&2
+    usage
+}
+
+mode=""
+only_n=""
+only_mechanisms="all"
+runs=""
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --smoke | --quick | --full)
+            [[ -z "$mode" ]] || fail_usage "expected one mode; found $mode and ${1#--}"
+            mode="${1#--}"
+            ;;
+        --n)
+            [[ $# -ge 2 ]] || fail_usage "expected a value after --n"
+            only_n="$2"
+            shift
+            ;;
+        --mechanism)
+            [[ $# -ge 2 ]] || fail_usage "expected a value after --mechanism"
+            only_mechanisms="$2"
+            shift
+            ;;
+        --runs)
+            [[ $# -ge 2 ]] || fail_usage "expected a value after --runs"
+            runs="$2"
+            shift
+            ;;
+        -h | --help) usage ;;
+        *) fail_usage "unknown argument '$1'" ;;
+    esac
+    shift
+done
+mode="${mode:-quick}"
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bench="$root/Benchmarks"
+tools="$bench/Tools"
+results="$bench/Results/$mode"
+scratch="$bench/.build"
+
+case "$mode" in
+    smoke) tiers="10" ; default_runs=1 ; startup_n="10" ;;
+    quick) tiers="10,100,1000" ; default_runs=10 ; startup_n="1000" ;;
+    full) tiers="10,100,1000,10000" ; default_runs=30 ; startup_n="1000,10000" ;;
+esac
+runs="${runs:-$default_runs}"
+[[ "$runs" =~ ^[1-9][0-9]*$ ]] || fail_usage "expected --runs > 0; found '$runs'"
+
+# Validate --n and --mechanism before building anything.
+all_mechanisms="annotations plist json explicit swinject"
+if [[ "$only_mechanisms" == "all" ]]; then
+    mechanisms="$all_mechanisms"
+else
+    mechanisms="${only_mechanisms//,/ }"
+    for m in $mechanisms; do
+        [[ " $all_mechanisms " == *" $m "* ]] || fail_usage "unknown mechanism '$m' (choose from all, ${all_mechanisms// /, })"
+    done
+fi
+ns="${tiers//,/ }"
+if [[ -n "$only_n" ]]; then
+    ns="${only_n//,/ }"
+    for n in $ns; do
+        [[ "$n" =~ ^-?[0-9]+$ ]] || fail_usage "expected N as an integer; found '$n'"
+        ((n > 0)) || fail_usage "expected N > 0; found $n"
+        [[ ",$tiers," == *",$n,"* ]] || fail_usage "N = $n is not a tier of --$mode (tiers: $tiers)"
+    done
+    startup_list=""
+    for n in $ns; do [[ ",$startup_n," == *",$n,"* ]] && startup_list="$startup_list,$n"; done
+    startup_n="${startup_list#,}"
+fi
+
+step() { printf '\n==> %s\n' "$*"; }
+started=$(date +%s)
+
+# 1. Fixtures. Tiers 10 and 100 are committed: check they match the generator; generate the others.
+step "fixtures (tiers $tiers)"
+python3 "$tools/generate.py" --n 10,100 --check
+big=""
+for n in ${tiers//,/ }; do ((n > 100)) && big="$big,$n"; done
+[[ -z "$big" ]] || python3 "$tools/generate.py" --n "${big#,}"
+
+# 2. One release build of everything: the benchmark suite, the startup programs, ScanCost, Profile.
+export BEEHIVE_BENCH_TIERS="$tiers"
+export BEEHIVE_BENCH_MODE="$mode"
+step "build (release, $scratch)"
+build_start=$(date +%s)
+swift build -c release --package-path "$bench" --scratch-path "$scratch" 2>&1 \
+    | grep -E "error|warning: .*Benchmarks/|Compiling|Build complete|Linking BeeHiveBenchmarks" | grep -v "^\[.*Compiling" || true
+[[ -x "$scratch/release/BeeHiveBenchmarks" ]] || { echo "benchmark.sh: build failed" >&2; exit 1; }
+echo "build: $(($(date +%s) - build_start)) s"
+bin="$scratch/release"
+
+# 3. In-process benchmarks (package-benchmark), exported as percentiles for the report.
+step "package-benchmark ($mode)"
+filters=()
+for n in $ns; do
+    for m in $mechanisms; do filters+=(--filter "register/$m/$n"); done
+done
+filters+=(--filter 'resolve/.*' --filter 'scan/.*' --filter 'rescan/.*' --filter 'hive/.*')
+rm -rf "$results"
+mkdir -p "$results/benchmarks"
+(cd "$bench" && swift package --scratch-path "$scratch" --allow-writing-to-package-directory benchmark \
+    --no-progress --format histogramPercentiles --path "$results/benchmarks" "${filters[@]}" 2>&1) \
+    | grep -v -E "^\[|^Building|^Build |warning: 'swinject'|\.erb$|Info.plist$|^$" || true
+count=$(find "$results/benchmarks" -name '*.tsv' | wc -l)
+((count > 0)) || { echo "benchmark.sh: package-benchmark exported nothing (a benchmark failed?)" >&2; exit 1; }
+
+# 4. Whole-process startup and the scan cost as images are added.
+startup_args=()
+if [[ -n "$startup_n" ]]; then
+    step "startup programs (N = $startup_n, $runs rounds)"
+    python3 "$tools/startup.py" run --bin "$bin" --n "$startup_n" --mechanism "${mechanisms// /,}" --runs "$runs" \
+        --out "$results/startup.json"
+    startup_args=(--startup "$results/startup.json")
+fi
+step "scan cost with extra images"
+case "$mode" in
+    smoke) scan_opts=(--counts 0,2 --repeat 3 --rescans 10 --startup-runs 1) ;;
+    quick) scan_opts=(--counts 0,10,50 --repeat 100 --rescans 100000 --startup-runs 5) ;;
+    full) scan_opts=(--counts 0,10,50 --repeat 300 --rescans 1000000 --startup-runs 21) ;;
+esac
+python3 "$tools/startup.py" scan --bin "$bin" --work "$scratch/scan-libraries" "${scan_opts[@]}" \
+    --out "$results/scan.json"
+
+# 5. Instructions per registration (valgrind; this VM has no hardware counters). Full mode only.
+callgrind_args=()
+if [[ "$mode" == "full" ]] && command -v valgrind > /dev/null && [[ ",$ns," == *",1000,"* || -z "$only_n" ]]; then
+    step "instructions per registration at N = 1,000 (valgrind)"
+    python3 "$tools/startup.py" instructions --bin "$bin" --n 1000 --mechanism "${mechanisms// /,}" --repeat 10 \
+        --out "$results/instructions.json"
+    callgrind_args=(--callgrind "$results/instructions.json")
+fi
+
+# 6. The report.
+step "report"
+report_args=(--benchmarks "$results/benchmarks" --scan "$results/scan.json" "${startup_args[@]}" "${callgrind_args[@]}")
+command_line="Scripts/benchmark.sh --$mode"
+if [[ "$mode" == "full" && -z "$only_n" && "$only_mechanisms" == "all" ]]; then
+    python3 "$tools/report.py" "${report_args[@]}" --command "$command_line" --doc "$root/Docs/benchmarks.md" \
+        --svg "$root/Docs/images/registration-cost.svg" | tee "$results/summary.md"
+else
+    python3 "$tools/report.py" "${report_args[@]}" --command "$command_line" | tee "$results/summary.md"
+fi
+echo "benchmark.sh --$mode: done in $(($(date +%s) - started)) s; exports in ${results#"$root"/}"
