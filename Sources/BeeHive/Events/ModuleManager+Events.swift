@@ -68,6 +68,10 @@ extension ModuleManager {
 
     /// Runs setUp, then init (async modules off this thread), then splash once every init has finished.
     ///
+    /// First, as BeeHive does when its context is set, the files named by the context's
+    /// ``ModuleContext/moduleConfigName`` and ``ModuleContext/serviceConfigName`` are loaded into the hive
+    /// (problems become diagnostics; the modules and services that load are used).
+    ///
     /// Returns when the synchronous inits are done; ``waitUntilReady()`` waits for the rest.
     /// - Parameter parameters: Parameters for the three events.
     public func start(parameters: [String: any Sendable] = [:]) {
@@ -76,6 +80,7 @@ extension ModuleManager {
             return state.phase == .idle
         }
         guard first else { return }
+        loadConfiguredFiles()
         refresh()
         trigger(.setUp, parameters: parameters)
         trigger(.initialize, parameters: parameters)
@@ -106,6 +111,13 @@ extension ModuleManager {
         guard first else { return }
         trigger(.willTerminate, parameters: parameters)
         trigger(.tearDown, parameters: parameters)
+    }
+
+    /// Loads the module and service files the context names, once.
+    private func loadConfiguredFiles() {
+        let context = state.withLock { $0.context }
+        if let path = context.serviceConfigName { _ = try? hive.loadServices(from: path) }
+        if let path = context.moduleConfigName { _ = try? hive.loadModules(from: path) }
     }
 
     // MARK: - Delivery
