@@ -45,8 +45,9 @@ typedef struct {
     uint64_t generation;
     /* A marked image whose sections are not read yet (the startup scan defers libelf). */
     int pending;
+    /* The sections a marked image's note names; NULL for the (many) unmarked images. */
     size_t wanted_count;
-    bh_wanted wanted[BH_MAX_WANTED];
+    bh_wanted *wanted;
 } bh_image;
 
 typedef struct {
@@ -359,8 +360,14 @@ static void bh_open_image(bh_scanner *s, struct dl_phdr_info *info, bh_image *im
     image->path = bh_strdup(path);
     image->pending = 0;
     s->pending--;
-    if (!path[0] || bh_is_vdso(info)) return; /* no file behind it */
-    bh_scan_file(s, info, open_path, path, image->wanted, image->wanted_count);
+    if (path[0] && !bh_is_vdso(info)) { /* else no file behind it */
+        uint64_t start = bh_now_ns();
+        bh_scan_file(s, info, open_path, path, image->wanted, image->wanted_count);
+        s->stats.open_ns += bh_now_ns() - start;
+    }
+    free(image->wanted);
+    image->wanted = NULL;
+    image->wanted_count = 0;
 }
 
 static int bh_visit(struct dl_phdr_info *info, size_t size, void *data) {
@@ -390,16 +397,21 @@ static int bh_visit(struct dl_phdr_info *info, size_t size, void *data) {
     image->generation = s->generation;
     s->stats.images_new++;
 
-    int marked = bh_read_notes(s, info, is_main ? "main executable" : info->dlpi_name, image->wanted,
-                               &image->wanted_count);
+    bh_wanted wanted[BH_MAX_WANTED];
+    size_t wanted_count = 0;
+    int marked = bh_read_notes(s, info, is_main ? "main executable" : info->dlpi_name, wanted, &wanted_count);
     if (marked) s->stats.images_marked++;
     if (!marked) {
         if (!(s->flags & BH_SCAN_ALL_IMAGES)) return 0;
-        bh_want(image->wanted, &image->wanted_count, BH_KIND_SERVICES, "beehive_services", 16);
-        bh_want(image->wanted, &image->wanted_count, BH_KIND_MODULES, "beehive_mods", 12);
-        bh_want(image->wanted, &image->wanted_count, BH_KIND_ROUTES, "beehive_routes", 14);
+        bh_want(wanted, &wanted_count, BH_KIND_SERVICES, "beehive_services", 16);
+        bh_want(wanted, &wanted_count, BH_KIND_MODULES, "beehive_mods", 12);
+        bh_want(wanted, &wanted_count, BH_KIND_ROUTES, "beehive_routes", 14);
     }
-    if (image->wanted_count == 0) return 0;
+    if (wanted_count == 0) return 0;
+    image->wanted = malloc(wanted_count * sizeof *wanted);
+    if (!image->wanted) return 0;
+    memcpy(image->wanted, wanted, wanted_count * sizeof *wanted);
+    image->wanted_count = wanted_count;
     image->pending = 1;
     s->pending++;
     if (!walk->defer_open) bh_open_image(s, info, image, is_main);
@@ -432,7 +444,10 @@ static void bh_free_pending(bh_scanner *s) {
 void bh_scanner_destroy(bh_scanner *s) {
     if (!s) return;
     bh_free_pending(s);
-    for (size_t i = 0; i < s->image_count; i++) free(s->images[i].path);
+    for (size_t i = 0; i < s->image_count; i++) {
+        free(s->images[i].path);
+        free(s->images[i].wanted);
+    }
     free(s->images);
     free(s->sections);
     free(s->problems);
@@ -463,6 +478,7 @@ static void bh_walk_images(bh_scanner *s, int defer_open, int counts_as_scan) {
             }
             s->stats.images_removed++;
             if (image->pending) s->pending--;
+            free(image->wanted);
             if (!image->path) continue; /* never opened: it registered nothing */
             if (bh_reserve((void **)&s->unloaded, &s->unloaded_capacity, s->unloaded_count, sizeof(char *)))
                 s->unloaded[s->unloaded_count++] = image->path;
@@ -473,6 +489,7 @@ static void bh_walk_images(bh_scanner *s, int defer_open, int counts_as_scan) {
     }
     uint64_t elapsed = bh_now_ns() - start;
     s->stats.last_scan_ns = counts_as_scan ? elapsed : s->stats.last_scan_ns + elapsed;
+    if (s->stats.scans == 1 && counts_as_scan) s->stats.first_scan_ns = elapsed;
     s->stats.total_scan_ns += elapsed;
 }
 

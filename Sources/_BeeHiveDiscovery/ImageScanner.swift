@@ -40,6 +40,10 @@ public final class ImageScanner: @unchecked Sendable {
         public let lastScanNanoseconds: UInt64
         /// Duration of all scans, in nanoseconds.
         public let totalScanNanoseconds: UInt64
+        /// Duration of the first scan (for the startup scanner, the walk before `main`), in nanoseconds.
+        public let firstScanNanoseconds: UInt64
+        /// Time spent opening images with libelf, in nanoseconds.
+        public let openNanoseconds: UInt64
     }
 
     /// Creates a scanner that has seen no image yet.
@@ -112,6 +116,7 @@ public final class ImageScanner: @unchecked Sendable {
             scans: Int(s.scans), shortCircuitScans: Int(s.scans_short_circuit), imagesSeen: Int(s.images_seen),
             imagesScanned: Int(s.images_new), imagesMarked: Int(s.images_marked), imagesOpened: Int(s.images_opened),
             imagesRemoved: Int(s.images_removed), sectionsFound: Int(s.sections_found),
-            lastScanNanoseconds: s.last_scan_ns, totalScanNanoseconds: s.total_scan_ns)
+            lastScanNanoseconds: s.last_scan_ns, totalScanNanoseconds: s.total_scan_ns,
+            firstScanNanoseconds: s.first_scan_ns, openNanoseconds: s.open_ns)
     }
 }

@@ -56,6 +56,8 @@ typedef struct {
     uint64_t sections_found;      /* record sections found, over all scans */
     uint64_t last_scan_ns;        /* duration of the last scan */
     uint64_t total_scan_ns;       /* duration of all scans */
+    uint64_t first_scan_ns;       /* duration of the first scan (for the startup scanner: the walk before main) */
+    uint64_t open_ns;             /* time spent opening images with libelf and reading their section headers */
 } bh_scan_stats;
 
 typedef struct bh_scanner bh_scanner;

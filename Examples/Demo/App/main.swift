@@ -56,10 +56,11 @@ for module in hive.moduleDeclarations {
     print("    module \(module.name): level \(module.level), priority \(module.priority)")
 }
 if let stats = hive.scanStatistics {
-    let micros = Double(stats.totalScanNanoseconds) / 1000
+    func micros(_ ns: UInt64) -> String { String(Double(ns / 100) / 10) }
     print(
-        "    scanned \(stats.imagesLoaded) loaded images in \(micros) µs; \(stats.imagesWithRecords) had records, "
-            + "\(stats.imagesOpened) opened with libelf")
+        "    \(stats.imagesLoaded) loaded images: walked before main in \(micros(stats.firstScanNanoseconds)) µs; "
+            + "\(stats.imagesWithRecords) had records, \(stats.imagesOpened) opened with libelf at first use in "
+            + "\(micros(stats.openNanoseconds)) µs")
 }
 
 print("\n2. Resolving by protocol:")

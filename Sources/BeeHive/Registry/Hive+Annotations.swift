@@ -157,6 +157,11 @@ public struct ImageScanStatistics: Sendable, Hashable {
     public let lastScanNanoseconds: UInt64
     /// Time of all scans, in nanoseconds.
     public let totalScanNanoseconds: UInt64
+    /// Time of the first scan, in nanoseconds: for the shared hive, the walk a constructor did before
+    /// `main` (notes read from memory, no file opened).
+    public let firstScanNanoseconds: UInt64
+    /// Time spent opening images that carry records with libelf, in nanoseconds (at first use).
+    public let openNanoseconds: UInt64
 
     init(_ s: ImageScanner.Statistics) {
         scans = s.scans
@@ -167,6 +172,8 @@ public struct ImageScanStatistics: Sendable, Hashable {
         sectionsFound = s.sectionsFound
         lastScanNanoseconds = s.lastScanNanoseconds
         totalScanNanoseconds = s.totalScanNanoseconds
+        firstScanNanoseconds = s.firstScanNanoseconds
+        openNanoseconds = s.openNanoseconds
     }
 }
 
