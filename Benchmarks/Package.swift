@@ -23,7 +23,8 @@ let tiers: [Int] = {
 let packageDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
 for n in tiers where !FileManager.default.fileExists(atPath: "\(packageDirectory)/Fixtures/N\(n)/Fixtures\(n)") {
     fatalError(
-        "BEEHIVE_BENCH_TIERS names tier \(n), which is not generated; run: python3 Benchmarks/Tools/generate.py --n \(n)")
+        "BEEHIVE_BENCH_TIERS names tier \(n), which is not generated; "
+            + "run: python3 Benchmarks/Tools/generate.py --n \(n)")
 }
 
 let mechanisms = ["Annotations", "Plist", "Json", "Explicit", "Swinject"]
@@ -74,7 +75,8 @@ for n in tiers {
 
 targets += [
     // The tiers compiled into this build, and the five mechanisms over them.
-    .target(name: "RegistrationKit", dependencies: kitDependencies, path: "Sources/RegistrationKit",
+    .target(
+        name: "RegistrationKit", dependencies: kitDependencies, path: "Sources/RegistrationKit",
         swiftSettings: tierDefines),
     // The package-benchmark suite: registration (five mechanisms × N), resolve, scan.
     .executableTarget(

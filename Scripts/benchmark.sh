@@ -57,7 +57,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bench="$root/Benchmarks"
 tools="$bench/Tools"
 results="$bench/Results/$mode"
-scratch="$bench/.build"
+scratch="${BEEHIVE_BENCH_SCRATCH:-$bench/.build}"  # another folder only to test a clean build
 
 case "$mode" in
     smoke) tiers="10" ; default_runs=1 ; startup_n="10" ;;
@@ -74,7 +74,8 @@ if [[ "$only_mechanisms" == "all" ]]; then
 else
     mechanisms="${only_mechanisms//,/ }"
     for m in $mechanisms; do
-        [[ " $all_mechanisms " == *" $m "* ]] || fail_usage "unknown mechanism '$m' (choose from all, ${all_mechanisms// /, })"
+        [[ " $all_mechanisms " == *" $m "* ]] \
+            || fail_usage "unknown mechanism '$m' (choose from all, ${all_mechanisms// /, })"
     done
 fi
 ns="${tiers//,/ }"
@@ -106,7 +107,7 @@ export BEEHIVE_BENCH_MODE="$mode"
 step "build (release, $scratch)"
 build_start=$(date +%s)
 swift build -c release --package-path "$bench" --scratch-path "$scratch" 2>&1 \
-    | grep -E "error|warning: .*Benchmarks/|Compiling|Build complete|Linking BeeHiveBenchmarks" | grep -v "^\[.*Compiling" || true
+    | grep -E "error|warning: .*Benchmarks/|Build complete|Linking BeeHiveBenchmarks" || true
 [[ -x "$scratch/release/BeeHiveBenchmarks" ]] || { echo "benchmark.sh: build failed" >&2; exit 1; }
 echo "build: $(($(date +%s) - build_start)) s"
 bin="$scratch/release"
@@ -117,14 +118,29 @@ filters=()
 for n in $ns; do
     for m in $mechanisms; do filters+=(--filter "register/$m/$n"); done
 done
-filters+=(--filter 'resolve/.*' --filter 'scan/.*' --filter 'rescan/.*' --filter 'hive/.*')
+filters+=(--filter 'resolve/.*' --filter 'scan/.*' --filter 'rescan/.*' --filter 'hive/.*' --filter 'overhead/.*')
 rm -rf "$results"
 mkdir -p "$results/benchmarks"
+# The machine is shared: keep the load average around the measurements for the report.
+echo "before $(cut -d' ' -f1-3 /proc/loadavg)" > "$results/loadavg.txt"
 (cd "$bench" && swift package --scratch-path "$scratch" --allow-writing-to-package-directory benchmark \
     --no-progress --format histogramPercentiles --path "$results/benchmarks" "${filters[@]}" 2>&1) \
-    | grep -v -E "^\[|^Building|^Build |warning: 'swinject'|\.erb$|Info.plist$|^$" || true
+    | grep -v -E "^\[|^Writing to |^Building|^Build |warning: 'swinject'|\.erb$|Info.plist$|^$" || true
 count=$(find "$results/benchmarks" -name '*.tsv' | wc -l)
 ((count > 0)) || { echo "benchmark.sh: package-benchmark exported nothing (a benchmark failed?)" >&2; exit 1; }
+
+if [[ "$mode" == "smoke" ]]; then
+    # A registry one service short must stop the run instead of reporting a time.
+    step "check: a short registry fails the benchmark"
+    if (cd "$bench" && BEEHIVE_BENCH_EXPECT_EXTRA=1 swift package --scratch-path "$scratch" benchmark --no-progress \
+        --filter 'register/explicit/10' > "$results/short-registry.log" 2>&1); then
+        echo "benchmark.sh: a registry one service short did not fail the benchmark" >&2
+        exit 1
+    fi
+    grep -q "registered 10 services; expected 11" "$results/short-registry.log" \
+        || { echo "benchmark.sh: the short-registry failure did not say why" >&2; exit 1; }
+    echo "ok: the benchmark stopped with: registered 10 services; expected 11"
+fi
 
 # 4. Whole-process startup and the scan cost as images are added.
 startup_args=()
@@ -154,11 +170,14 @@ fi
 
 # 6. The report.
 step "report"
-report_args=(--benchmarks "$results/benchmarks" --scan "$results/scan.json" "${startup_args[@]}" "${callgrind_args[@]}")
+echo "after $(cut -d' ' -f1-3 /proc/loadavg)" >> "$results/loadavg.txt"
+report_args=(--load "$results/loadavg.txt" --benchmarks "$results/benchmarks" --scan "$results/scan.json" "${startup_args[@]}" "${callgrind_args[@]}")
 command_line="Scripts/benchmark.sh --$mode"
 if [[ "$mode" == "full" && -z "$only_n" && "$only_mechanisms" == "all" ]]; then
     python3 "$tools/report.py" "${report_args[@]}" --command "$command_line" --doc "$root/Docs/benchmarks.md" \
         --svg "$root/Docs/images/registration-cost.svg" | tee "$results/summary.md"
+elif [[ "$mode" == "smoke" ]]; then
+    python3 "$tools/report.py" "${report_args[@]}" --command "$command_line" --no-targets | tee "$results/summary.md"
 else
     python3 "$tools/report.py" "${report_args[@]}" --command "$command_line" | tee "$results/summary.md"
 fi

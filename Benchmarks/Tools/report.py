@@ -37,7 +37,7 @@ COLORS = {
     "explicit": "#111111",
     "swinject": "#ff7f0e",
 }
-METRIC_FILES = {"Time_(wall_clock)": "ns", "Malloc_(total)": "mallocs", "Instructions": "instructions"}
+METRIC_FILES = {"wallClock": "ns", "mallocCountTotal": "mallocs", "instructions": "instructions"}
 BEGIN = "<!-- BEGIN GENERATED: Benchmarks/Tools/report.py -->"
 END = "<!-- END GENERATED -->"
 PER_SAMPLE = 1000  # resolve and rescan benchmarks make 1,000 calls per sample
@@ -51,8 +51,12 @@ def read_benchmarks(directory: Path) -> dict[str, dict[str, float]]:
         match = pattern.match(path.name)
         if not match or match.group("metric") not in METRIC_FILES:
             continue
-        rows = [line.split("\t") for line in path.read_text().splitlines()[1:] if line.strip()]
-        values = {int(p): float(v) for p, v in rows}
+        lines = path.read_text().splitlines()
+        # The header names the unit; large counts may be scaled to K, M or G.
+        unit = re.search(r"\((K|M|G)\) \*$", lines[0])
+        factor = {"K": 1e3, "M": 1e6, "G": 1e9}[unit.group(1)] if unit else 1.0
+        rows = [line.split("\t") for line in lines[1:] if line.strip()]
+        values = {int(p): float(v) * factor for p, v in rows}
         name = match.group("name").replace("_", "/")
         results.setdefault(name, {})[METRIC_FILES[match.group("metric")]] = values[50]
     return results
@@ -61,6 +65,8 @@ def read_benchmarks(directory: Path) -> dict[str, dict[str, float]]:
 def fmt_time(ns: float | None) -> str:
     if ns is None:
         return "–"
+    if ns >= 1e9:
+        return f"{ns / 1e9:.2f} s"
     if ns >= 1e6:
         return f"{ns / 1e6:.2f} ms"
     if ns >= 1e3:
@@ -72,8 +78,19 @@ def fmt_ratio(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f}×"
 
 
+def harness_mallocs(results: dict) -> float:
+    """Allocations the harness itself makes per sample (`overhead/empty-x1000`), subtracted from every
+    sample's count; 0 when not measured."""
+    return results.get("overhead/empty-x1000", {}).get("mallocs", 0.0)
+
+
+def net_mallocs(results: dict, value: float | None) -> float | None:
+    return None if value is None else max(0.0, value - harness_mallocs(results))
+
+
 def registration(results: dict, mechanism: str, n: int, metric: str = "ns") -> float | None:
-    return results.get(f"register/{mechanism}/{n}", {}).get(metric)
+    value = results.get(f"register/{mechanism}/{n}", {}).get(metric)
+    return net_mallocs(results, value) if metric == "mallocs" else value
 
 
 def tiers_of(results: dict) -> list[int]:
@@ -119,6 +136,8 @@ def registration_tables(results: dict, callgrind: dict | None) -> tuple[list[str
     if not tiers:
         return lines, verdicts
     lines += ["### Registration: a new registry holding N services (median wall clock; mallocs)", ""]
+    lines += [f"Mallocs are per sample, less the harness's own {harness_mallocs(results):.0f} per sample "
+              "(measured by `overhead/empty-x1000`).", ""]
     lines.append("| N | " + " | ".join(LABELS[m] for m in MECHANISMS) + " |")
     lines.append("|---:|" + "---:|" * len(MECHANISMS))
     for n in tiers:
@@ -142,17 +161,19 @@ def registration_tables(results: dict, callgrind: dict | None) -> tuple[list[str
     lines.append("| N | " + " | ".join(LABELS[m] for m in MECHANISMS) + " |")
     lines.append("|---:|" + "---:|" * len(MECHANISMS))
     for n in tiers:
-        cells = [fmt_time(registration(results, m, n) / n) if registration(results, m, n) else "–" for m in MECHANISMS]
+        costs = [registration(results, m, n) for m in MECHANISMS]
+        cells = [fmt_time(cost / n) if cost else "–" for cost in costs]
         lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
     if callgrind:
         n = callgrind.get("n")
         lines += ["", f"### Instructions per registration of N = {n:,} (valgrind callgrind; this VM has no PMU)", ""]
-        lines.append("| " + " | ".join(LABELS[m] for m in MECHANISMS if m in callgrind) + " |")
-        lines.append("|" + "---:|" * sum(1 for m in MECHANISMS if m in callgrind))
-        lines.append("| " + " | ".join(f"{callgrind[m] / 1e6:.2f} M" for m in MECHANISMS if m in callgrind) + " |")
+        lines.append("| " + " | ".join(LABELS[m] for m in MECHANISMS if m in callgrind) + " | `Hive()` alone |")
+        lines.append("|" + "---:|" * (sum(1 for m in MECHANISMS if m in callgrind) + 1))
+        lines.append("| " + " | ".join(f"{callgrind[m] / 1e6:.2f} M" for m in MECHANISMS if m in callgrind)
+                     + f" | {callgrind.get('empty', 0) / 1e3:.1f} K |")
         if "explicit" in callgrind:
             lines.append("| " + " | ".join(fmt_ratio(callgrind[m] / callgrind["explicit"])
-                                          for m in MECHANISMS if m in callgrind) + " |")
+                                          for m in MECHANISMS if m in callgrind) + " | |")
     # Targets at N = 1,000.
     if 1000 in tiers:
         a, b, c, d = (registration(results, m, 1000) for m in ("annotations", "plist", "json", "explicit"))
@@ -184,7 +205,7 @@ def registration_tables(results: dict, callgrind: dict | None) -> tuple[list[str
     return lines, verdicts
 
 
-def resolve_tables(results: dict) -> tuple[list[str], dict]:
+def resolve_tables(results: dict, counted: dict | None) -> tuple[list[str], dict]:
     rows = [
         ("BeeHive: cached singleton, by type", "resolve/beehive/singleton-x1000"),
         ("BeeHive: new instance, by type", "resolve/beehive/transient-x1000"),
@@ -194,14 +215,22 @@ def resolve_tables(results: dict) -> tuple[list[str], dict]:
     ]
     if not any(key in results for _, key in rows):
         return [], {}
+    memcheck = (counted or {}).get("allocationsPerResolve", {})
+    memcheck_keys = {"resolve/beehive/singleton-x1000": "singleton", "resolve/beehive/transient-x1000": "transient",
+                     "resolve/beehive/by-name-x1000": "by-name"}
     lines = ["", "### Resolve: one resolution (median of samples of 1,000, divided by 1,000)", ""]
-    lines += ["| resolution | time | mallocs |", "|---|---:|---:|"]
+    lines += ["Mallocs: package-benchmark's count per sample less the harness's own, divided by 1,000; and,\n"
+              "independently, valgrind memcheck's total allocations of 10,000 resolutions less those of none,\n"
+              "divided by 10,000 (`--full` only).", ""]
+    lines += ["| resolution | time | mallocs | mallocs (memcheck) |", "|---|---:|---:|---:|"]
     for label, key in rows:
         value = results.get(key, {})
         ns = value.get("ns")
-        mallocs = value.get("mallocs")
+        mallocs = net_mallocs(results, value.get("mallocs"))
+        checked = memcheck.get(memcheck_keys.get(key, ""))
         lines.append(f"| {label} | {fmt_time(ns / PER_SAMPLE) if ns else '–'} | "
-                     + (f"{mallocs / PER_SAMPLE:.3g}" if mallocs is not None else "–") + " |")
+                     + (f"{mallocs / PER_SAMPLE:.3g}" if mallocs is not None else "–") + " | "
+                     + (f"{checked:.3g}" if checked is not None else "–") + " |")
     verdicts = {}
     single = results.get("resolve/beehive/singleton-x1000", {})
     swinject = results.get("resolve/swinject/singleton-x1000", {})
@@ -209,8 +238,12 @@ def resolve_tables(results: dict) -> tuple[list[str], dict]:
         ratio = single["ns"] / swinject["ns"]
         verdicts["cached singleton ≤ 0.5× Swinject's resolve"] = (ratio, ratio <= 0.5, f"{ratio:.2f}×")
     if "mallocs" in single:
-        per = single["mallocs"] / PER_SAMPLE
-        verdicts["cached singleton allocates nothing"] = (per, per == 0, f"{per:.3g} mallocs per resolve")
+        per = net_mallocs(results, single["mallocs"]) / PER_SAMPLE
+        text = f"{per:.3g} mallocs per resolve"
+        if "singleton" in memcheck:
+            text += f" ({memcheck['singleton']:.3g} by memcheck)"
+            per = max(per, memcheck["singleton"])
+        verdicts["cached singleton allocates nothing"] = (per, per == 0, text)
     return lines, verdicts
 
 
@@ -219,13 +252,16 @@ def fixed_costs(results: dict) -> list[str]:
         ("`Hive()`: an empty hive", "hive/empty", 1),
         ("scan of this benchmark process (no section registered)", "scan/this-process", 1),
         ("`rescan()` with nothing loaded or unloaded", "rescan/unchanged-x1000", PER_SAMPLE),
+        ("harness floor: an empty iteration", "overhead/empty-x1000", PER_SAMPLE),
     ]
     if not any(key in results for _, key, _ in rows):
         return []
-    lines = ["", "### Fixed costs", "", "| operation | time | mallocs |", "|---|---:|---:|"]
+    lines = ["", "### Fixed costs (mallocs less the harness's own, but for the harness row)", "",
+             "| operation | time | mallocs |", "|---|---:|---:|"]
     for label, key, per in rows:
         value = results.get(key, {})
-        ns, mallocs = value.get("ns"), value.get("mallocs")
+        ns = value.get("ns")
+        mallocs = value.get("mallocs") if key.startswith("overhead/") else net_mallocs(results, value.get("mallocs"))
         lines.append(f"| {label} | {fmt_time(ns / per) if ns else '–'} | "
                      + (f"{mallocs / per:.3g}" if mallocs is not None else "–") + " |")
     return lines
@@ -251,20 +287,26 @@ def startup_tables(startup: dict) -> list[str]:
 
 def scan_tables(scan: dict) -> tuple[list[str], dict]:
     lines = ["", "### Scan cost as the number of loaded images grows", ""]
-    lines += ["| extra libraries | records | images loaded | images opened | scan (median) | new hive, scan + "
-              "register | startup scan (LD_PRELOAD) | `rescan()`, unchanged |",
-              "|---:|---|---:|---:|---:|---:|---:|---:|"]
+    lines += ["In process: a new scanning hive after `dlopen` of the libraries (scan = the scanner's walk with its\n"
+              "libelf opens; new hive = scan, drain and registration). At startup: the same libraries with\n"
+              "`LD_PRELOAD`; the constructor's walk before `main` reads notes in memory and opens nothing, the\n"
+              "libelf opens come at the first use of `Hive.shared`.", ""]
+    lines += ["| extra libraries | records | images loaded | images opened | scan (median) | of which libelf | "
+              "new hive | pre-main walk (LD_PRELOAD) | first-use opens | `rescan()`, unchanged |",
+              "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     verdicts = {}
     for r in scan["results"]:
         lines.append(
             f"| {r['extraImages']} | {'one each' if r['kind'] == 'records' else 'none'} | {r['imagesLoaded']} | "
-            f"{r['imagesOpened']} | {fmt_time(r['scanMedianNs'])} | {fmt_time(r['hiveMedianNs'])} | "
-            f"{fmt_time(r['startupScanMedianNs'])} | {r['rescanNs']:.0f} ns |")
+            f"{r['imagesOpened']} | {fmt_time(r['scanMedianNs'])} | {fmt_time(r.get('openMedianNs'))} | "
+            f"{fmt_time(r['hiveMedianNs'])} | {fmt_time(r['startupScanMedianNs'])} | "
+            f"{fmt_time(r.get('startupOpenMedianNs'))} | {r['rescanNs']:.0f} ns |")
         if r["kind"] == "plain" and r["imagesLoaded"] >= 25:
             key = "scan of ~25+ loaded images without records ≤ 50 µs"
             value = r["scanMedianNs"] / 1000
             if key not in verdicts or r["imagesLoaded"] < verdicts[key][3]:
-                verdicts[key] = (value, value <= 50, f"{value:.1f} µs at {r['imagesLoaded']} images", r["imagesLoaded"])
+                text = f"{value:.1f} µs at {r['imagesLoaded']} images"
+                verdicts[key] = (value, value <= 50, text, r["imagesLoaded"])
     return lines, {k: v[:3] for k, v in verdicts.items()}
 
 
@@ -328,10 +370,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--startup", type=Path)
     parser.add_argument("--scan", type=Path)
     parser.add_argument("--callgrind", type=Path)
+    parser.add_argument("--load", type=Path, help="load averages before and after the run (benchmark.sh)")
     parser.add_argument("--command", default="", help="the command that produced the results, for the document")
     parser.add_argument("--doc", type=Path, help="Markdown file whose GENERATED block is replaced")
     parser.add_argument("--svg", type=Path)
     parser.add_argument("--svg-link", default="images/registration-cost.svg")
+    parser.add_argument("--no-targets", action="store_true", help="leave out the target verdicts (smoke runs)")
     args = parser.parse_args(argv)
 
     results = read_benchmarks(args.benchmarks)
@@ -340,6 +384,9 @@ def main(argv: list[str]) -> int:
         return 1
     callgrind = json.loads(args.callgrind.read_text()) if args.callgrind and args.callgrind.exists() else None
     lines = ["## Results", "", "Machine:", ""] + machine()
+    if args.load and args.load.exists():
+        loads = "; ".join(line.strip() for line in args.load.read_text().splitlines() if line.strip())
+        lines.append(f"- Load average (1, 5, 15 min) around the run, on a machine shared with other work:\n  {loads}")
     if args.command:
         lines += ["", f"Command: `{args.command}`"]
     lines.append("")
@@ -348,7 +395,7 @@ def main(argv: list[str]) -> int:
     if args.svg:
         svg_chart(results, args.svg)
         lines += ["", f"![Registration cost against N]({args.svg_link})"]
-    res_lines, res_verdicts = resolve_tables(results)
+    res_lines, res_verdicts = resolve_tables(results, callgrind)
     lines += res_lines
     verdicts.update(res_verdicts)
     lines += fixed_costs(results)
@@ -358,7 +405,7 @@ def main(argv: list[str]) -> int:
         scan_lines, scan_verdicts = scan_tables(json.loads(args.scan.read_text()))
         lines += scan_lines
         verdicts.update(scan_verdicts)
-    if verdicts:
+    if verdicts and not args.no_targets:
         lines += ["", "### Targets (issue 3)", "", "| target | measured | verdict |", "|---|---:|---|"]
         for target, (_, met, text) in verdicts.items():
             lines.append(f"| {target} | {text} | {'met' if met else '**missed**'} |")

@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -173,7 +174,8 @@ def scan(args: argparse.Namespace) -> dict:
             output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
             result = json.loads(output)
             if kind == "records" and result["servicesRegistered"] != count:
-                raise SystemExit(f"startup.py: {count} libraries with records registered {result['servicesRegistered']}")
+                registered = result["servicesRegistered"]
+                raise SystemExit(f"startup.py: {count} libraries with records registered {registered} services")
             # The startup scanner, with the same libraries loaded at exec (LD_PRELOAD): one sample per process.
             startup = []
             preload = " ".join(f"{prefixes[kind]}{i}.so" for i in range(count))
@@ -187,15 +189,22 @@ def scan(args: argparse.Namespace) -> dict:
             result["kind"] = kind
             result["startupImages"] = startup[0]["startupImages"]
             result["startupScanMedianNs"] = statistics.median(s["startupScanNs"] for s in startup)
+            result["startupOpenMedianNs"] = statistics.median(s.get("startupOpenNs", 0) for s in startup)
             results.append(result)
     return {"kind": "scan", "results": results}
 
 
 def instructions(args: argparse.Namespace) -> dict:
     """Instructions of one registration: (run with K registrations - run with 0) / K, under callgrind."""
-    tool = args.bin / "Profile"
-    if not tool.exists():
-        raise SystemExit(f"startup.py: {tool} is not built")
+    built = args.bin / "Profile"
+    if not built.exists():
+        raise SystemExit(f"startup.py: {built} is not built")
+    # valgrind 3.19 cannot read the DWARF 5 that Swift 6.3 writes ("Possibly corrupted debuginfo file"):
+    # count a copy without debug info; the symbol table still names the functions.
+    tool = args.bin / "Profile.nodebug"
+    shutil.copyfile(built, tool)
+    tool.chmod(0o755)
+    subprocess.run(["strip", "--strip-debug", str(tool)], check=True)
 
     def collected(mechanism: str, repetitions: int) -> int:
         command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", str(tool), mechanism,
@@ -206,9 +215,23 @@ def instructions(args: argparse.Namespace) -> dict:
             raise SystemExit(f"startup.py: no instruction count from valgrind for {mechanism}: {output[-500:]}")
         return int(match.group(1))
 
+    def allocations(kind: str, repetitions: int) -> int:
+        command = ["valgrind", "--tool=memcheck", str(tool), kind, str(args.n), str(repetitions)]
+        output = subprocess.run(command, check=True, capture_output=True, text=True).stderr
+        match = re.search(r"total heap usage: ([\d,]+) allocs", output)
+        if not match:
+            raise SystemExit(f"startup.py: no allocation count from valgrind for {kind}: {output[-500:]}")
+        return int(match.group(1).replace(",", ""))
+
     result: dict = {"kind": "instructions", "n": args.n, "repetitions": args.repeat}
     for mechanism in args.mechanism + ["empty"]:
         result[mechanism] = (collected(mechanism, args.repeat) - collected(mechanism, 0)) / args.repeat
+    # Allocations per resolution, counted by memcheck (independent of package-benchmark's interposer).
+    resolves = 10_000
+    result["allocationsPerResolve"] = {
+        kind: (allocations(f"resolve-{kind}", resolves) - allocations(f"resolve-{kind}", 0)) / resolves
+        for kind in ("singleton", "by-name", "transient")
+    }
     return result
 
 

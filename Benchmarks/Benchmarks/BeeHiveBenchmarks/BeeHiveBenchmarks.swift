@@ -31,16 +31,21 @@ enum BenchmarkMode: String {
 
     var configuration: Benchmark.Configuration {
         let metrics: [BenchmarkMetric] = [.wallClock, .instructions, .mallocCountTotal]
+        // Exact counts in the exports (package-benchmark would otherwise round large counts to K or M).
+        let units: [BenchmarkMetric: BenchmarkUnits] = [.mallocCountTotal: .count, .instructions: .count]
         switch self {
         case .smoke:
-            return .init(metrics: metrics, timeUnits: .nanoseconds, warmupIterations: 0, maxDuration: .seconds(1),
-                maxIterations: 1)
+            return .init(
+                metrics: metrics, timeUnits: .nanoseconds, units: units, warmupIterations: 0,
+                maxDuration: .seconds(1), maxIterations: 1)
         case .quick:
-            return .init(metrics: metrics, timeUnits: .nanoseconds, warmupIterations: 2,
+            return .init(
+                metrics: metrics, timeUnits: .nanoseconds, units: units, warmupIterations: 2,
                 maxDuration: .milliseconds(1500), maxIterations: 300)
         case .full:
-            return .init(metrics: metrics, timeUnits: .nanoseconds, warmupIterations: 5, maxDuration: .seconds(4),
-                maxIterations: 2000)
+            return .init(
+                metrics: metrics, timeUnits: .nanoseconds, units: units, warmupIterations: 5,
+                maxDuration: .seconds(4), maxIterations: 2000)
         }
     }
 }

@@ -1,5 +1,5 @@
-import Benchmark
 import BeeHive
+import Benchmark
 import RegistrationKit
 import Swinject
 
@@ -58,27 +58,37 @@ func registerResolveBenchmarks() {
 
     Benchmark("resolve/beehive/singleton-x1000") { _ in
         for _ in 0..<resolvesPerSample { blackHole(try hive.createService(ResolveSingleton.self)) }
-    } setup: { try prepare() }
+    } setup: {
+        try prepare()
+    }
 
     Benchmark("resolve/beehive/transient-x1000") { _ in
         for _ in 0..<resolvesPerSample { blackHole(try hive.createService(ResolveTransient.self)) }
-    } setup: { try prepare() }
+    } setup: {
+        try prepare()
+    }
 
     Benchmark("resolve/beehive/by-name-x1000") { _ in
         for _ in 0..<resolvesPerSample { blackHole(try hive.createService(named: singletonName)) }
-    } setup: { try prepare() }
+    } setup: {
+        try prepare()
+    }
 
     Benchmark("resolve/swinject/singleton-x1000") { _ in
         for _ in 0..<resolvesPerSample {
             guard let service = container.resolve(ResolveSingleton.self) else { fatalError("Swinject resolved nil") }
             blackHole(service)
         }
-    } setup: { try prepare() }
+    } setup: {
+        try prepare()
+    }
 
     Benchmark("resolve/swinject/transient-x1000") { _ in
         for _ in 0..<resolvesPerSample {
             guard let service = container.resolve(ResolveTransient.self) else { fatalError("Swinject resolved nil") }
             blackHole(service)
         }
-    } setup: { try prepare() }
+    } setup: {
+        try prepare()
+    }
 }

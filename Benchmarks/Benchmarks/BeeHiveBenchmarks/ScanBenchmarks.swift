@@ -1,8 +1,13 @@
-import Benchmark
 import BeeHive
+import Benchmark
 
 /// The fixed costs behind the annotation path, in this (Foundation-linked) benchmark process.
 func registerScanBenchmarks() {
+    // The floor: 1,000 empty iterations; what the harness itself costs per sample.
+    Benchmark("overhead/empty-x1000") { _ in
+        for i in 0..<resolvesPerSample { blackHole(i) }
+    }
+
     // A new hive: what every BeeHive mechanism pays before registering anything.
     Benchmark("hive/empty") { _ in
         blackHole(Hive())
@@ -15,7 +20,8 @@ func registerScanBenchmarks() {
         blackHole(hive)
         benchmark.stopMeasurement()
         guard let statistics = hive.scanStatistics, statistics.imagesLoaded > 0, statistics.imagesOpened == 1 else {
-            fatalError("scan/this-process: expected a scan that opened this executable; got \(String(describing: hive.scanStatistics))")
+            let found = String(describing: hive.scanStatistics)
+            fatalError("scan/this-process: expected a scan that opened this executable; found \(found)")
         }
     }
 

@@ -9,11 +9,18 @@ import Glibc
 // Builds one mechanism's registry K times, for instruction counts under valgrind: the difference of
 // two runs (K and 0) divided by K is the cost of one registration, free of process startup. This VM
 // has no hardware performance counters, so package-benchmark cannot report instructions here.
+// `resolve-singleton`, `resolve-transient` and `resolve-by-name` resolve K times instead, from a hive
+// holding the tier, to count allocations per resolution independently of package-benchmark
+// (valgrind --tool=memcheck prints the process's total allocations).
 //
 //   valgrind --tool=callgrind Profile explicit 1000 20
+//   valgrind --tool=memcheck Profile resolve-singleton 1000 10000
 
-let usage = "usage: Profile MECHANISM N K   (MECHANISM: \(Mechanism.allCases.map(\.rawValue).joined(separator: ", ")), "
-    + "or empty; N: a compiled tier (\(compiledTiers.map { String($0.count) }.joined(separator: ", "))); K >= 0)"
+let mechanismNames = Mechanism.allCases.map(\.rawValue).joined(separator: ", ")
+let usage =
+    "usage: Profile MECHANISM N K   (MECHANISM: \(mechanismNames), "
+    + "empty, resolve-singleton, resolve-transient or resolve-by-name; N: a compiled tier ("
+    + compiledTiers.map { String($0.count) }.joined(separator: ", ") + "); K >= 0)"
 
 func fail(_ message: String) -> Never {
     let text = "Profile: \(message)\n\(usage)\n"
@@ -27,6 +34,47 @@ let mechanismName = arguments[1]
 guard let n = Int(arguments[2]), n > 0 else { fail("expected N > 0; found '\(arguments[2])'") }
 guard let repetitions = Int(arguments[3]), repetitions >= 0 else { fail("expected K >= 0; found '\(arguments[3])'") }
 guard let tier = compiledTiers.first(where: { $0.count == n }) else { fail("tier \(n) is not compiled in") }
+
+/// The service of the singleton resolutions.
+public protocol ProfiledSingleton: AnyObject {}
+/// Its implementation: one shared instance.
+public final class ProfiledSingletonImpl: ProfiledSingleton, ServiceImplementation {
+    /// One instance serves every request.
+    public static var isSingleton: Bool { true }
+    /// Creates the instance.
+    public init() {}
+}
+/// The service of the new-instance resolutions.
+public protocol ProfiledTransient: AnyObject {}
+/// Its implementation: a new instance per request.
+public final class ProfiledTransientImpl: ProfiledTransient, ServiceImplementation {
+    /// Creates an instance.
+    public init() {}
+}
+
+if mechanismName.hasPrefix("resolve-") {
+    let hive = buildHive(.explicit, tier)
+    do {
+        try hive.register(service: ProfiledSingleton.self, impl: ProfiledSingletonImpl.self)
+        try hive.register(service: ProfiledTransient.self, impl: ProfiledTransientImpl.self)
+        let name = String(reflecting: ProfiledSingleton.self)
+        let resolve: () throws(HiveError) -> AnyObject
+        switch mechanismName {
+        case "resolve-singleton": resolve = { () throws(HiveError) in try hive.createService(ProfiledSingleton.self) }
+        case "resolve-transient": resolve = { () throws(HiveError) in try hive.createService(ProfiledTransient.self) }
+        case "resolve-by-name": resolve = { () throws(HiveError) in try hive.createService(named: name) as AnyObject }
+        default: fail("unknown mechanism '\(mechanismName)'")
+        }
+        // Twice outside the counted part: the first creates the singleton and fills the type index.
+        _ = try resolve()
+        _ = try resolve()
+        for _ in 0..<repetitions { _ = try resolve() }
+    } catch {
+        fail("\(error)")
+    }
+    print("Profile: \(mechanismName) N=\(n) x\(repetitions)")
+    exit(0)
+}
 
 func build(_ name: String) -> AnyObject {
     if name == "empty" { return Hive() }

@@ -4,7 +4,8 @@ import Fixtures10
 import Fixtures10BeeHive
 import StartupSupport
 
-// (a) The records were found by the constructor before main; Hive.shared parses and registers them.
+// (a) The constructor's walk before main found this image's BeeHive note; the first use of Hive.shared
+// opens the image with libelf, then parses and registers the records.
 let hive = Hive.shared
 let ready = StartupClock.now()
 StartupReport.finish(
