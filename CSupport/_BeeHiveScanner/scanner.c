@@ -532,6 +532,13 @@ void bh_scanner_drain(bh_scanner *s, void *context, bh_section_fn on_section, bh
     pthread_mutex_unlock(&s->lock);
 }
 
+int bh_scanner_has_pending(bh_scanner *s) {
+    pthread_mutex_lock(&s->lock);
+    int pending = s->section_count + s->problem_count + s->unloaded_count + s->pending > 0;
+    pthread_mutex_unlock(&s->lock);
+    return pending;
+}
+
 bh_scan_stats bh_scanner_stats(bh_scanner *s) {
     pthread_mutex_lock(&s->lock);
     bh_scan_stats stats = s->stats;

@@ -36,7 +36,8 @@ public final class ImageScanner: @unchecked Sendable {
         public let imagesRemoved: Int
         /// Record sections found.
         public let sectionsFound: Int
-        /// Duration of the last scan, in nanoseconds.
+        /// Duration of the last scan, in nanoseconds (for the startup scanner after first use: the quick
+        /// rescan of the first drain, not the walk before `main`; see ``firstScanNanoseconds``).
         public let lastScanNanoseconds: UInt64
         /// Duration of all scans, in nanoseconds.
         public let totalScanNanoseconds: UInt64
@@ -77,6 +78,7 @@ public final class ImageScanner: @unchecked Sendable {
 
     /// Returns everything found since the last call, without scanning.
     public func drain() -> Batch {
+        guard bh_scanner_has_pending(handle) != 0 else { return Batch() }
         final class Box { var batch = Batch() }
         let box = Box()
         withExtendedLifetime(box) {

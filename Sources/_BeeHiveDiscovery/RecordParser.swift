@@ -84,6 +84,45 @@ public struct RecordParser {
         return result
     }
 
+    /// Parses a service record, with a fast path for BeeHive's form `{"<service>":"<impl>"}`.
+    ///
+    /// Same results and errors as `ServiceRecord(try parse(record))`, without building the field list
+    /// for the common form.
+    public static func parseService(_ record: RawRecord) throws(RecordError) -> ServiceRecord {
+        if record.isTerminated {
+            var parser = RecordParser(bytes: record.bytes)
+            if let fast = parser.onePairServiceRecord() { return fast }
+        }
+        return try ServiceRecord(parse(record))
+    }
+
+    /// `{"<service>":"<impl>"}` with no whitespace, escapes or non-ASCII bytes, and a key other than
+    /// "impl"; nil for anything else (the general parser then reports what is wrong).
+    private mutating func onePairServiceRecord() -> ServiceRecord? {
+        guard peek == UInt8(ascii: "{") else { return nil }
+        index += 1
+        guard let service = plainString(), peek == UInt8(ascii: ":") else { return nil }
+        index += 1
+        guard let impl = plainString(), peek == UInt8(ascii: "}"), index + 1 == bytes.count else { return nil }
+        guard !service.isEmpty, !impl.isEmpty, service != "impl" else { return nil }
+        return ServiceRecord(service: service, implementation: impl)
+    }
+
+    /// A string of printable ASCII without escapes; nil (cursor anywhere) otherwise.
+    private mutating func plainString() -> String? {
+        guard peek == UInt8(ascii: "\"") else { return nil }
+        index += 1
+        let start = index
+        while let b = peek, b != UInt8(ascii: "\"") {
+            guard b >= 0x20, b < 0x80, b != UInt8(ascii: "\\") else { return nil }
+            index += 1
+        }
+        guard peek == UInt8(ascii: "\"") else { return nil }
+        let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
+        index += 1
+        return String(decoding: slice.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+    }
+
     private init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
@@ -99,8 +138,8 @@ public struct RecordParser {
         while let b = peek, b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D { index += 1 }
     }
 
-    private mutating func expect(_ byte: UInt8, _ what: String) throws(RecordError) {
-        guard peek == byte else { throw unexpected(what) }
+    private mutating func expect(_ byte: UInt8, _ what: @autoclosure () -> String) throws(RecordError) {
+        guard peek == byte else { throw unexpected(what()) }
         index += 1
     }
 
@@ -186,7 +225,9 @@ public struct RecordParser {
         index += 1
         let start = index
         // Fast path: no escapes.
+        var isASCII = true
         while let b = peek, b != UInt8(ascii: "\""), b != UInt8(ascii: "\\") {
+            isASCII = isASCII && b < 0x80
             if b < 0x20 {
                 throw RecordError(
                     .syntax, "expected a character; found control byte 0x\(String(b, radix: 16)) in a string", at: index
@@ -201,6 +242,7 @@ public struct RecordParser {
         if stop == UInt8(ascii: "\"") {
             let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
             index += 1
+            if isASCII { return String(decoding: slice.assumingMemoryBound(to: UInt8.self), as: UTF8.self) }
             return try decodeUTF8(slice, at: start)
         }
         // Slow path: unescape into a buffer.
@@ -277,7 +319,10 @@ public struct RecordParser {
     }
 
     private func decodeUTF8(_ slice: UnsafeRawBufferPointer, at offset: Int) throws(RecordError) -> String {
-        if let s = String(validating: slice, as: UTF8.self) { return s }
+        // Decoding repairs invalid sequences with U+FFFD; the bytes are valid if nothing was repaired.
+        let bytes = slice.assumingMemoryBound(to: UInt8.self)
+        let decoded = String(decoding: bytes, as: UTF8.self)
+        if decoded.utf8.elementsEqual(bytes) { return decoded }
         throw Self.invalidUTF8(slice, at: offset)
     }
 

@@ -54,6 +54,13 @@ public struct RecordSection: @unchecked Sendable {
 
 /// One record's bytes, without its terminating NUL.
 public struct RawRecord: @unchecked Sendable {
+    /// Creates a record over `bytes`, found at `offset` in its section.
+    public init(offset: Int, bytes: UnsafeRawBufferPointer, isTerminated: Bool) {
+        self.offset = offset
+        self.bytes = bytes
+        self.isTerminated = isTerminated
+    }
+
     /// The record's byte offset from the start of its section.
     public let offset: Int
     /// The record's bytes.

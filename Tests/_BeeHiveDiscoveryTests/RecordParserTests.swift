@@ -76,6 +76,26 @@ struct RecordParserTests {
         }
     }
 
+    static let allServiceTexts: [String] = [
+        #"{"App.P":"App.I"}"#, #" { "App.P" : "App.I" } "#, #"{"service":"App.P","impl":"App.I","name":"fast"}"#,
+        #"{"service":"App.I"}"#, #"{"impl":"X"}"#, #"{"App.\u00e9":"I"}"#, #"{"模块.服务":"模块.实现"}"#, #"{"P":""}"#,
+        #"{"":"I"}"#, #"{"P":7}"#, #"{"a":"b","c":"d"}"#, #"{"App.P" "App.I"}"#, #"{"App.P":"App.I"} "#,
+        #"{"App.P":"App.I"}x"#, #"{"a\tb":"c"}"#, "{\"a\u{1}\":\"b\"}", #""App.P""#, #"[]"#, "",
+    ]
+
+    @Test("the fast path for BeeHive's one-pair form agrees with the general parser", arguments: allServiceTexts)
+    func fastPathAgrees(_ text: String) {
+        let bytes = Array(text.utf8) + [0]
+        bytes.withUnsafeBytes { buffer in
+            let record =
+                RecordSection(imagePath: "t", sectionName: "s", kind: .services, bytes: buffer).records.first
+                ?? RawRecord(offset: 0, bytes: UnsafeRawBufferPointer(rebasing: buffer[0..<0]), isTerminated: true)
+            let fast = Result { () throws(RecordError) in try RecordParser.parseService(record) }
+            let general = Result { () throws(RecordError) in try ServiceRecord(RecordParser.parse(record)) }
+            #expect(fast == general, "\(text)")
+        }
+    }
+
     @Test("invalid UTF-8 is reported with the offset of the bad byte")
     func invalidUTF8() {
         let bytes = Array(#"{"App.P":"App."#.utf8) + [0xFF, 0xFE] + Array(#"I"}"#.utf8)

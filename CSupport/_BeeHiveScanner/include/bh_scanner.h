@@ -88,6 +88,9 @@ void bh_scanner_mark(bh_scanner *scanner);
 void bh_scanner_drain(bh_scanner *scanner, void *context, bh_section_fn on_section, bh_problem_fn on_problem,
                       bh_unload_fn on_unload);
 
+/* Whether a drain would hand anything out (sections, problems, unloaded or unopened images). Thread-safe. */
+int bh_scanner_has_pending(bh_scanner *scanner);
+
 /* Copies the scanner's counters. Thread-safe. */
 bh_scan_stats bh_scanner_stats(bh_scanner *scanner);
 

@@ -42,13 +42,16 @@ enum FileValue: Decodable, CustomStringConvertible {
 
     /// Reads a property list (XML or binary) or JSON file.
     static func read(_ data: Data) throws -> FileValue {
+        try decoder(for: data).decode(FileValue.self, from: data)
+    }
+
+    /// A JSON decoder for content that starts with `{` or `[`, else a property list decoder.
+    static func decoder(for data: Data) -> any TopLevelDecoderForFiles {
         let first = data.first {
             !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF)
         }
-        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
-            return try JSONDecoder().decode(FileValue.self, from: data)
-        }
-        return try PropertyListDecoder().decode(FileValue.self, from: data)
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return JSONDecoder() }
+        return PropertyListDecoder()
     }
 
     var description: String {
@@ -73,3 +76,11 @@ enum FileValue: Decodable, CustomStringConvertible {
         }
     }
 }
+
+/// The decoders configuration files are read with.
+protocol TopLevelDecoderForFiles {
+    func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T
+}
+
+extension JSONDecoder: TopLevelDecoderForFiles {}
+extension PropertyListDecoder: TopLevelDecoderForFiles {}

@@ -46,6 +46,7 @@ extension Hive {
         var report = ScanReport()
         var problems: [Diagnostic] = []
         var services: [(ServiceRegistration, Provider)] = []
+        services.reserveCapacity(batch.sections.reduce(0) { $0 + ($1.kind == .services ? $1.bytes.count / 32 : 0) })
         var modules: [ModuleDeclaration] = []
         var routes: [RouteDeclaration] = []
 
@@ -72,10 +73,9 @@ extension Hive {
                     image: section.imagePath, section: section.sectionName, offset: record.offset,
                     sectionFileOffset: section.fileOffset)
                 do {
-                    let parsed = try RecordParser.parse(record)
                     switch section.kind {
                     case .services:
-                        let r = try ServiceRecord(parsed)
+                        let r = try RecordParser.parseService(record)
                         services.append(
                             (
                                 ServiceRegistration(
@@ -83,9 +83,9 @@ extension Hive {
                                 .typeName(r.implementation)
                             ))
                     case .modules:
-                        modules.append(try ModuleDeclaration(ModuleRecord(parsed), source: source))
+                        modules.append(try ModuleDeclaration(ModuleRecord(RecordParser.parse(record)), source: source))
                     case .routes:
-                        let r = try RouteRecord(parsed)
+                        let r = try RouteRecord(RecordParser.parse(record))
                         routes.append(RouteDeclaration(pattern: r.pattern, handler: r.handler, source: source))
                     }
                 } catch let error as RecordError {
@@ -114,6 +114,7 @@ extension Hive {
         let severity = duplicateSeverity
         return state.withLock { state in
             var duplicates: [Diagnostic] = []
+            state.reserve(services.count)
             for (registration, provider) in services {
                 if let existing = state.add(registration, provider) {
                     duplicates.append(Diagnostic(severity, .duplicate(registration, of: existing)))
@@ -153,7 +154,8 @@ public struct ImageScanStatistics: Sendable, Hashable {
     public let imagesOpened: Int
     /// Record sections found.
     public let sectionsFound: Int
-    /// Time of the last scan, in nanoseconds.
+    /// Time of the last scan, in nanoseconds. For the shared hive after its first use this is the quick
+    /// rescan of that first use, not the walk before `main` (that is ``firstScanNanoseconds``).
     public let lastScanNanoseconds: UInt64
     /// Time of all scans, in nanoseconds.
     public let totalScanNanoseconds: UInt64

@@ -18,7 +18,23 @@ extension Hive {
     ///   mode, the first rejected entry after registering the good ones.
     @discardableResult
     public func loadServices(from path: String) throws(HiveError) -> [Diagnostic] {
-        let root = try readConfiguration(path)
+        let data = try readFile(path)
+        // Fast path: a well-formed array of entries decodes straight into typed values.
+        if let entries = try? FileValue.decoder(for: data).decode([ServiceFileEntry].self, from: data) {
+            let registrations = entries.enumerated().map { index, entry in
+                (
+                    ServiceRegistration(
+                        service: entry.service, name: entry.name, implementation: entry.impl,
+                        source: .file(path, index: index)),
+                    Provider.typeName(entry.impl)
+                )
+            }
+            let problems = add(services: registrations)
+            try failIfStrict(problems)
+            return problems
+        }
+        // Otherwise read every entry leniently, to say what is wrong with each.
+        let root = try parseConfiguration(data, path)
         let list: [FileValue]
         switch root {
         case .array(let entries): list = entries
@@ -68,7 +84,7 @@ extension Hive {
     ///   mode, the first rejected entry after declaring the good ones.
     @discardableResult
     public func loadModules(from path: String) throws(HiveError) -> [Diagnostic] {
-        let root = try readConfiguration(path)
+        let root = try parseConfiguration(readFile(path), path)
         guard case .dictionary(let d) = root, case .array(let list)? = d["moduleClasses"] else {
             throw fileError(
                 .malformedFile, path, "expected a dictionary with a moduleClasses array; found \(root.description)")
@@ -101,14 +117,16 @@ extension Hive {
         return error
     }
 
-    private func readConfiguration(_ path: String) throws(HiveError) -> FileValue {
-        let data: Data
+    private func readFile(_ path: String) throws(HiveError) -> Data {
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw fileError(
                 .fileNotFound, path, "expected a readable configuration file; cannot read it: \(Self.reason(error))")
         }
+    }
+
+    private func parseConfiguration(_ data: Data, _ path: String) throws(HiveError) -> FileValue {
         do {
             return try FileValue.read(data)
         } catch {
@@ -129,6 +147,34 @@ extension Hive {
             return "\(underlying)"
         }
         return "\(error)"
+    }
+}
+
+/// A well-formed `BHService.plist` entry: the fast path of ``Hive/loadServices(from:)``. Anything else
+/// (an unknown key, an empty string, another type) fails, and the lenient path reports it.
+private struct ServiceFileEntry: Decodable {
+    let service: String
+    let impl: String
+    let name: String?
+
+    private struct Key: CodingKey {
+        let stringValue: String
+        init(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        guard container.allKeys.allSatisfy({ ["service", "impl", "name"].contains($0.stringValue) }) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown key"))
+        }
+        service = try container.decode(String.self, forKey: Key(stringValue: "service"))
+        impl = try container.decode(String.self, forKey: Key(stringValue: "impl"))
+        name = try container.decodeIfPresent(String.self, forKey: Key(stringValue: "name"))
+        guard !service.isEmpty, !impl.isEmpty, name?.isEmpty != true else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "empty string"))
+        }
     }
 }
 

@@ -52,12 +52,28 @@ final class CreationTicket: @unchecked Sendable {
 final class ServiceEntry {
     let registration: ServiceRegistration
     var provider: Provider
-    var slot: InstanceSlot = .empty
+    var slot: InstanceSlot = .empty {
+        didSet {
+            generation &+= 1
+            typedInstance = nil
+        }
+    }
+    /// Counts changes of `slot`, so that a typed box is stored only for the instance it was made from.
+    var generation = 0
+    /// The shared instance boxed as the type it was last asked for (a `TypedInstance<Service>`): the fast
+    /// path reads it with a class cast instead of an existential cast.
+    var typedInstance: AnyObject?
 
     init(_ registration: ServiceRegistration, _ provider: Provider) {
         self.registration = registration
         self.provider = provider
     }
+}
+
+/// A shared instance as a value of the service type it was asked for.
+final class TypedInstance<Service> {
+    let value: Service
+    init(_ value: Service) { self.value = value }
 }
 
 /// Everything a hive knows, behind one lock.
@@ -73,10 +89,24 @@ struct RegistryState {
     /// Adds a registration unless its key is taken; returns the registration that holds the key.
     mutating func add(_ registration: ServiceRegistration, _ provider: Provider) -> ServiceRegistration? {
         let key = ServiceKey(service: registration.service, name: registration.name)
-        if let existing = services[key] { return existing.registration }
-        services[key] = ServiceEntry(registration, provider)
-        serviceOrder.append(key)
-        return nil
+        var existing: ServiceRegistration?
+        Self.insert(ServiceEntry(registration, provider), into: &services[key], existing: &existing)
+        if existing == nil { serviceOrder.append(key) }
+        return existing
+    }
+
+    /// Fills an empty dictionary slot (one hash lookup through the subscript's modify accessor).
+    private static func insert(
+        _ entry: ServiceEntry, into slot: inout ServiceEntry?, existing: inout ServiceRegistration?
+    ) {
+        if let taken = slot { existing = taken.registration } else { slot = entry }
+    }
+
+    /// Makes room for `count` more services.
+    mutating func reserve(_ count: Int) {
+        guard count > 1 else { return }
+        services.reserveCapacity(services.count + count)
+        serviceOrder.reserveCapacity(serviceOrder.count + count)
     }
 
     /// Withdraws every registration whose source satisfies `predicate`; returns how many.

@@ -24,19 +24,24 @@ extension Hive {
         throws(HiveError) -> Service
     {
         let typeKey = TypeKey(type: ObjectIdentifier(service), name: name)
-        // Fast path: a cached instance of a service looked up by type before.
-        if shouldCache, let cached = state.withLock({ $0.typeIndex[typeKey]?.cachedInstance }),
-            let typed = cached as? Service
-        {
-            return typed
+        // Fast path: a shared instance asked for by this type before: one lock, one class cast.
+        let indexed: (entry: ServiceEntry, box: AnyObject?)? = state.withLock { state in
+            state.typeIndex[typeKey].map { ($0, $0.typedInstance) }
         }
-        let key = ServiceKey(service: TypeLookup.name(of: service), name: name)
-        let (instance, entry) = try instance(for: key, typeKey: typeKey, shouldCache: shouldCache)
+        if shouldCache, let box = indexed?.box as? TypedInstance<Service> { return box.value }
+        let key =
+            indexed.map { ServiceKey(service: $0.entry.registration.service, name: $0.entry.registration.name) }
+            ?? ServiceKey(service: TypeLookup.name(of: service), name: name)
+        let (instance, entry, cachedGeneration) = try instance(for: key, typeKey: typeKey, shouldCache: shouldCache)
         guard let typed = instance as? Service else {
             throw HiveError(
                 .doesNotConform,
                 "expected an instance conforming to \(key.service); \(entry.registration.implementation) does not",
                 source: entry.registration.source)
+        }
+        if let cachedGeneration {
+            let box = TypedInstance(typed)
+            state.withLock { _ in if entry.generation == cachedGeneration { entry.typedInstance = box } }
         }
         return typed
     }
@@ -54,7 +59,7 @@ extension Hive {
     )
         throws(HiveError) -> Any
     {
-        try instance(for: ServiceKey(service: service, name: name), typeKey: nil, shouldCache: shouldCache).0
+        try instance(for: ServiceKey(service: service, name: name), typeKey: nil, shouldCache: shouldCache).instance
     }
 
     /// Whether an implementation is registered for `service` (and `name`).
@@ -88,29 +93,30 @@ extension Hive {
     // MARK: - Resolution
 
     private enum Step {
-        case ready(Any, ServiceEntry)
+        case ready(Any, ServiceEntry, generation: Int)
         case wait(CreationTicket)
         case create(ServiceEntry, Provider)
         case cycle(ServiceEntry)
         case missing(available: [String])
     }
 
-    /// The instance for `key`; never holds the lock while user code (a type lookup, `isSingleton`,
-    /// `init`, a factory) runs.
+    /// The instance for `key` (found through `typeKey` first, when given), with the entry and, for a
+    /// shared instance, the generation of the entry's slot it came from. Never holds the lock while user
+    /// code (a type lookup, `isSingleton`, `init`, a factory) runs.
     private func instance(
         for key: ServiceKey, typeKey: TypeKey?, shouldCache: Bool
     ) throws(HiveError)
-        -> (Any, ServiceEntry)
+        -> (instance: Any, entry: ServiceEntry, cachedGeneration: Int?)
     {
         while true {
             let step: Step = state.withLock { state in
-                guard let entry = state.entry(for: key) else {
+                guard let entry = typeKey.flatMap({ state.typeIndex[$0] }) ?? state.entry(for: key) else {
                     return .missing(available: state.serviceOrder.prefix(20).map(\.displayName))
                 }
                 if let typeKey { state.typeIndex[typeKey] = entry }
                 if shouldCache {
                     switch entry.slot {
-                    case .ready(let instance): return .ready(instance, entry)
+                    case .ready(let instance): return .ready(instance, entry, generation: entry.generation)
                     case .creating(let ticket): return ticket.isOnCurrentThread ? .cycle(entry) : .wait(ticket)
                     case .empty: break
                     }
@@ -118,8 +124,8 @@ extension Hive {
                 return .create(entry, entry.provider)
             }
             switch step {
-            case .ready(let instance, let entry):
-                return (instance, entry)
+            case .ready(let instance, let entry, let generation):
+                return (instance, entry, generation)
             case .wait(let ticket):
                 ticket.wait()
             case .cycle(let entry):
@@ -141,7 +147,9 @@ extension Hive {
                 case .factory(let scope, _): isSingleton = scope == .singleton
                 default: isSingleton = false
                 }
-                guard isSingleton && shouldCache else { return (try make(made, entry, singleton: isSingleton), entry) }
+                guard isSingleton && shouldCache else {
+                    return (try make(made, entry, singleton: isSingleton), entry, nil)
+                }
                 let ticket = CreationTicket()
                 let claimed = state.withLock { _ in
                     guard case .empty = entry.slot else { return false }
@@ -154,9 +162,12 @@ extension Hive {
                 }
                 do {
                     let instance = try make(made, entry, singleton: true)
-                    state.withLock { _ in entry.slot = .ready(instance) }
+                    let generation = state.withLock { _ in
+                        entry.slot = .ready(instance)
+                        return entry.generation
+                    }
                     ticket.finish()
-                    return (instance, entry)
+                    return (instance, entry, generation)
                 } catch {
                     state.withLock { _ in entry.slot = .empty }
                     ticket.finish()
