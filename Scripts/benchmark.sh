@@ -118,7 +118,7 @@ filters=()
 for n in $ns; do
     for m in $mechanisms; do filters+=(--filter "register/$m/$n"); done
 done
-filters+=(--filter 'resolve/.*' --filter 'scan/.*' --filter 'rescan/.*' --filter 'hive/.*' --filter 'overhead/.*')
+filters+=(--filter 'resolve/.*' --filter 'scan/.*' --filter 'rescan/.*' --filter 'hive/.*' --filter 'overhead/.*' --filter 'route/.*')
 rm -rf "$results"
 mkdir -p "$results/benchmarks"
 # The machine is shared: keep the load average around the measurements for the report.

@@ -267,6 +267,19 @@ def fixed_costs(results: dict) -> list[str]:
     return lines
 
 
+def routing_table(results: dict) -> list[str]:
+    rows = []
+    for routes in (1_000, 10_000):
+        for label, url in (("short", "3 path components"), ("long", "12 path components + query")):
+            r = results.get(f"route/match/{routes}/{label}-x1000")
+            if r:
+                rows.append(f"| {routes:,} | {url} | {fmt_time(r.get('ns', 0) / PER_SAMPLE)} |")
+    if not rows:
+        return []
+    return ["", "### Route matching: one match (median of samples of 1,000, divided by 1,000)", "",
+            "| routes registered | URL | one match |", "|---:|---|---:|"] + rows
+
+
 def startup_tables(startup: dict) -> list[str]:
     results = startup["results"]
     baseline = next(r for r in results if r["mechanism"] == "baseline")
@@ -399,6 +412,7 @@ def main(argv: list[str]) -> int:
     lines += res_lines
     verdicts.update(res_verdicts)
     lines += fixed_costs(results)
+    lines += routing_table(results)
     if args.startup and args.startup.exists():
         lines += startup_tables(json.loads(args.startup.read_text()))
     if args.scan and args.scan.exists():

@@ -7,6 +7,7 @@ import Foundation
 //                                annotations (a), plist (b), json (c), explicit (d), swinject (e)
 //   resolve/<library>/<kind>     1,000 resolutions per sample (divide by 1,000 for one)
 //   scan/..., rescan/..., hive/empty   the fixed costs behind the annotation path
+//   route/match/<routes>/<url>   1,000 URL matches against 1,000 or 10,000 routes (issue 5)
 //
 // BEEHIVE_BENCH_MODE picks the sampling: smoke (one sample, for CI), quick (default) or full.
 
@@ -15,6 +16,7 @@ let benchmarks: @Sendable () -> Void = {
     registerRegistrationBenchmarks()
     registerResolveBenchmarks()
     registerScanBenchmarks()
+    registerRoutingBenchmarks()
 }
 
 /// How long each benchmark samples, from `BEEHIVE_BENCH_MODE`.

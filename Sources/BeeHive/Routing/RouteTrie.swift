@@ -18,6 +18,16 @@ struct RouteTrie<Payload: Sendable>: Sendable {
     struct Terminal: Sendable {
         var pattern: RoutePattern
         var payload: Payload
+        /// The pattern's spelling and parameter names, computed once at registration, not per match.
+        var text: String
+        var parameterNames: [String]
+
+        init(pattern: RoutePattern, payload: Payload) {
+            self.pattern = pattern
+            self.payload = payload
+            self.text = pattern.description
+            self.parameterNames = pattern.parameterNames
+        }
     }
 
     /// A successful match.
@@ -160,7 +170,7 @@ struct RouteTrie<Payload: Sendable>: Sendable {
         var visited = 0
         guard let (terminal, rest) = Self.match(root, segments[...], &captured, &visited) else { return nil }
         var captures: [String: String] = [:]
-        for (name, value) in zip(terminal.pattern.parameterNames, captured) {
+        for (name, value) in zip(terminal.parameterNames, captured) {
             captures[name] = value
         }
         return Match(terminal: terminal, captures: captures, wildcardComponents: Array(rest), visitedNodeCount: visited)

@@ -145,7 +145,7 @@ extension Router {
                     + "route\(count == 1 ? "" : "s")"
             )
         }
-        let pattern = found.terminal.pattern.description
+        let pattern = found.terminal.text
         var values = url.queryDictionary
         values.merge(found.captures) { _, capture in capture }
         let match = RouteMatch(
