@@ -50,7 +50,7 @@ struct ConcurrencyTests {
         let hive = Hive()
         try hive.register(service: Slow.self, impl: SlowSingleton.self)
         let before = SlowSingleton.created.load(ordering: .relaxed)
-        let identities = Locked<Set<ObjectIdentifier>>([])
+        let identities = LockedValue<Set<ObjectIdentifier>>([])
         DispatchQueue.concurrentPerform(iterations: 32) { _ in
             if let instance = try? hive.createService(Slow.self) {
                 identities.withLock { _ = $0.insert(ObjectIdentifier(instance)) }

@@ -99,3 +99,18 @@ public struct HiveError: Error, Sendable, Hashable, CustomStringConvertible {
         return "\(source): \(message) [\(code)]"
     }
 }
+
+extension HiveError {
+    /// No loaded type has the name a record, file or declaration gave.
+    /// - Parameters:
+    ///   - name: The type name looked up.
+    ///   - role: What the type was for, e.g. "the implementation of App.Tracker".
+    ///   - source: Where the name came from.
+    static func unknownType(_ name: String, role: String, source: RegistrationSource?) -> HiveError {
+        HiveError(
+            .unknownType,
+            "expected a type named \(name) (\(role)) in a loaded image; found none. Names are module-qualified "
+                + "(Module.Type); in release builds the compiler removes internal structs and enums that no code "
+                + "references, so make types named only by records public", source: source)
+    }
+}

@@ -141,10 +141,9 @@ public final class ModuleManager: Sendable {
             }
             type = module
         } else {
-            report(
-                .unknownType,
-                "expected a module type named \(entry.name) in a loaded image; found none. Names are "
-                    + "module-qualified (Module.Type); make modules named only by records public", entry)
+            hive.record([
+                Diagnostic(.error, .unknownType(entry.name, role: "a module", source: entry.declaration.source))
+            ])
             return nil
         }
         return type.init()

@@ -33,11 +33,8 @@ extension Router {
         for declaration in declarations {
             do throws(HiveError) {
                 guard let found = TypeLookup.type(named: declaration.handler) else {
-                    throw HiveError(
-                        .unknownType,
-                        "expected a route handler type named \(declaration.handler) for \(declaration.pattern) in a "
-                            + "loaded image; found none. Names are module-qualified (Module.Type); make handlers "
-                            + "named only by records public", source: declaration.source)
+                    throw HiveError.unknownType(
+                        declaration.handler, role: "the handler of \(declaration.pattern)", source: declaration.source)
                 }
                 guard let handler = found as? any RouteHandler.Type else {
                     throw HiveError(

@@ -198,13 +198,8 @@ extension Hive {
                 }
             } else {
                 resolved = .unresolvable(
-                    HiveError(
-                        .unknownType,
-                        "expected a type named \(name) (the implementation of \(registration.displayName)) in a "
-                            + "loaded image; found none. Names are module-qualified (Module.Type); in release builds "
-                            + "the compiler removes internal structs and enums that no code references, so make "
-                            + "implementations named only by records public",
-                        source: registration.source))
+                    .unknownType(
+                        name, role: "the implementation of \(registration.displayName)", source: registration.source))
             }
             state.withLock { _ in entry.provider = resolved }
             if case .unresolvable(let error) = resolved {

@@ -32,7 +32,7 @@ struct AnnotatedBinaryTests {
         } else {
             // The optimizer removed the internal struct; the diagnostic says why and what to do.
             #expect(result["internalStruct"]?.contains("[unknownType]") == true)
-            #expect(result["internalStruct"]?.contains("make implementations named only by records public") == true)
+            #expect(result["internalStruct"]?.contains("make types named only by records public") == true)
         }
     }
 

@@ -167,7 +167,7 @@ struct MediatorTests {
     @Test("concurrent cached calls from many threads all end up sharing one instance")
     func concurrentCaching() {
         let mediator = makeMediator()
-        let serials = Locked<Set<Int>>([])
+        let serials = LockedValue<Set<Int>>([])
         let failures = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: 1_000) { _ in
             do {

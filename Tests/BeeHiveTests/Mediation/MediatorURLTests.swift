@@ -36,7 +36,7 @@ struct MediatorURLTests {
     @Test("a refused remote call never reaches the not-found handler; an unknown remote action does")
     func refusedCallsSkipHandler() throws {
         let mediator = makeMediator()
-        let seen = Locked<[String]>([])
+        let seen = LockedValue<[String]>([])
         mediator.setNotFoundHandler { request, error in
             seen.withLock { $0.append("\(request.origin) \(request.action) \(error.code)") }
             return "handled"

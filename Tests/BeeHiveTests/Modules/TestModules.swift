@@ -1,9 +1,10 @@
-import BeeHive
 import Synchronization
+
+@testable import BeeHive
 
 /// Collects what modules saw, in order; handed to modules through the context.
 final class EventLog: Sendable {
-    private let entries = Locked<[String]>([])
+    private let entries = LockedValue<[String]>([])
     func append(_ entry: String) { entries.withLock { $0.append(entry) } }
     var all: [String] { entries.withLock { $0 } }
     func events(_ event: String) -> [String] {

@@ -11,7 +11,7 @@ struct RouterConcurrencyTests {
         let router = Router(scheme: "app")
         try router.register(pattern: "app://shared/:id") { request in try request.parameters.int("id") }
         let iterations = 2_000
-        let failures = Locked<[String]>([])
+        let failures = LockedValue<[String]>([])
         DispatchQueue.concurrentPerform(iterations: iterations) { index in
             do {
                 try router.register(pattern: "app://item/\(index)/:value") { request in

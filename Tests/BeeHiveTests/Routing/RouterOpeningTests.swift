@@ -27,7 +27,7 @@ struct RouterOpeningTests {
         try router.register(pattern: "app://user/:id") { request in
             "\(request.parameters["id"]!) from \(request.userInfo["source"] as? String ?? "?")"
         }
-        let completed = Locked<[String]>([])
+        let completed = LockedValue<[String]>([])
         let result = try router.open("app://user/9", userInfo: ["source": "push"]) { value in
             completed.withLock { $0.append(value as? String ?? "not a string") }
         }
