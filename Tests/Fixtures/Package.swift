@@ -8,6 +8,9 @@ let package = Package(
         .executable(name: "AnnotatedApp", targets: ["AnnotatedApp"]),
         .executable(name: "PluginHost", targets: ["PluginHost"]),
         .executable(name: "LifecycleApp", targets: ["LifecycleApp"]),
+        .executable(name: "UnloadHost", targets: ["UnloadHost"]),
+        // A plugin of C records only, so that dlclose really unloads it.
+        .library(name: "CRecordsPlugin", type: .dynamic, targets: ["CRecordsPlugin"]),
         // The plugin, a shared library. It and the host link BeeHiveDynamic and PluginAPI (a package of
         // its own, with a dynamic product), so that both see one copy of each type.
         .library(name: "GreeterPlugin", type: .dynamic, targets: ["GreeterPlugin"]),
@@ -27,6 +30,10 @@ let package = Package(
             name: "LifecycleApp",
             dependencies: ["LifecycleAnnotations", .product(name: "BeeHive", package: "BeeHive")]
         ),
+
+        // A host that opens and closes a plugin of records.
+        .target(name: "CRecordsPlugin", dependencies: [.product(name: "CBeeHive", package: "BeeHive")]),
+        .executableTarget(name: "UnloadHost", dependencies: [.product(name: "BeeHive", package: "BeeHive")]),
 
         // A host that dlopens a plugin at run time.
         .target(name: "GreeterPluginAnnotations", dependencies: [.product(name: "CBeeHive", package: "BeeHive")]),

@@ -60,11 +60,11 @@ extension Hive {
                         HiveError(
                             .imageUnloaded,
                             "the image was unloaded; its \(withdrawn) registrations were withdrawn",
-                            source: .file(path))))
+                            source: .image(path))))
             }
         }
         for (path, message) in batch.problems {
-            problems.append(Diagnostic(.error, HiveError(.unreadableImage, message, source: .file(path))))
+            problems.append(Diagnostic(.error, HiveError(.unreadableImage, message, source: .image(path))))
         }
         for section in batch.sections where options.recordSections?.contains(section.sectionName) ?? true {
             report.sections += 1

@@ -5,6 +5,7 @@
 public struct RegistrationSource: Sendable, Hashable, CustomStringConvertible {
     private enum Storage: Sendable, Hashable {
         case annotation(image: String, section: String, offset: Int, fileOffset: UInt64)
+        case image(path: String)
         case file(path: String, index: Int?)
         case code(fileID: String, line: Int)
     }
@@ -21,6 +22,9 @@ public struct RegistrationSource: Sendable, Hashable, CustomStringConvertible {
         Self(storage: .annotation(image: image, section: section, offset: offset, fileOffset: sectionFileOffset))
     }
 
+    /// A whole loaded image (executable or shared library), for problems that concern no single record.
+    public static func image(_ path: String) -> Self { Self(storage: .image(path: path)) }
+
     /// Entry `index` (from 0) of the file at `path`, or the whole file when `index` is nil.
     public static func file(_ path: String, index: Int? = nil) -> Self {
         Self(storage: .file(path: path, index: index))
@@ -29,10 +33,13 @@ public struct RegistrationSource: Sendable, Hashable, CustomStringConvertible {
     /// A call in code, at `fileID:line`.
     public static func code(fileID: String, line: Int) -> Self { Self(storage: .code(fileID: fileID, line: line)) }
 
-    /// The image path, for an annotation record.
+    /// The image path, for an annotation record or a whole image.
     public var imagePath: String? {
-        if case .annotation(let image, _, _, _) = storage { return image }
-        return nil
+        switch storage {
+        case .annotation(let image, _, _, _): image
+        case .image(let path): path
+        default: nil
+        }
     }
 
     /// The section name, for an annotation record.
@@ -71,6 +78,8 @@ public struct RegistrationSource: Sendable, Hashable, CustomStringConvertible {
             let hex = "0x" + String(offset, radix: 16)
             let inFile = fileOffset > 0 ? ", file offset 0x" + String(fileOffset + UInt64(offset), radix: 16) : ""
             return "image \(image), section \(section), record at offset \(hex)\(inFile)"
+        case .image(let path):
+            return "image \(path)"
         case .file(let path, let index):
             return index.map { "file \(path), entry \($0)" } ?? "file \(path)"
         case .code(let fileID, let line):

@@ -110,3 +110,22 @@ struct LinkerTests {
             ])
     }
 }
+
+@Suite("Real binaries: a plugin of records closed with dlclose", .serialized)
+struct UnloadTests {
+    @Test("after dlclose and rescan, the plugin's registrations are withdrawn with a warning naming the image")
+    func unload() throws {
+        let products = try FixturePackage.products("debug")
+        let plugin = products.appendingPathComponent("libCRecordsPlugin.so").path
+        let result = Command.keyValues(try Command.run(products.appendingPathComponent("UnloadHost").path, [plugin]))
+        #expect(result["before"] == "0")
+        #expect(result["opened"] == "services:2,modules:1,unloaded:0")
+        #expect(result["loaded"] == "2")
+        #expect(result["modules"] == "Payments.PaymentsModule")
+        #expect(result["closed"] == "services:0,modules:0,unloaded:1")
+        #expect(result["after"] == "0")
+        #expect(result["modulesAfter"] == "0")
+        #expect(
+            result["warning"] == "warning image \(plugin): the image was unloaded; its 3 registrations were withdrawn")
+    }
+}
