@@ -4,7 +4,7 @@
 ///
 /// ```swift
 /// for diagnostic in Hive.shared.diagnostics where diagnostic.severity == .error {
-///     print(diagnostic)   // image /app/bin/App, section beehive_services, offset 0x40: …
+///     print(diagnostic)   // error: image /app/bin/App, section beehive_services, record at offset 0x40, …
 /// }
 /// ```
 public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {

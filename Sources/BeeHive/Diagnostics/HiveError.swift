@@ -7,7 +7,7 @@
 /// do {
 ///     let tracker = try hive.createService(UserTrackService.self)
 /// } catch let error where error.code == .serviceNotFound {
-///     print(error)   // no implementation is registered for App.UserTrackService; …
+///     print(error)   // expected a registration for App.UserTrackService; found none. Registered services: …
 /// }
 /// ```
 public struct HiveError: Error, Sendable, Hashable, CustomStringConvertible {
