@@ -539,6 +539,18 @@ int bh_scanner_has_pending(bh_scanner *s) {
     return pending;
 }
 
+static int bh_read_adds(struct dl_phdr_info *info, size_t size, void *data) {
+    if (size >= offsetof(struct dl_phdr_info, dlpi_adds) + sizeof info->dlpi_adds)
+        *(uint64_t *)data = info->dlpi_adds;
+    return 1; /* the first image carries the counter */
+}
+
+uint64_t bh_loaded_image_count(void) {
+    uint64_t adds = 0;
+    dl_iterate_phdr(bh_read_adds, &adds);
+    return adds;
+}
+
 bh_scan_stats bh_scanner_stats(bh_scanner *s) {
     pthread_mutex_lock(&s->lock);
     bh_scan_stats stats = s->stats;

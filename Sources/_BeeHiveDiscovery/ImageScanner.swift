@@ -111,6 +111,11 @@ public final class ImageScanner: @unchecked Sendable {
         return box.batch
     }
 
+    /// How many images the dynamic loader has loaded so far; it grows with every `dlopen`.
+    ///
+    /// A type that was not found may be found once this has changed.
+    public static var loadedImageCount: UInt64 { bh_loaded_image_count() }
+
     /// The counters of the scans done so far.
     public var statistics: Statistics {
         let s = bh_scanner_stats(handle)

@@ -91,6 +91,12 @@ void bh_scanner_drain(bh_scanner *scanner, void *context, bh_section_fn on_secti
 /* Whether a drain would hand anything out (sections, problems, unloaded or unopened images). Thread-safe. */
 int bh_scanner_has_pending(bh_scanner *scanner);
 
+/*
+ * How many images the dynamic loader has loaded in this process so far (glibc's dlpi_adds): it grows
+ * with every dlopen. About 0.1 µs. Thread-safe.
+ */
+uint64_t bh_loaded_image_count(void);
+
 /* Copies the scanner's counters. Thread-safe. */
 bh_scan_stats bh_scanner_stats(bh_scanner *scanner);
 

@@ -1,4 +1,5 @@
 import Dispatch
+import _BeeHiveDiscovery
 
 /// Creates modules and delivers events to them in order: BeeHive's `BHModuleManager`.
 ///
@@ -105,6 +106,10 @@ public final class ModuleManager: Sendable {
                 case create(CreationTicket)
             }
             let step: Step = state.withLock { _ in
+                // A module type that was unknown may come with an image loaded since (a plugin).
+                if case .failed(let loadedImages?) = entry.slot, ImageScanner.loadedImageCount != loadedImages {
+                    entry.slot = .empty
+                }
                 switch entry.slot {
                 case .ready(let module): return .ready(module)
                 case .failed: return .failed
@@ -121,14 +126,25 @@ public final class ModuleManager: Sendable {
             case .wait(let ticket): ticket.wait()
             case .create(let ticket):
                 let made = makeModule(entry)
-                state.withLock { _ in entry.slot = made.map { .ready($0) } ?? .failed }
+                state.withLock { _ in
+                    switch made {
+                    case .success(let module): entry.slot = .ready(module)
+                    case .failure(let failure): entry.slot = .failed(loadedImages: failure.retryAfter)
+                    }
+                }
                 ticket.finish()
-                return made
+                return try? made.get()
             }
         }
     }
 
-    private func makeModule(_ entry: ModuleEntry) -> (any HiveModule)? {
+    /// Why a module was not created; an unknown type may be retried once more images are loaded.
+    private struct CreationFailure: Error {
+        let retryAfter: UInt64?
+    }
+
+    /// Creates the module, or reports (once) why it cannot.
+    private func makeModule(_ entry: ModuleEntry) -> Result<any HiveModule, CreationFailure> {
         let type: any HiveModule.Type
         if let known = entry.type {
             type = known
@@ -137,16 +153,17 @@ public final class ModuleManager: Sendable {
                 report(
                     .notAModule,
                     "expected \(entry.name) to be a module (a class conforming to HiveModule); it is not", entry)
-                return nil
+                return .failure(CreationFailure(retryAfter: nil))
             }
             type = module
         } else {
+            let loadedImages = ImageScanner.loadedImageCount
             hive.record([
                 Diagnostic(.error, .unknownType(entry.name, role: "a module", source: entry.declaration.source))
             ])
-            return nil
+            return .failure(CreationFailure(retryAfter: loadedImages))
         }
-        return type.init()
+        return .success(type.init())
     }
 
     func report(_ code: HiveError.Code, _ message: String, _ entry: ModuleEntry) {
@@ -160,7 +177,8 @@ final class ModuleEntry: @unchecked Sendable {
         case empty
         case creating(CreationTicket)
         case ready(any HiveModule)
-        case failed
+        /// Not created; `loadedImages` is set when the type was unknown, to look again after a `dlopen`.
+        case failed(loadedImages: UInt64?)
     }
 
     let declaration: ModuleDeclaration

@@ -26,8 +26,9 @@ enum Provider {
     case implementation(any ServiceImplementation.Type)
     /// A factory closure.
     case factory(ServiceScope, @Sendable (Hive) throws -> Any)
-    /// A type name that did not resolve; the error is kept so it is reported once.
-    case unresolvable(HiveError)
+    /// A type name that did not resolve; the error is kept so it is reported once. An unknown type is
+    /// looked up again after the loader loaded more images than `loadedImages`.
+    case unresolvable(HiveError, loadedImages: UInt64?)
 }
 
 /// The shared instance of a singleton registration.

@@ -1,15 +1,32 @@
-/// Finds Swift types by their module-qualified names, with a cache.
+import _BeeHiveDiscovery
+
+/// Finds Swift types by their module-qualified names, with a cache. A name that was not found is
+/// looked up again once another image has been loaded (a plugin may bring the type).
 ///
 /// `_typeByName("App.Type")` finds top-level classes. Structs, enums and nested types need a
 /// mangled name, whose kind letters (C class, V struct, O enum) the dotted name does not say; the
 /// lookup tries each combination (3 per level, at most 4 levels below the module).
 enum TypeLookup {
-    private static let cache = LockedValue<[String: Any.Type?]>([:])
+    private enum Cached {
+        case found(Any.Type)
+        /// Not found while the loader had loaded this many images; a later `dlopen` may bring it.
+        case missing(loadedImages: UInt64)
+    }
+
+    private static let cache = LockedValue<[String: Cached]>([:])
 
     static func type(named name: String) -> Any.Type? {
-        if let cached = cache.withLock({ $0[name] }) { return cached }
+        let loaded: UInt64
+        switch cache.withLock({ $0[name] }) {
+        case .found(let type)?: return type
+        case .missing(let count)?:
+            loaded = ImageScanner.loadedImageCount
+            if count == loaded { return nil }
+        case nil:
+            loaded = ImageScanner.loadedImageCount
+        }
         let found = uncachedType(named: name)
-        cache.withLock { $0[name] = found }
+        cache.withLock { $0[name] = found.map { .found($0) } ?? .missing(loadedImages: loaded) }
         return found
     }
 

@@ -1,3 +1,5 @@
+import _BeeHiveDiscovery
+
 extension Hive {
     /// Creates, or returns the shared instance of, the implementation of `service` (BeeHive's `createService:`).
     ///
@@ -181,7 +183,10 @@ extension Hive {
     func resolve(_ provider: Provider, of entry: ServiceEntry) throws(HiveError) -> Provider {
         switch provider {
         case .implementation, .factory: return provider
-        case .unresolvable(let error): throw error
+        case .unresolvable(let error, let loadedImages):
+            // An unknown type may come with an image loaded since (a plugin); look again then.
+            guard let loadedImages, ImageScanner.loadedImageCount != loadedImages else { throw error }
+            return try resolve(.typeName(entry.registration.implementation), of: entry)
         case .typeName(let name):
             let resolved: Provider
             let registration = entry.registration
@@ -194,15 +199,16 @@ extension Hive {
                             .notAnImplementation,
                             "expected \(name), the implementation of \(registration.displayName), to conform to "
                                 + "ServiceImplementation (to have init() and be created by name); it does not",
-                            source: registration.source))
+                            source: registration.source), loadedImages: nil)
                 }
             } else {
                 resolved = .unresolvable(
                     .unknownType(
-                        name, role: "the implementation of \(registration.displayName)", source: registration.source))
+                        name, role: "the implementation of \(registration.displayName)", source: registration.source),
+                    loadedImages: ImageScanner.loadedImageCount)
             }
             state.withLock { _ in entry.provider = resolved }
-            if case .unresolvable(let error) = resolved {
+            if case .unresolvable(let error, _) = resolved {
                 record([Diagnostic(.error, error)])
                 throw error
             }

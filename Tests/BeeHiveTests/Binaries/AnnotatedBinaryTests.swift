@@ -64,7 +64,11 @@ struct PluginTests {
         #expect(result["greet"] == "plugin says hello to host")
         #expect(result["sourceImage"] == plugin)
         #expect(result["modules"] == "GreeterPlugin.GreeterModule")
-        #expect(result["diagnostics"] == "0")
+        #expect(result["byNameBefore"] == "unknownType")
+        #expect(
+            result["byNameAfterLoad"] == "plugin says hello to by name",
+            "a type a plugin brings resolves once it is loaded")
+        #expect(result["diagnostics"] == "1", "the one unknownType before the plugin was loaded")
         // The startup scan, the shared hive's first drain, then two rescans; the last returned at once.
         #expect(result["scans"]?.hasPrefix("4,") == true)
     }

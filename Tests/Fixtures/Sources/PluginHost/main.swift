@@ -6,15 +6,30 @@ import PluginAPI
 import Glibc
 #endif
 
-func count() -> Int { Hive.shared.serviceRegistrations.filter { $0.service == "PluginAPI.GreeterService" }.count }
+/// Registrations of the plugin's service that came from an image's records.
+func count() -> Int {
+    Hive.shared.serviceRegistrations.filter { $0.service == "PluginAPI.GreeterService" && $0.source.imagePath != nil }
+        .count
+}
 
 let path = CommandLine.arguments[1]
 print("before=\(count())")
 print("resolveBefore=\((try? Hive.shared.createService(GreeterService.self)) == nil ? "missing" : "found")")
+// A registration by name of a type that only the plugin has: unknown now, found once it is loaded.
+_ = try? Hive.shared.register(service: "PluginAPI.GreeterService", impl: "GreeterPlugin.PluginGreeter", name: "byName")
+func greetByName() -> String {
+    do {
+        return (try Hive.shared.createService(GreeterService.self, name: "byName")).greet("by name")
+    } catch {
+        return "\(error.code)"
+    }
+}
+print("byNameBefore=\(greetByName())")
 guard dlopen(path, RTLD_NOW | RTLD_GLOBAL) != nil else {
     print("dlopen=failed: \(String(cString: dlerror()))")
     exit(1)
 }
+print("byNameAfterLoad=\(greetByName())")
 let first = Hive.shared.rescan()
 print("firstRescan=services:\(first.services),modules:\(first.modules),sections:\(first.sections)")
 print("after=\(count())")
