@@ -1,15 +1,25 @@
 /*
  * scanner.c — finds BeeHive record sections in every loaded ELF image.
  *
- * 1. dl_iterate_phdr visits every loaded image. glibc's dlpi_adds/dlpi_subs tell, in
- *    the first callback, whether any image was loaded or unloaded since the last
- *    walk; if not, the walk stops there.
- * 2. For an image not seen before, its PT_NOTE segments are read from memory. An
- *    image that includes beehive.h carries a note (owner "BeeHive", type 1) naming
- *    its record sections. Images without it are done: no file is opened.
- * 3. A marked image is opened with libelf; every section with a listed name is
- *    checked (allocated, inside a loaded segment) and queued with its address in
- *    memory: dlpi_addr + sh_addr. Records are parsed later, in Swift.
+ * 1. The walk. dl_iterate_phdr visits every loaded image while the loader's lock is held, so the
+ *    walk does no file I/O: glibc's dlpi_adds/dlpi_subs tell, in the first callback, whether any
+ *    image was loaded or unloaded since the last walk (if not, the walk stops there); for each
+ *    image not seen before, its program headers are copied and its PT_NOTE segments are read from
+ *    memory, after checking that they lie inside readable, file-backed PT_LOAD segments. An image
+ *    that includes beehive.h carries a note (owner "BeeHive", type 1) naming its record sections.
+ *    Images without it are done: no file is ever opened for them.
+ * 2. After the walk, each marked image is opened through the kernel's mapping of it
+ *    (/proc/self/map_files, or the path /proc/self/maps gives, checked by device and inode), never
+ *    blocking and only if it is a regular file. libelf reads its section headers (ELF_C_READ: pread,
+ *    no mapping, so a file truncated since load gives an error, not SIGBUS); every section with a
+ *    listed name is checked (allocated, inside a readable loaded segment, where its address says)
+ *    and read from the file into memory. Records are parsed later, in Swift.
+ *
+ * Identity. An image is known by its load address, program-header address and name; when an image
+ * was unloaded since the last walk (dlpi_subs moved), also by the hash of its notes (GNU build-id
+ * and BeeHive note) and, for images with records, by the device and inode of the file the kernel
+ * mapped. So a new image at an old address is scanned as new and the old one reported unloaded.
+ * Every image gets an id, never reused, that travels with its sections, problems and unloading.
  */
 #define _GNU_SOURCE
 #include "bh_scanner.h"
@@ -25,39 +35,70 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #define BH_NOTE_OWNER "BeeHive"
 #define BH_NOTE_TYPE 1u
 #define BH_SUPPORTED_VERSION 1u
-#define BH_MAX_WANTED 16
+#define BH_GNU_OWNER "GNU"
+#define BH_GNU_BUILD_ID 3u
+
+/* Limits on what an image may declare; beyond them the image gets a diagnostic, never a silent drop. */
+#define BH_MAX_WANTED 64                   /* distinct record sections one image's notes may name */
+#define BH_MAX_SECTION_NAME 1024           /* bytes of one section name */
+#define BH_MAX_NOTE_SEGMENT (1u << 20)     /* bytes of one PT_NOTE segment */
+#define BH_MAX_SECTION_SIZE (256u << 20)   /* bytes of one record section */
+#define BH_MAX_RESCANS 3                   /* walks in one scan when images come and go meanwhile */
 
 typedef struct {
     bh_kind kind;
-    char name[128];
+    char *name;
 } bh_wanted;
 
 typedef struct {
-    uintptr_t base; /* dlpi_addr */
-    const ElfW(Phdr) *phdr;
-    char *path;
+    bh_wanted *items;
+    size_t count, capacity;
+    size_t dropped;           /* names beyond BH_MAX_WANTED */
+    size_t too_long;          /* names longer than BH_MAX_SECTION_NAME */
+} bh_wanted_list;
+
+typedef struct {
+    uint64_t id;
+    uintptr_t base;           /* dlpi_addr */
+    const void *phdr_address; /* dlpi_phdr */
+    uint64_t name_hash;
+    uint64_t note_hash;       /* BeeHive notes and GNU build-id */
     uint64_t generation;
-    /* A marked image whose sections are not read yet (the startup scan defers libelf). */
-    int pending;
-    /* The sections a marked image's note names; NULL for the (many) unmarked images. */
-    size_t wanted_count;
-    bh_wanted *wanted;
+    unsigned char marked, pending, opened, delivered, is_main, is_vdso, transient_reported;
+    /* Images with records only. */
+    ElfW(Phdr) *phdrs;
+    size_t phnum;
+    bh_wanted_list wanted;
+    char *name;               /* the loader's name, for messages until the kernel's path is known */
+    char *path;               /* the kernel's path, once known */
+    dev_t dev;
+    ino_t ino;
 } bh_image;
 
 typedef struct {
-    bh_section section; /* strings owned */
+    bh_section section; /* strings and bytes owned */
 } bh_pending_section;
 
 typedef struct {
     char *image_path;
+    uint64_t image_id;
     char *message;
+    int transient;
 } bh_pending_problem;
+
+typedef struct {
+    char *image_path;
+    uint64_t image_id;
+} bh_unloaded;
 
 struct bh_scanner {
     pthread_mutex_t lock;
@@ -66,6 +107,7 @@ struct bh_scanner {
     size_t pending;
     unsigned long long adds, subs;
     uint64_t generation;
+    uint64_t next_id;
 
     bh_image *images;
     size_t image_count, image_capacity;
@@ -74,7 +116,7 @@ struct bh_scanner {
     size_t section_count, section_capacity;
     bh_pending_problem *problems;
     size_t problem_count, problem_capacity;
-    char **unloaded;
+    bh_unloaded *unloaded;
     size_t unloaded_count, unloaded_capacity;
 
     bh_scan_stats stats;
@@ -88,12 +130,16 @@ static uint64_t bh_now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static char *bh_strdup(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *copy = malloc(n);
-    if (copy) memcpy(copy, s, n);
+static char *bh_strndup(const char *s, size_t n) {
+    char *copy = malloc(n + 1);
+    if (copy) {
+        memcpy(copy, s, n);
+        copy[n] = 0;
+    }
     return copy;
 }
+
+static char *bh_strdup(const char *s) { return bh_strndup(s, strlen(s)); }
 
 /* Grows `*array` (of `size`-byte elements) to hold one more; returns 0 on failure. */
 static int bh_reserve(void **array, size_t *capacity, size_t count, size_t size) {
@@ -106,11 +152,26 @@ static int bh_reserve(void **array, size_t *capacity, size_t count, size_t size)
     return 1;
 }
 
-static void bh_add_problem(bh_scanner *s, const char *image, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
+static uint64_t bh_hash(uint64_t hash, const void *bytes, size_t count) {
+    const unsigned char *p = bytes;
+    for (size_t i = 0; i < count; i++) hash = (hash ^ p[i]) * 0x100000001b3ull;
+    return hash;
+}
 
-static void bh_add_problem(bh_scanner *s, const char *image, const char *format, ...) {
-    char message[512];
+#define BH_HASH_SEED 0xcbf29ce484222325ull
+
+/* A label for an image in messages: its path once known, else the loader's name. */
+static const char *bh_label(const bh_image *image) {
+    if (image->path) return image->path;
+    if (image->is_main) return "main executable";
+    return image->name && image->name[0] ? image->name : "(unnamed image)";
+}
+
+static void bh_add_problem(bh_scanner *s, const char *image, uint64_t id, int transient, const char *format, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static void bh_add_problem(bh_scanner *s, const char *image, uint64_t id, int transient, const char *format, ...) {
+    char message[768];
     va_list args;
     va_start(args, format);
     vsnprintf(message, sizeof message, format, args);
@@ -119,12 +180,60 @@ static void bh_add_problem(bh_scanner *s, const char *image, const char *format,
     bh_pending_problem *p = &s->problems[s->problem_count];
     p->image_path = bh_strdup(image);
     p->message = bh_strdup(message);
+    p->image_id = id;
+    p->transient = transient;
     if (p->image_path && p->message) {
         s->problem_count++;
     } else {
         free(p->image_path);
         free(p->message);
     }
+}
+
+static void bh_wanted_free(bh_wanted_list *list) {
+    for (size_t i = 0; i < list->count; i++) free(list->items[i].name);
+    free(list->items);
+    memset(list, 0, sizeof *list);
+}
+
+static void bh_image_free(bh_image *image) {
+    free(image->phdrs);
+    bh_wanted_free(&image->wanted);
+    free(image->name);
+    free(image->path);
+}
+
+/* ---- Reading the image's memory -------------------------------------------- */
+
+/*
+ * Copies `count` bytes of this process's memory at `address`. In careful mode the copy goes through
+ * process_vm_readv, which fails with EFAULT instead of raising SIGSEGV or SIGBUS (an image file
+ * truncated after it was loaded); where that call is not allowed (seccomp), a plain copy of memory the
+ * caller has already checked is the fallback. Returns 0 on success.
+ */
+static int bh_copy_memory(int careful, void *destination, uintptr_t address, size_t count) {
+    static int unavailable;
+    if (careful && !__atomic_load_n(&unavailable, __ATOMIC_RELAXED)) {
+        struct iovec local = {destination, count};
+        struct iovec remote = {(void *)address, count};
+        ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+        if (n == (ssize_t)count) return 0;
+        if (n >= 0 || (errno != ENOSYS && errno != EPERM)) return -1;
+        __atomic_store_n(&unavailable, 1, __ATOMIC_RELAXED);
+    }
+    memcpy(destination, (const void *)address, count);
+    return 0;
+}
+
+/* The PT_LOAD segment that holds [vaddr, vaddr + size) in its file-backed part, or NULL. */
+static const ElfW(Phdr) *bh_segment_of(const ElfW(Phdr) *phdrs, size_t phnum, uint64_t vaddr, uint64_t size) {
+    for (size_t i = 0; i < phnum; i++) {
+        const ElfW(Phdr) *ph = &phdrs[i];
+        if (ph->p_type == PT_LOAD && vaddr >= ph->p_vaddr && size <= ph->p_filesz &&
+            vaddr - ph->p_vaddr <= ph->p_filesz - size)
+            return ph;
+    }
+    return NULL;
 }
 
 /* ---- Notes, read from memory ----------------------------------------------- */
@@ -149,189 +258,185 @@ static int bh_kind_from_prefix(const char *entry, bh_kind *kind, const char **na
     return 0;
 }
 
-static void bh_want(bh_wanted *wanted, size_t *count, bh_kind kind, const char *name, size_t length) {
-    if (length == 0 || length >= sizeof wanted[0].name) return;
-    for (size_t i = 0; i < *count; i++) {
-        if (wanted[i].kind == kind && strlen(wanted[i].name) == length && memcmp(wanted[i].name, name, length) == 0)
-            return;
+static void bh_want(bh_wanted_list *list, bh_kind kind, const char *name, size_t length) {
+    if (length == 0) return;
+    if (length > BH_MAX_SECTION_NAME) {
+        list->too_long++;
+        return;
     }
-    if (*count == BH_MAX_WANTED) return;
-    wanted[*count].kind = kind;
-    memcpy(wanted[*count].name, name, length);
-    wanted[*count].name[length] = 0;
-    (*count)++;
+    for (size_t i = 0; i < list->count; i++) {
+        const bh_wanted *w = &list->items[i];
+        if (w->kind == kind && strlen(w->name) == length && memcmp(w->name, name, length) == 0) return;
+    }
+    if (list->count == BH_MAX_WANTED) {
+        list->dropped++;
+        return;
+    }
+    if (!bh_reserve((void **)&list->items, &list->capacity, list->count, sizeof *list->items)) {
+        list->dropped++;
+        return;
+    }
+    char *copy = bh_strndup(name, length);
+    if (!copy) {
+        list->dropped++;
+        return;
+    }
+    list->items[list->count].kind = kind;
+    list->items[list->count].name = copy;
+    list->count++;
 }
 
+/* What reading an image's notes found. */
+typedef struct {
+    int marked;
+    uint64_t hash;
+    bh_wanted_list wanted;
+} bh_notes;
+
 /* Parses one BeeHive note descriptor: u32 version, then NUL-terminated "kind=section" strings. */
-static void bh_parse_note(bh_scanner *s, const char *image, const unsigned char *desc, size_t size,
-                          bh_wanted *wanted, size_t *count) {
+static void bh_parse_note(bh_scanner *s, const char *image, uint64_t id, int report, const unsigned char *desc,
+                          size_t size, bh_notes *notes) {
     uint32_t version;
     if (size < sizeof version) {
-        bh_add_problem(s, image, "BeeHive note of %zu bytes is too short: expected at least a 4-byte version", size);
+        if (report)
+            bh_add_problem(s, image, id, 0,
+                           "BeeHive note of %zu bytes is too short: expected at least a 4-byte version; "
+                           "the note was ignored",
+                           size);
         return;
     }
     memcpy(&version, desc, sizeof version);
     if (version != BH_SUPPORTED_VERSION) {
-        bh_add_problem(s, image, "BeeHive note has format version %u; this scanner reads version %u, image skipped",
-                       version, BH_SUPPORTED_VERSION);
+        if (report)
+            bh_add_problem(s, image, id, 0,
+                           "BeeHive note has format version %u; expected version %u; the sections it names were "
+                           "not read",
+                           version, BH_SUPPORTED_VERSION);
         return;
     }
     const char *p = (const char *)desc + sizeof version;
     const char *end = (const char *)desc + size;
     while (p < end) {
         const char *nul = memchr(p, 0, (size_t)(end - p));
-        if (!nul) break; /* trailing padding is zeros; a truncated string is ignored */
+        if (!nul) {
+            if (report)
+                bh_add_problem(s, image, id, 0,
+                               "BeeHive note ends inside an entry (\"%.40s\"): expected NUL-terminated "
+                               "\"kind=section\" entries; that entry was ignored",
+                               p);
+            break;
+        }
         bh_kind kind;
         const char *name;
-        if (nul > p && bh_kind_from_prefix(p, &kind, &name)) bh_want(wanted, count, kind, name, (size_t)(nul - name));
+        if (nul > p && bh_kind_from_prefix(p, &kind, &name)) bh_want(&notes->wanted, kind, name, (size_t)(nul - name));
         p = nul + 1;
     }
 }
 
-/* Collects the section names an image announces in its notes. Returns 1 if it has a BeeHive note. */
-static int bh_read_notes(bh_scanner *s, struct dl_phdr_info *info, const char *image, bh_wanted *wanted,
-                         size_t *count) {
-    int marked = 0;
+/* Reads one PT_NOTE segment's notes from a copy of its bytes. */
+static void bh_parse_notes(bh_scanner *s, const char *image, uint64_t id, int report, const unsigned char *p,
+                           size_t size, size_t align, size_t segment, bh_notes *notes) {
+    const unsigned char *start = p;
+    const unsigned char *end = p + size;
+    while ((size_t)(end - p) >= 12) {
+        uint32_t namesz, descsz, type;
+        memcpy(&namesz, p, 4);
+        memcpy(&descsz, p + 4, 4);
+        memcpy(&type, p + 8, 4);
+        const unsigned char *name = p + 12;
+        size_t left = (size_t)(end - p);
+        /* The descriptor and the next note start at the alignment, counted from the note's start. */
+        size_t desc_offset = (12 + (size_t)namesz + align - 1) & ~(align - 1);
+        if (desc_offset > left || descsz > left - desc_offset) {
+            if (report)
+                bh_add_problem(s, image, id, 0,
+                               "malformed note at offset %zu of PT_NOTE segment %zu: its name (%u bytes) and "
+                               "descriptor (%u bytes) exceed the %zu bytes left in the segment; the notes after it "
+                               "were not read",
+                               (size_t)(p - start), segment, namesz, descsz, left);
+            return;
+        }
+        const unsigned char *desc = p + desc_offset;
+        size_t next = (desc_offset + (size_t)descsz + align - 1) & ~(align - 1);
+        if (type == BH_NOTE_TYPE && namesz == sizeof BH_NOTE_OWNER &&
+            memcmp(name, BH_NOTE_OWNER, sizeof BH_NOTE_OWNER) == 0) {
+            notes->marked = 1;
+            notes->hash = bh_hash(notes->hash, desc, descsz);
+            bh_parse_note(s, image, id, report, desc, descsz, notes);
+        } else if (type == BH_GNU_BUILD_ID && namesz == sizeof BH_GNU_OWNER &&
+                   memcmp(name, BH_GNU_OWNER, sizeof BH_GNU_OWNER) == 0) {
+            notes->hash = bh_hash(notes->hash, desc, descsz);
+        }
+        if (next >= left) break; /* the last note's padding may be cut short */
+        p += next;
+    }
+}
+
+/*
+ * Reads an image's notes from memory: each PT_NOTE segment is first checked to lie inside a readable,
+ * file-backed PT_LOAD segment, then copied (carefully, after startup) and parsed. `report` adds problems.
+ */
+static void bh_read_notes(bh_scanner *s, struct dl_phdr_info *info, const char *image, uint64_t id, int careful,
+                          int report, bh_notes *notes) {
+    memset(notes, 0, sizeof *notes);
+    notes->hash = BH_HASH_SEED;
+    unsigned char stack[4096];
     for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_NOTE) continue;
-        size_t align = ph->p_align == 8 ? 8 : 4;
-        const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
-        const unsigned char *end = p + ph->p_memsz;
-        while ((size_t)(end - p) >= 12) {
-            uint32_t namesz, descsz, type;
-            memcpy(&namesz, p, 4);
-            memcpy(&descsz, p + 4, 4);
-            memcpy(&type, p + 8, 4);
-            const unsigned char *name = p + 12;
-            size_t name_span = (namesz + align - 1) & ~(align - 1);
-            size_t desc_span = (descsz + align - 1) & ~(align - 1);
-            if ((size_t)(end - name) < name_span || (size_t)(end - name) - name_span < descsz) break;
-            const unsigned char *desc = name + name_span;
-            if (type == BH_NOTE_TYPE && namesz == sizeof BH_NOTE_OWNER &&
-                memcmp(name, BH_NOTE_OWNER, sizeof BH_NOTE_OWNER) == 0) {
-                marked = 1;
-                bh_parse_note(s, image, desc, descsz, wanted, count);
-            }
-            if ((size_t)(end - desc) < desc_span) break;
-            p = desc + desc_span;
+        if (ph->p_type != PT_NOTE || ph->p_memsz == 0) continue;
+        const ElfW(Phdr) *load = bh_segment_of(info->dlpi_phdr, info->dlpi_phnum, ph->p_vaddr, ph->p_memsz);
+        if (!load || !(load->p_flags & PF_R)) {
+            if (report)
+                bh_add_problem(s, image, id, 0,
+                               "PT_NOTE segment %u at 0x%llx (%llu bytes) lies outside the image's readable loaded "
+                               "segments; expected it inside a readable PT_LOAD segment; its notes were not read",
+                               (unsigned)i, (unsigned long long)ph->p_vaddr, (unsigned long long)ph->p_memsz);
+            continue;
         }
-    }
-    return marked;
-}
-
-/* ---- Sections, found with libelf ------------------------------------------- */
-
-/* Is [vaddr, vaddr + size) inside one PT_LOAD segment of the loaded image? */
-static int bh_is_loaded(struct dl_phdr_info *info, uint64_t vaddr, uint64_t size) {
-    for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type == PT_LOAD && vaddr >= ph->p_vaddr && size <= ph->p_filesz &&
-            vaddr - ph->p_vaddr <= ph->p_filesz - size)
-            return 1;
-    }
-    return 0;
-}
-
-/* Does the ELF header mapped in memory match the file's? Catches a file rebuilt since it was loaded. */
-static int bh_header_matches(struct dl_phdr_info *info, Elf *elf) {
-    for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type == PT_LOAD && ph->p_offset == 0 && ph->p_filesz >= sizeof(ElfW(Ehdr))) {
-            size_t size = 0;
-            const char *raw = elf_rawfile(elf, &size);
-            const void *mapped = (const void *)(info->dlpi_addr + ph->p_vaddr);
-            return raw == NULL || size < sizeof(ElfW(Ehdr)) || memcmp(raw, mapped, sizeof(ElfW(Ehdr))) == 0;
+        if (ph->p_memsz > BH_MAX_NOTE_SEGMENT) {
+            if (report)
+                bh_add_problem(s, image, id, 0,
+                               "PT_NOTE segment %u is %llu bytes; expected at most %u; its notes were not read",
+                               (unsigned)i, (unsigned long long)ph->p_memsz, BH_MAX_NOTE_SEGMENT);
+            continue;
         }
-    }
-    return 1; /* header not mapped: nothing to compare */
-}
-
-static void bh_queue_section(bh_scanner *s, const char *image, const char *name, bh_kind kind,
-                             const unsigned char *bytes, size_t size, uint64_t file_offset, unsigned index) {
-    if (!bh_reserve((void **)&s->sections, &s->section_capacity, s->section_count, sizeof *s->sections)) {
-        bh_add_problem(s, image, "out of memory while queueing section %s", name);
-        return;
-    }
-    bh_section *sec = &s->sections[s->section_count].section;
-    sec->image_path = bh_strdup(image);
-    sec->section_name = bh_strdup(name);
-    if (!sec->image_path || !sec->section_name) {
-        free((void *)sec->image_path);
-        free((void *)sec->section_name);
-        bh_add_problem(s, image, "out of memory while queueing section %s", name);
-        return;
-    }
-    sec->kind = kind;
-    sec->bytes = bytes;
-    sec->size = size;
-    sec->file_offset = file_offset;
-    sec->section_index = index;
-    s->section_count++;
-    s->stats.sections_found++;
-}
-
-static void bh_init_libelf(void) { elf_version(EV_CURRENT); }
-
-static void bh_scan_file(bh_scanner *s, struct dl_phdr_info *info, const char *open_path, const char *image,
-                         const bh_wanted *wanted, size_t wanted_count) {
-    static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
-    pthread_once(&elf_once, bh_init_libelf);
-    int fd = open(open_path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        bh_add_problem(s, image, "cannot open the image file to read its section headers: %s", strerror(errno));
-        return;
-    }
-    s->stats.images_opened++;
-    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    size_t shstrndx = 0;
-    if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) != 0) {
-        bh_add_problem(s, image, "libelf cannot read the file as ELF: %s", elf_errmsg(-1));
-        goto done;
-    }
-    if (!bh_header_matches(info, elf)) {
-        bh_add_problem(s, image, "the file on disk differs from the loaded image (rebuilt or replaced since it was "
-                                 "loaded); its records were not read");
-        goto done;
-    }
-    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
-        GElf_Shdr shdr;
-        if (!gelf_getshdr(scn, &shdr)) continue;
-        const char *name = elf_strptr(elf, shstrndx, shdr.sh_name);
-        if (!name) continue;
-        for (size_t w = 0; w < wanted_count; w++) {
-            if (strcmp(name, wanted[w].name) != 0) continue;
-            unsigned index = (unsigned)elf_ndxscn(scn);
-            if (!(shdr.sh_flags & SHF_ALLOC) || shdr.sh_type == SHT_NOBITS) {
-                bh_add_problem(s, image, "section %s (index %u) is not loaded into memory (flags 0x%llx, type %u); "
-                                         "expected an allocated PROGBITS section",
-                               name, index, (unsigned long long)shdr.sh_flags, (unsigned)shdr.sh_type);
-            } else if (!bh_is_loaded(info, shdr.sh_addr, shdr.sh_size)) {
-                bh_add_problem(s, image, "section %s (index %u) at 0x%llx+%llu lies outside every loaded segment",
-                               name, index, (unsigned long long)shdr.sh_addr, (unsigned long long)shdr.sh_size);
-            } else {
-                const unsigned char *bytes = (const unsigned char *)(info->dlpi_addr + shdr.sh_addr);
-                bh_queue_section(s, image, name, wanted[w].kind, bytes, (size_t)shdr.sh_size, shdr.sh_offset, index);
-            }
+        size_t size = (size_t)ph->p_memsz;
+        unsigned char *buffer = size <= sizeof stack ? stack : malloc(size);
+        if (!buffer) continue;
+        if (bh_copy_memory(careful, buffer, info->dlpi_addr + ph->p_vaddr, size) != 0) {
+            if (report)
+                bh_add_problem(s, image, id, 0,
+                               "PT_NOTE segment %u at 0x%llx cannot be read (the memory faults: is the file "
+                               "truncated since it was loaded?); its notes were not read",
+                               (unsigned)i, (unsigned long long)ph->p_vaddr);
+        } else {
+            bh_parse_notes(s, image, id, report, buffer, size, ph->p_align == 8 ? 8 : 4, i, notes);
         }
+        if (buffer != stack) free(buffer);
     }
-done:
-    if (elf) elf_end(elf);
-    close(fd);
 }
 
-/* ---- The walk -------------------------------------------------------------- */
+/* ---- The walk: inside dl_iterate_phdr, memory only ------------------------- */
 
 typedef struct {
     bh_scanner *scanner;
     size_t visited;
     int short_circuit;
-    int defer_open;
+    int force;        /* walk every image even if the counters did not move */
+    int careful;      /* copy notes with process_vm_readv */
+    int subs_changed; /* an image was unloaded since the last walk */
 } bh_walk;
 
-static bh_image *bh_find_image(bh_scanner *s, uintptr_t base, const ElfW(Phdr) *phdr) {
+static uint64_t bh_name_hash(const char *name) {
+    return name ? bh_hash(BH_HASH_SEED, name, strnlen(name, 4096)) : BH_HASH_SEED;
+}
+
+static bh_image *bh_find_image(bh_scanner *s, uintptr_t base, const void *phdr, uint64_t name_hash) {
     for (size_t i = 0; i < s->image_count; i++) {
-        if (s->images[i].base == base && s->images[i].phdr == phdr) return &s->images[i];
+        bh_image *image = &s->images[i];
+        if (image->base == base && image->phdr_address == phdr && image->name_hash == name_hash &&
+            image->generation != s->generation)
+            return image;
     }
     return NULL;
 }
@@ -343,82 +448,454 @@ static int bh_is_vdso(struct dl_phdr_info *info) {
     return (uintptr_t)info->dlpi_phdr == vdso + ehdr->e_phoff;
 }
 
-/* Opens a marked image with libelf and queues its sections. Runs inside dl_iterate_phdr. */
-static void bh_open_image(bh_scanner *s, struct dl_phdr_info *info, bh_image *image, int is_main) {
-    char path[4096];
-    const char *open_path;
-    if (is_main) {
-        ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-        if (n < 0) n = (ssize_t)strlen(strcpy(path, "/proc/self/exe"));
-        path[n] = 0;
-        open_path = "/proc/self/exe";
-    } else {
-        snprintf(path, sizeof path, "%s", info->dlpi_name ? info->dlpi_name : "");
-        open_path = path;
-    }
-    free(image->path);
-    image->path = bh_strdup(path);
-    image->pending = 0;
-    s->pending--;
-    if (path[0] && !bh_is_vdso(info)) { /* else no file behind it */
-        uint64_t start = bh_now_ns();
-        bh_scan_file(s, info, open_path, path, image->wanted, image->wanted_count);
-        s->stats.open_ns += bh_now_ns() - start;
-    }
-    free(image->wanted);
-    image->wanted = NULL;
-    image->wanted_count = 0;
+static void bh_want_defaults(bh_wanted_list *wanted) {
+    bh_want(wanted, BH_KIND_SERVICES, "beehive_services", 16);
+    bh_want(wanted, BH_KIND_MODULES, "beehive_mods", 12);
+    bh_want(wanted, BH_KIND_ROUTES, "beehive_routes", 14);
 }
 
 static int bh_visit(struct dl_phdr_info *info, size_t size, void *data) {
     bh_walk *walk = data;
     bh_scanner *s = walk->scanner;
     if (walk->visited++ == 0 && size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
-        if (s->walked && info->dlpi_adds == s->adds && info->dlpi_subs == s->subs) {
+        if (s->walked && !walk->force && info->dlpi_adds == s->adds && info->dlpi_subs == s->subs) {
             walk->short_circuit = 1;
             return 1; /* nothing was loaded or unloaded since the last walk */
         }
+        walk->subs_changed = s->walked && info->dlpi_subs != s->subs;
         s->adds = info->dlpi_adds;
         s->subs = info->dlpi_subs;
     }
     int is_main = walk->visited == 1 && (!info->dlpi_name || !info->dlpi_name[0]);
+    uint64_t name_hash = bh_name_hash(info->dlpi_name);
 
-    bh_image *image = bh_find_image(s, info->dlpi_addr, info->dlpi_phdr);
-    if (image) {
-        image->generation = s->generation;
-        if (image->pending && !walk->defer_open) bh_open_image(s, info, image, is_main);
+    bh_image *known = bh_find_image(s, info->dlpi_addr, info->dlpi_phdr, name_hash);
+    if (known && walk->subs_changed) {
+        /* An address may have been reused: the notes (build-id, BeeHive note) must match too. */
+        bh_notes notes;
+        bh_read_notes(s, info, bh_label(known), known->id, walk->careful, 0, &notes);
+        bh_wanted_free(&notes.wanted);
+        if (notes.hash != known->note_hash) known = NULL;
+    }
+    if (known) {
+        known->generation = s->generation;
         return 0;
     }
+
     if (!bh_reserve((void **)&s->images, &s->image_capacity, s->image_count, sizeof *s->images)) return 0;
-    image = &s->images[s->image_count++];
+    bh_image *image = &s->images[s->image_count++];
     memset(image, 0, sizeof *image);
+    image->id = ++s->next_id;
     image->base = info->dlpi_addr;
-    image->phdr = info->dlpi_phdr;
+    image->phdr_address = info->dlpi_phdr;
+    image->name_hash = name_hash;
     image->generation = s->generation;
+    image->is_main = (unsigned char)is_main;
     s->stats.images_new++;
 
-    bh_wanted wanted[BH_MAX_WANTED];
-    size_t wanted_count = 0;
-    int marked = bh_read_notes(s, info, is_main ? "main executable" : info->dlpi_name, wanted, &wanted_count);
-    if (marked) s->stats.images_marked++;
-    if (!marked) {
+    const char *label = is_main ? "main executable" : (info->dlpi_name ? info->dlpi_name : "");
+    bh_notes notes;
+    bh_read_notes(s, info, label, image->id, walk->careful, 1, &notes);
+    image->note_hash = notes.hash;
+    if (notes.marked) s->stats.images_marked++;
+    if (!notes.marked) {
+        bh_wanted_free(&notes.wanted);
         if (!(s->flags & BH_SCAN_ALL_IMAGES)) return 0;
-        bh_want(wanted, &wanted_count, BH_KIND_SERVICES, "beehive_services", 16);
-        bh_want(wanted, &wanted_count, BH_KIND_MODULES, "beehive_mods", 12);
-        bh_want(wanted, &wanted_count, BH_KIND_ROUTES, "beehive_routes", 14);
+        bh_want_defaults(&notes.wanted);
     }
-    if (wanted_count == 0) return 0;
-    image->wanted = malloc(wanted_count * sizeof *wanted);
-    if (!image->wanted) return 0;
-    memcpy(image->wanted, wanted, wanted_count * sizeof *wanted);
-    image->wanted_count = wanted_count;
+    if (notes.wanted.dropped)
+        bh_add_problem(s, label, image->id, 0,
+                       "the BeeHive notes name more than %d record sections; expected at most %d; %zu were not read",
+                       BH_MAX_WANTED, BH_MAX_WANTED, notes.wanted.dropped);
+    if (notes.wanted.too_long)
+        bh_add_problem(s, label, image->id, 0,
+                       "the BeeHive notes name %zu record sections whose names exceed %d bytes; expected shorter "
+                       "names; those sections were not read",
+                       notes.wanted.too_long, BH_MAX_SECTION_NAME);
+    if (notes.wanted.count == 0) {
+        bh_wanted_free(&notes.wanted);
+        return 0;
+    }
+    image->phdrs = malloc(info->dlpi_phnum * sizeof *image->phdrs);
+    image->name = bh_strdup(label);
+    if (!image->phdrs || !image->name) {
+        bh_add_problem(s, label, image->id, 1, "out of memory while recording the image; will retry");
+        free(image->phdrs);
+        free(image->name);
+        bh_wanted_free(&notes.wanted);
+        s->image_count--; /* forget it: the next walk sees it as new */
+        s->walked = 0;
+        return 0;
+    }
+    memcpy(image->phdrs, info->dlpi_phdr, info->dlpi_phnum * sizeof *image->phdrs);
+    image->phnum = info->dlpi_phnum;
+    image->wanted = notes.wanted;
+    image->marked = 1;
+    image->is_vdso = (unsigned char)bh_is_vdso(info);
     image->pending = 1;
     s->pending++;
-    if (!walk->defer_open) bh_open_image(s, info, image, is_main);
     return 0;
 }
 
-/* ---- Public entry points --------------------------------------------------- */
+/* ---- After the walk: /proc/self/maps --------------------------------------- */
+
+typedef struct {
+    uintptr_t start, end;
+    dev_t dev;
+    ino_t ino;
+    char *path; /* "" for anonymous mappings */
+} bh_mapping;
+
+typedef struct {
+    bh_mapping *items;
+    size_t count, capacity;
+    char *text;
+} bh_maps;
+
+static void bh_maps_free(bh_maps *maps) {
+    free(maps->items);
+    free(maps->text);
+    memset(maps, 0, sizeof *maps);
+}
+
+/* Reads /proc/self/maps. Returns 0 on success. */
+static int bh_maps_read(bh_maps *maps) {
+    memset(maps, 0, sizeof *maps);
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    size_t size = 0, capacity = 1 << 16;
+    char *text = malloc(capacity);
+    for (;;) {
+        if (!text) break;
+        if (capacity - size < 4096) {
+            char *grown = realloc(text, capacity * 2);
+            if (!grown) {
+                free(text);
+                text = NULL;
+                break;
+            }
+            text = grown;
+            capacity *= 2;
+        }
+        ssize_t n = read(fd, text + size, capacity - size - 1);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        size += (size_t)n;
+    }
+    close(fd);
+    if (!text) return -1;
+    text[size] = 0;
+    maps->text = text;
+    for (char *line = text; line && *line;) {
+        char *next = strchr(line, '\n');
+        if (next) *next++ = 0;
+        unsigned long start, end, offset, ino;
+        unsigned major, minor;
+        int consumed = 0;
+        if (sscanf(line, "%lx-%lx %*s %lx %x:%x %lu %n", &start, &end, &offset, &major, &minor, &ino, &consumed) >=
+                6 &&
+            bh_reserve((void **)&maps->items, &maps->capacity, maps->count, sizeof *maps->items)) {
+            bh_mapping *m = &maps->items[maps->count++];
+            m->start = start;
+            m->end = end;
+            m->dev = makedev(major, minor);
+            m->ino = (ino_t)ino;
+            m->path = consumed > 0 ? line + consumed : line + strlen(line);
+        }
+        line = next;
+    }
+    return 0;
+}
+
+static const bh_mapping *bh_maps_find(const bh_maps *maps, uintptr_t address) {
+    for (size_t i = 0; i < maps->count; i++)
+        if (address >= maps->items[i].start && address < maps->items[i].end) return &maps->items[i];
+    return NULL;
+}
+
+/* The address of an image's first file-backed loadable byte: where the kernel mapped its file. */
+static uintptr_t bh_first_load(const bh_image *image) {
+    for (size_t i = 0; i < image->phnum; i++)
+        if (image->phdrs[i].p_type == PT_LOAD && image->phdrs[i].p_filesz > 0)
+            return image->base + image->phdrs[i].p_vaddr;
+    return image->base;
+}
+
+/* ---- Sections, found with libelf after the walk ---------------------------- */
+
+static int bh_is_transient(int error) {
+    return error == EMFILE || error == ENFILE || error == ENOMEM || error == EINTR || error == EAGAIN ||
+           error == ENOBUFS;
+}
+
+static const char *bh_file_kind(mode_t mode) {
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISLNK(mode)) return "a symbolic link";
+    return "not a regular file";
+}
+
+static void bh_queue_section(bh_scanner *s, bh_image *image, const char *name, bh_kind kind, unsigned char *bytes,
+                             size_t size, uint64_t file_offset, unsigned index) {
+    if (!bh_reserve((void **)&s->sections, &s->section_capacity, s->section_count, sizeof *s->sections)) {
+        bh_add_problem(s, bh_label(image), image->id, 0, "out of memory while queueing section %s", name);
+        free(bytes);
+        return;
+    }
+    bh_section *sec = &s->sections[s->section_count].section;
+    sec->image_path = bh_strdup(bh_label(image));
+    sec->section_name = bh_strdup(name);
+    if (!sec->image_path || !sec->section_name) {
+        free((void *)sec->image_path);
+        free((void *)sec->section_name);
+        free(bytes);
+        bh_add_problem(s, bh_label(image), image->id, 0, "out of memory while queueing section %s", name);
+        return;
+    }
+    sec->image_id = image->id;
+    sec->kind = kind;
+    sec->bytes = bytes;
+    sec->size = size;
+    sec->file_offset = file_offset;
+    sec->section_index = index;
+    s->section_count++;
+    s->stats.sections_found++;
+}
+
+static void bh_init_libelf(void) { elf_version(EV_CURRENT); }
+
+/* Does the file's program header table equal the one the loader mapped? Catches a file rewritten since load. */
+static int bh_phdrs_match(Elf *elf, const bh_image *image) {
+    size_t phnum = 0;
+    if (elf_getphdrnum(elf, &phnum) != 0 || phnum != image->phnum) return 0;
+    for (size_t i = 0; i < phnum; i++) {
+        GElf_Phdr ph;
+        const ElfW(Phdr) *mem = &image->phdrs[i];
+        if (!gelf_getphdr(elf, (int)i, &ph)) return 0;
+        if (ph.p_type != mem->p_type || ph.p_offset != mem->p_offset || ph.p_vaddr != mem->p_vaddr ||
+            ph.p_filesz != mem->p_filesz || ph.p_memsz != mem->p_memsz || ph.p_flags != mem->p_flags)
+            return 0;
+    }
+    return 1;
+}
+
+/* Checks one wanted section and reads it from the file. */
+static void bh_read_section(bh_scanner *s, bh_image *image, int fd, off_t file_size, const GElf_Shdr *shdr,
+                            const char *name, bh_kind kind, unsigned index) {
+    const char *label = bh_label(image);
+    if (!(shdr->sh_flags & SHF_ALLOC) || shdr->sh_type == SHT_NOBITS) {
+        bh_add_problem(s, label, image->id, 0,
+                       "section %s (index %u) is not loaded into memory (flags 0x%llx, type %u); expected an "
+                       "allocated PROGBITS section; its records were not read",
+                       name, index, (unsigned long long)shdr->sh_flags, (unsigned)shdr->sh_type);
+        return;
+    }
+    if (shdr->sh_size == 0) return; /* no records */
+    const ElfW(Phdr) *load = bh_segment_of(image->phdrs, image->phnum, shdr->sh_addr, shdr->sh_size);
+    if (!load) {
+        bh_add_problem(s, label, image->id, 0,
+                       "section %s (index %u) at 0x%llx+%llu lies outside every loaded segment; expected it inside a "
+                       "PT_LOAD segment; its records were not read",
+                       name, index, (unsigned long long)shdr->sh_addr, (unsigned long long)shdr->sh_size);
+        return;
+    }
+    if (!(load->p_flags & PF_R)) {
+        bh_add_problem(s, label, image->id, 0,
+                       "section %s (index %u) lies in a loaded segment without read permission (flags 0x%x); "
+                       "expected a readable segment; its records were not read",
+                       name, index, (unsigned)load->p_flags);
+        return;
+    }
+    if (shdr->sh_offset < load->p_offset || shdr->sh_offset - load->p_offset != shdr->sh_addr - load->p_vaddr) {
+        bh_add_problem(s, label, image->id, 0,
+                       "section %s (index %u): its file offset 0x%llx disagrees with its address 0x%llx in the "
+                       "segment at file offset 0x%llx; expected the offset the address implies; its records were "
+                       "not read",
+                       name, index, (unsigned long long)shdr->sh_offset, (unsigned long long)shdr->sh_addr,
+                       (unsigned long long)load->p_offset);
+        return;
+    }
+    if (shdr->sh_size > BH_MAX_SECTION_SIZE) {
+        bh_add_problem(s, label, image->id, 0,
+                       "section %s (index %u) is %llu bytes; expected at most %u; its records were not read", name,
+                       index, (unsigned long long)shdr->sh_size, BH_MAX_SECTION_SIZE);
+        return;
+    }
+    if ((uint64_t)file_size < shdr->sh_offset || (uint64_t)file_size - shdr->sh_offset < shdr->sh_size) {
+        bh_add_problem(s, label, image->id, 0,
+                       "section %s (index %u) ends at file offset 0x%llx, but the file has %lld bytes (truncated "
+                       "since it was loaded?); its records were not read",
+                       name, index, (unsigned long long)(shdr->sh_offset + shdr->sh_size), (long long)file_size);
+        return;
+    }
+    size_t size = (size_t)shdr->sh_size;
+    unsigned char *bytes = malloc(size);
+    if (!bytes) {
+        bh_add_problem(s, label, image->id, 0, "out of memory reading section %s (%zu bytes)", name, size);
+        return;
+    }
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = pread(fd, bytes + done, size - done, (off_t)(shdr->sh_offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        done += (size_t)n;
+    }
+    if (done < size) {
+        bh_add_problem(s, label, image->id, 0,
+                       "section %s (index %u): read %zu of %zu bytes from the file (truncated since it was "
+                       "loaded?); its records were not read",
+                       name, index, done, size);
+        free(bytes);
+        return;
+    }
+    bh_queue_section(s, image, name, kind, bytes, size, shdr->sh_offset, index);
+}
+
+/* Reads the wanted sections of an opened image file. */
+static void bh_scan_file(bh_scanner *s, bh_image *image, int fd, off_t file_size) {
+    static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
+    pthread_once(&elf_once, bh_init_libelf);
+    const char *label = bh_label(image);
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    if (!elf || elf_kind(elf) != ELF_K_ELF) {
+        unsigned char magic[4] = {0};
+        ssize_t n = pread(fd, magic, sizeof magic, 0);
+        bh_add_problem(s, label, image->id, 0,
+                       "expected an ELF file; found %s (%lld bytes, starting %02x %02x %02x %02x); its records were "
+                       "not read",
+                       n <= 0 ? "an empty file" : "a file without the ELF magic", (long long)file_size, magic[0],
+                       magic[1], magic[2], magic[3]);
+        goto done;
+    }
+    if (!bh_phdrs_match(elf, image)) {
+        bh_add_problem(s, label, image->id, 0,
+                       "the file on disk differs from the loaded image (its program headers changed: rebuilt or "
+                       "rewritten since it was loaded); its records were not read");
+        goto done;
+    }
+    size_t shnum = 0, shstrndx = 0;
+    if (elf_getshdrnum(elf, &shnum) != 0 || shnum == 0) {
+        bh_add_problem(s, label, image->id, 0,
+                       "the image has no section headers (stripped with --strip-sections?); expected them to locate "
+                       "the %zu record sections its BeeHive note names (%s%s); their records were not read",
+                       image->wanted.count, image->wanted.items[0].name, image->wanted.count > 1 ? ", …" : "");
+        goto done;
+    }
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0) {
+        bh_add_problem(s, label, image->id, 0,
+                       "the section name table cannot be read (%s); expected a valid e_shstrndx; the record "
+                       "sections were not read",
+                       elf_errmsg(-1));
+        goto done;
+    }
+    unsigned char found[BH_MAX_WANTED] = {0};
+    size_t unreadable = 0;
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr shdr;
+        const char *name = gelf_getshdr(scn, &shdr) ? elf_strptr(elf, shstrndx, shdr.sh_name) : NULL;
+        if (!name) {
+            unreadable++;
+            continue;
+        }
+        for (size_t w = 0; w < image->wanted.count; w++) {
+            if (strcmp(name, image->wanted.items[w].name) != 0) continue;
+            found[w] = 1;
+            bh_read_section(s, image, fd, file_size, &shdr, name, image->wanted.items[w].kind,
+                            (unsigned)elf_ndxscn(scn));
+        }
+    }
+    for (size_t w = 0; w < image->wanted.count; w++) {
+        if (found[w] || (s->flags & BH_SCAN_ALL_IMAGES)) continue;
+        bh_add_problem(s, label, image->id, 0,
+                       "the BeeHive note names section %s, but the image has no section of that name%s; expected "
+                       "the section the note names; its records were not read",
+                       image->wanted.items[w].name,
+                       unreadable ? " (some section headers are unreadable: corrupt fields?)" : "");
+    }
+done:
+    if (elf) elf_end(elf);
+}
+
+/* Opens a marked image through the kernel's mapping of it and reads its sections. */
+static void bh_open_image(bh_scanner *s, bh_image *image, const bh_maps *maps, int have_maps) {
+    const bh_mapping *mapping = have_maps ? bh_maps_find(maps, bh_first_load(image)) : NULL;
+    char path[4096 + 32];
+    int deleted = 0;
+    if (mapping && mapping->path[0] == '/') {
+        snprintf(path, sizeof path, "%s", mapping->path);
+        size_t n = strlen(path);
+        const char *suffix = " (deleted)";
+        if (n > strlen(suffix) && strcmp(path + n - strlen(suffix), suffix) == 0) {
+            path[n - strlen(suffix)] = 0;
+            deleted = 1;
+        }
+        free(image->path);
+        image->path = bh_strdup(path);
+    } else if (image->is_main) {
+        snprintf(path, sizeof path, "/proc/self/exe");
+    } else {
+        snprintf(path, sizeof path, "%s", image->name ? image->name : "");
+    }
+    const char *label = bh_label(image);
+    if (image->is_vdso || !path[0]) { /* no file behind it */
+        image->pending = 0;
+        s->pending--;
+        return;
+    }
+
+    int fd = -1;
+    if (mapping) {
+        char exact[64];
+        snprintf(exact, sizeof exact, "/proc/self/map_files/%lx-%lx", (unsigned long)mapping->start,
+                 (unsigned long)mapping->end);
+        fd = open(exact, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    }
+    if (fd < 0 && !(mapping && deleted)) fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        int error = errno;
+        int transient = bh_is_transient(error);
+        if (!transient || !image->transient_reported)
+            bh_add_problem(s, label, image->id, transient, "cannot open the image file to read its sections: %s%s%s",
+                           strerror(error), deleted ? " (the file was deleted since it was loaded)" : "",
+                           transient ? "; will retry at the next rescan" : "");
+        if (transient) {
+            image->transient_reported = 1;
+            return; /* stays pending */
+        }
+        image->pending = 0;
+        s->pending--;
+        return;
+    }
+    image->pending = 0;
+    s->pending--;
+    s->stats.images_opened++;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        bh_add_problem(s, label, image->id, 0, "cannot stat the image file: %s", strerror(errno));
+    } else if (!S_ISREG(st.st_mode)) {
+        bh_add_problem(s, label, image->id, 0,
+                       "expected the image file to be a regular file; found %s; its records were not read",
+                       bh_file_kind(st.st_mode));
+    } else if (mapping && (st.st_dev != mapping->dev || st.st_ino != mapping->ino)) {
+        bh_add_problem(s, label, image->id, 0,
+                       "the file at this path is not the one that was loaded (device/inode %llu/%llu, loaded "
+                       "%llu/%llu: replaced since load); its records were not read",
+                       (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+                       (unsigned long long)mapping->dev, (unsigned long long)mapping->ino);
+    } else {
+        image->dev = st.st_dev;
+        image->ino = st.st_ino;
+        image->opened = 1;
+        bh_scan_file(s, image, fd, st.st_size);
+    }
+    close(fd);
+}
+
+/* ---- Scans ----------------------------------------------------------------- */
 
 bh_scanner *bh_scanner_create(int flags) {
     bh_scanner *s = calloc(1, sizeof *s);
@@ -432,22 +909,20 @@ static void bh_free_pending(bh_scanner *s) {
     for (size_t i = 0; i < s->section_count; i++) {
         free((void *)s->sections[i].section.image_path);
         free((void *)s->sections[i].section.section_name);
+        free(s->sections[i].section.bytes);
     }
     for (size_t i = 0; i < s->problem_count; i++) {
         free(s->problems[i].image_path);
         free(s->problems[i].message);
     }
-    for (size_t i = 0; i < s->unloaded_count; i++) free(s->unloaded[i]);
+    for (size_t i = 0; i < s->unloaded_count; i++) free(s->unloaded[i].image_path);
     s->section_count = s->problem_count = s->unloaded_count = 0;
 }
 
 void bh_scanner_destroy(bh_scanner *s) {
     if (!s) return;
     bh_free_pending(s);
-    for (size_t i = 0; i < s->image_count; i++) {
-        free(s->images[i].path);
-        free(s->images[i].wanted);
-    }
+    for (size_t i = 0; i < s->image_count; i++) bh_image_free(&s->images[i]);
     free(s->images);
     free(s->sections);
     free(s->problems);
@@ -456,11 +931,53 @@ void bh_scanner_destroy(bh_scanner *s) {
     free(s);
 }
 
-/* One walk over the loaded images. Call with the lock held. */
-static void bh_walk_images(bh_scanner *s, int defer_open, int counts_as_scan) {
+/* Forgets what is queued for an image that never reached a drain. */
+static void bh_drop_queued(bh_scanner *s, uint64_t id) {
+    size_t kept = 0;
+    for (size_t i = 0; i < s->section_count; i++) {
+        bh_section *sec = &s->sections[i].section;
+        if (sec->image_id != id) {
+            s->sections[kept++] = s->sections[i];
+            continue;
+        }
+        free((void *)sec->image_path);
+        free((void *)sec->section_name);
+        free(sec->bytes);
+    }
+    s->section_count = kept;
+    kept = 0;
+    for (size_t i = 0; i < s->problem_count; i++) {
+        if (s->problems[i].image_id != id) {
+            s->problems[kept++] = s->problems[i];
+            continue;
+        }
+        free(s->problems[i].image_path);
+        free(s->problems[i].message);
+    }
+    s->problem_count = kept;
+}
+
+/* Removes an image that is gone; reports it if it may have registered anything. */
+static void bh_forget_image(bh_scanner *s, bh_image *image) {
+    s->stats.images_removed++;
+    if (image->pending) s->pending--;
+    if (image->delivered) {
+        if (bh_reserve((void **)&s->unloaded, &s->unloaded_capacity, s->unloaded_count, sizeof *s->unloaded)) {
+            s->unloaded[s->unloaded_count].image_path = bh_strdup(bh_label(image));
+            s->unloaded[s->unloaded_count].image_id = image->id;
+            if (s->unloaded[s->unloaded_count].image_path) s->unloaded_count++;
+        }
+    } else {
+        bh_drop_queued(s, image->id);
+    }
+    bh_image_free(image);
+}
+
+/* One walk over the loaded images, then the unloaded images are forgotten. Call with the lock held. */
+static int bh_walk_images(bh_scanner *s, int force, int careful, int counts_as_scan) {
     uint64_t start = bh_now_ns();
     s->generation++;
-    bh_walk walk = {s, 0, 0, defer_open};
+    bh_walk walk = {s, 0, 0, force, careful, 0};
     dl_iterate_phdr(bh_visit, &walk);
     s->stats.scans += counts_as_scan;
     if (walk.short_circuit) {
@@ -468,22 +985,13 @@ static void bh_walk_images(bh_scanner *s, int defer_open, int counts_as_scan) {
     } else {
         s->walked = 1;
         s->stats.images_seen = walk.visited;
-        /* Images not visited by this walk were unloaded. */
         size_t kept = 0;
         for (size_t i = 0; i < s->image_count; i++) {
             bh_image *image = &s->images[i];
-            if (image->generation == s->generation) {
+            if (image->generation == s->generation)
                 s->images[kept++] = *image;
-                continue;
-            }
-            s->stats.images_removed++;
-            if (image->pending) s->pending--;
-            free(image->wanted);
-            if (!image->path) continue; /* never opened: it registered nothing */
-            if (bh_reserve((void **)&s->unloaded, &s->unloaded_capacity, s->unloaded_count, sizeof(char *)))
-                s->unloaded[s->unloaded_count++] = image->path;
             else
-                free(image->path);
+                bh_forget_image(s, image);
         }
         s->image_count = kept;
     }
@@ -491,20 +999,90 @@ static void bh_walk_images(bh_scanner *s, int defer_open, int counts_as_scan) {
     s->stats.last_scan_ns = counts_as_scan ? elapsed : s->stats.last_scan_ns + elapsed;
     if (s->stats.scans == 1 && counts_as_scan) s->stats.first_scan_ns = elapsed;
     s->stats.total_scan_ns += elapsed;
+    return walk.subs_changed;
 }
 
-/* Opens the images a deferred walk marked. Call with the lock held. */
-static void bh_open_pending(bh_scanner *s) {
-    if (s->pending == 0) return;
-    s->walked = 0; /* a full walk: do not stop at the first image */
-    bh_walk_images(s, 0, 0);
+/*
+ * After a walk in which images were unloaded: an image with records whose mapping now belongs to another
+ * file (same address, name and notes) is a new image; the old one is reported unloaded.
+ */
+static void bh_verify_identities(bh_scanner *s, const bh_maps *maps) {
+    size_t count = s->image_count;
+    for (size_t i = 0; i < count; i++) {
+        bh_image *image = &s->images[i];
+        if (!image->opened) continue;
+        const bh_mapping *mapping = bh_maps_find(maps, bh_first_load(image));
+        if (mapping && mapping->dev == image->dev && mapping->ino == image->ino) continue;
+        /* Keep the copies the new image needs, report the old one. */
+        bh_image fresh = *image;
+        fresh.id = ++s->next_id;
+        fresh.path = NULL;
+        fresh.opened = fresh.delivered = fresh.transient_reported = 0;
+        fresh.pending = 1;
+        fresh.phdrs = malloc(image->phnum * sizeof *image->phdrs);
+        fresh.name = image->name ? bh_strdup(image->name) : NULL;
+        bh_wanted_list wanted = {0};
+        for (size_t w = 0; w < image->wanted.count; w++)
+            bh_want(&wanted, image->wanted.items[w].kind, image->wanted.items[w].name,
+                    strlen(image->wanted.items[w].name));
+        fresh.wanted = wanted;
+        if (fresh.phdrs) memcpy(fresh.phdrs, image->phdrs, image->phnum * sizeof *image->phdrs);
+        bh_forget_image(s, image);
+        if (!fresh.phdrs) {
+            bh_image_free(&fresh);
+            s->images[i] = s->images[--s->image_count];
+            s->walked = 0; /* seen again as new by the next walk */
+            continue;
+        }
+        s->images[i] = fresh;
+        s->pending++;
+    }
+}
+
+/* Opens every pending image. Call with the lock held; the loader's lock is not held. */
+static void bh_open_pending(bh_scanner *s, int subs_changed) {
+    int verify = subs_changed && s->image_count > 0;
+    if (s->pending == 0 && !verify) return;
+    uint64_t start = bh_now_ns();
+    bh_maps maps;
+    int have_maps = bh_maps_read(&maps) == 0;
+    if (verify && have_maps) bh_verify_identities(s, &maps);
+    for (size_t i = 0; i < s->image_count && s->pending > 0; i++)
+        if (s->images[i].pending) bh_open_image(s, &s->images[i], &maps, have_maps);
+    if (have_maps) bh_maps_free(&maps);
+    s->stats.open_ns += bh_now_ns() - start;
+}
+
+static int bh_read_subs(struct dl_phdr_info *info, size_t size, void *data) {
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs)
+        *(unsigned long long *)data = info->dlpi_subs;
+    return 1;
+}
+
+static unsigned long long bh_current_subs(void) {
+    unsigned long long subs = 0;
+    dl_iterate_phdr(bh_read_subs, &subs);
+    return subs;
+}
+
+/*
+ * Walks, then opens what the walk found. An image unloaded while files were being read is caught by
+ * walking again (at most BH_MAX_RESCANS times), so nothing it queued reaches a drain. Call with the lock held.
+ */
+static void bh_scan_locked(bh_scanner *s, int counts_as_scan) {
+    int force = s->pending > 0;
+    for (int round = 0; round < BH_MAX_RESCANS; round++) {
+        int subs_changed = bh_walk_images(s, force, 1, counts_as_scan && round == 0);
+        bh_open_pending(s, subs_changed);
+        if (bh_current_subs() == s->subs) break;
+        force = 0;
+    }
 }
 
 size_t bh_scanner_scan(bh_scanner *s) {
     pthread_mutex_lock(&s->lock);
     size_t before = s->section_count;
-    bh_open_pending(s);
-    bh_walk_images(s, 0, 1);
+    bh_scan_locked(s, 1);
     size_t found = s->section_count - before;
     pthread_mutex_unlock(&s->lock);
     return found;
@@ -512,22 +1090,31 @@ size_t bh_scanner_scan(bh_scanner *s) {
 
 void bh_scanner_mark(bh_scanner *s) {
     pthread_mutex_lock(&s->lock);
-    bh_walk_images(s, 1, 1);
+    /* Before main: the images were just mapped by the loader, so their notes are read directly. */
+    bh_walk_images(s, 0, 0, 1);
     pthread_mutex_unlock(&s->lock);
 }
 
 void bh_scanner_drain(bh_scanner *s, void *context, bh_section_fn on_section, bh_problem_fn on_problem,
                       bh_unload_fn on_unload) {
     pthread_mutex_lock(&s->lock);
-    bh_open_pending(s);
+    if (s->pending > 0) bh_scan_locked(s, 0);
     for (size_t i = 0; i < s->unloaded_count; i++)
-        if (on_unload) on_unload(context, s->unloaded[i]);
+        if (on_unload) on_unload(context, s->unloaded[i].image_path, s->unloaded[i].image_id);
     for (size_t i = 0; i < s->problem_count; i++) {
-        bh_problem problem = {s->problems[i].image_path, s->problems[i].message};
+        bh_problem problem = {s->problems[i].image_path, s->problems[i].image_id, s->problems[i].message,
+                              s->problems[i].transient};
         if (on_problem) on_problem(context, &problem);
     }
-    for (size_t i = 0; i < s->section_count; i++)
-        if (on_section) on_section(context, &s->sections[i].section);
+    for (size_t i = 0; i < s->section_count; i++) {
+        bh_section *section = &s->sections[i].section;
+        for (size_t j = 0; j < s->image_count; j++)
+            if (s->images[j].id == section->image_id) s->images[j].delivered = 1;
+        if (on_section) {
+            on_section(context, section);
+            section->bytes = NULL; /* the callback owns them now */
+        }
+    }
     bh_free_pending(s);
     pthread_mutex_unlock(&s->lock);
 }
@@ -569,5 +1156,5 @@ __attribute__((constructor)) static void bh_scan_at_startup(void) {
     int flags = (mode && strcmp(mode, "all") == 0) ? BH_SCAN_ALL_IMAGES : 0;
     if (mode && strcmp(mode, "off") == 0) return;
     bh_startup = bh_scanner_create(flags);
-    if (bh_startup) bh_scanner_mark(bh_startup); /* libelf waits for the first drain */
+    if (bh_startup) bh_scanner_mark(bh_startup); /* files wait for the first drain */
 }

@@ -12,10 +12,28 @@ public final class ImageScanner: @unchecked Sendable {
     public struct Batch: Sendable {
         /// Record sections of images scanned for the first time.
         public var sections: [RecordSection] = []
-        /// Problems with images: the image path and what went wrong.
-        public var problems: [(imagePath: String, message: String)] = []
-        /// Images that were unloaded since the last scan.
-        public var unloadedImages: [String] = []
+        /// Problems with images.
+        public var problems: [ImageProblem] = []
+        /// Images that were unloaded since the last scan (only images that delivered sections).
+        public var unloadedImages: [LoadedImage] = []
+    }
+
+    /// A loaded image: its path and an id that no other image of this scanner ever gets.
+    public struct LoadedImage: Sendable, Hashable {
+        /// The path the kernel mapped (absolute), or the loader's name when it is unknown.
+        public let path: String
+        /// The image's id, unique within its scanner.
+        public let id: UInt64
+    }
+
+    /// A problem with one image: it could not be opened, a note or section header is malformed, ….
+    public struct ImageProblem: Sendable {
+        /// The image.
+        public let image: LoadedImage
+        /// What was expected and what was found.
+        public let message: String
+        /// Whether the cause can pass (too many open files): the image is tried again by the next scan.
+        public let isTransient: Bool
     }
 
     /// Counters of the scans done so far.
@@ -90,22 +108,25 @@ public final class ImageScanner: @unchecked Sendable {
                     box.batch.sections.append(
                         RecordSection(
                             imagePath: String(cString: section.image_path),
+                            imageID: section.image_id,
                             sectionName: String(cString: section.section_name),
                             kind: RecordKind(section.kind),
                             fileOffset: section.file_offset,
                             sectionIndex: Int(section.section_index),
-                            bytes: UnsafeRawBufferPointer(start: section.bytes, count: section.size)))
+                            adopting: UnsafeMutableRawBufferPointer(start: section.bytes, count: section.size)))
                 },
                 { context, problem in
                     guard let context, let problem = problem?.pointee else { return }
                     let box = Unmanaged<Box>.fromOpaque(context).takeUnretainedValue()
                     box.batch.problems.append(
-                        (String(cString: problem.image_path), String(cString: problem.message)))
+                        ImageProblem(
+                            image: LoadedImage(path: String(cString: problem.image_path), id: problem.image_id),
+                            message: String(cString: problem.message), isTransient: problem.transient != 0))
                 },
-                { context, path in
+                { context, path, id in
                     guard let context, let path else { return }
                     let box = Unmanaged<Box>.fromOpaque(context).takeUnretainedValue()
-                    box.batch.unloadedImages.append(String(cString: path))
+                    box.batch.unloadedImages.append(LoadedImage(path: String(cString: path), id: id))
                 })
         }
         return box.batch

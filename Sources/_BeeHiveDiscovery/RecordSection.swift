@@ -1,9 +1,17 @@
-/// A section of records in a loaded image, read in place from the image's memory.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A section of records of a loaded image, read from the image's file.
 ///
-/// The bytes stay valid while the image stays loaded.
+/// The bytes stay valid as long as the section value (or a copy of it) exists.
 public struct RecordSection: @unchecked Sendable {
-    /// The image's file path (the main executable's real path, not `/proc/self/exe`).
+    /// The image's file path: the path the kernel mapped (the main executable's real path).
     public let imagePath: String
+    /// The loaded image's id, unique within the scanner that found it (0 for sections made by hand).
+    public let imageID: UInt64
     /// The section's name, e.g. `beehive_services`.
     public let sectionName: String
     /// What the records declare.
@@ -12,20 +20,46 @@ public struct RecordSection: @unchecked Sendable {
     public let fileOffset: UInt64
     /// The section's index in the image's section header table.
     public let sectionIndex: Int
-    /// The section's bytes in memory.
+    /// The section's bytes.
     public let bytes: UnsafeRawBufferPointer
+    /// Owns `bytes` when the section adopted a buffer.
+    private let owner: Owner?
 
-    /// Creates a section over `bytes`.
+    /// Frees an adopted buffer when the last section value holding it goes away.
+    private final class Owner {
+        let buffer: UnsafeMutableRawBufferPointer
+        init(_ buffer: UnsafeMutableRawBufferPointer) { self.buffer = buffer }
+        deinit { free(buffer.baseAddress) }
+    }
+
+    /// Creates a section over `bytes`, which the caller keeps valid.
     public init(
-        imagePath: String, sectionName: String, kind: RecordKind, fileOffset: UInt64 = 0, sectionIndex: Int = 0,
-        bytes: UnsafeRawBufferPointer
+        imagePath: String, imageID: UInt64 = 0, sectionName: String, kind: RecordKind, fileOffset: UInt64 = 0,
+        sectionIndex: Int = 0, bytes: UnsafeRawBufferPointer
     ) {
         self.imagePath = imagePath
+        self.imageID = imageID
         self.sectionName = sectionName
         self.kind = kind
         self.fileOffset = fileOffset
         self.sectionIndex = sectionIndex
         self.bytes = bytes
+        self.owner = nil
+    }
+
+    /// Creates a section that owns `buffer`, a `malloc`ed block it frees when no longer used.
+    init(
+        imagePath: String, imageID: UInt64, sectionName: String, kind: RecordKind, fileOffset: UInt64,
+        sectionIndex: Int, adopting buffer: UnsafeMutableRawBufferPointer
+    ) {
+        self.imagePath = imagePath
+        self.imageID = imageID
+        self.sectionName = sectionName
+        self.kind = kind
+        self.fileOffset = fileOffset
+        self.sectionIndex = sectionIndex
+        self.bytes = UnsafeRawBufferPointer(buffer)
+        self.owner = Owner(buffer)
     }
 
     /// The records of the section, in order.

@@ -26,21 +26,28 @@ enum {
     BH_SCAN_ALL_IMAGES = 1 << 0,
 };
 
-/* A record section found in a loaded image. Strings live until the drain callback returns. */
+/*
+ * A record section found in a loaded image. Strings live until the drain callback returns; `bytes` is a
+ * copy read from the image's file (malloc'd), and the callback takes ownership of it: it must free() it.
+ */
 typedef struct {
-    const char *image_path;
+    const char *image_path; /* the path the kernel mapped (absolute), or the loader's name if unknown */
+    uint64_t image_id;      /* this loaded image, unique within the scanner (never reused) */
     const char *section_name;
     bh_kind kind;
-    const unsigned char *bytes; /* in the mapped image: dlpi_addr + sh_addr */
+    unsigned char *bytes; /* owned by the callback from the moment it is called */
     size_t size;
     uint64_t file_offset; /* sh_offset, so that offsets can be checked with readelf/objdump */
     unsigned section_index;
 } bh_section;
 
-/* A problem with one image (cannot be opened, section not loaded, …). */
+/* A problem with one image (cannot be opened, section not loaded, malformed note, …). */
 typedef struct {
     const char *image_path;
+    uint64_t image_id;
     const char *message;
+    /* 1 when the cause can pass (too many open files, out of memory): the image is tried again by the next scan. */
+    int transient;
 } bh_problem;
 
 /* Counters of the scans a scanner has done. Times are CLOCK_MONOTONIC nanoseconds; opening the images
@@ -57,7 +64,7 @@ typedef struct {
     uint64_t last_scan_ns;        /* duration of the last scan */
     uint64_t total_scan_ns;       /* duration of all scans */
     uint64_t first_scan_ns;       /* duration of the first scan (for the startup scanner: the walk before main) */
-    uint64_t open_ns;             /* time spent opening images with libelf and reading their section headers */
+    uint64_t open_ns;             /* time spent opening images with libelf and reading their sections */
 } bh_scan_stats;
 
 typedef struct bh_scanner bh_scanner;
@@ -65,16 +72,17 @@ typedef struct bh_scanner bh_scanner;
 /* Callbacks for bh_scanner_drain; `context` is passed through. */
 typedef void (*bh_section_fn)(void *context, const bh_section *section);
 typedef void (*bh_problem_fn)(void *context, const bh_problem *problem);
-typedef void (*bh_unload_fn)(void *context, const char *image_path);
+typedef void (*bh_unload_fn)(void *context, const char *image_path, uint64_t image_id);
 
 /* Creates a scanner that has seen no image yet. */
 bh_scanner *bh_scanner_create(int flags);
 void bh_scanner_destroy(bh_scanner *scanner);
 
 /*
- * Scans every loaded image this scanner has not scanned yet and queues what it finds.
- * Costs one call of dl_iterate_phdr's callback when no image was added or removed.
- * Returns the number of sections queued by this call. Thread-safe.
+ * Scans every loaded image this scanner has not scanned yet and queues what it finds. The walk over the
+ * loaded images (dl_iterate_phdr) reads program headers and notes from memory only; files are opened
+ * after it returns. Costs one call of dl_iterate_phdr's callback when no image was added or removed
+ * and no image waits for a retry. Returns the number of sections queued by this call. Thread-safe.
  */
 size_t bh_scanner_scan(bh_scanner *scanner);
 
@@ -84,7 +92,8 @@ size_t bh_scanner_scan(bh_scanner *scanner);
  */
 void bh_scanner_mark(bh_scanner *scanner);
 
-/* Opens images marked but not opened yet, then hands every queued section, problem and unloaded image to the callbacks, then forgets them. Thread-safe. */
+/* Opens images marked but not opened yet, then hands every queued unloaded image, problem and section to the
+ * callbacks, in that order, then forgets them. Thread-safe. */
 void bh_scanner_drain(bh_scanner *scanner, void *context, bh_section_fn on_section, bh_problem_fn on_problem,
                       bh_unload_fn on_unload);
 

@@ -18,6 +18,9 @@ extension Hive {
         /// The record sections to register, by name; nil (the default) registers every section an
         /// image announces. Lets a process keep several record sets apart, e.g. one per plugin family.
         public var recordSections: Set<String>?
+        /// How many diagnostics ``Hive/diagnostics`` keeps: the most recent ones (default 1,000). Older ones
+        /// are dropped and counted in ``Hive/droppedDiagnosticCount``; every diagnostic is logged either way.
+        public var diagnosticLimit: Int
 
         /// Creates options.
         /// - Parameters:
@@ -26,10 +29,12 @@ extension Hive {
         ///   - scansLoadedImages: Register the annotation records of the loaded images.
         ///   - scansAllImages: Open every image, not only those with a BeeHive note.
         ///   - recordSections: The record sections to register; nil for all.
+        ///   - diagnosticLimit: How many diagnostics to keep in memory.
         public init(
             isStrict: Bool = false, logger: Logger = Logger(label: "BeeHive"), scansLoadedImages: Bool = false,
-            scansAllImages: Bool = false, recordSections: Set<String>? = nil
+            scansAllImages: Bool = false, recordSections: Set<String>? = nil, diagnosticLimit: Int = 1_000
         ) {
+            self.diagnosticLimit = diagnosticLimit
             self.isStrict = isStrict
             self.logger = logger
             self.scansLoadedImages = scansLoadedImages

@@ -26,19 +26,26 @@ public final class Hive: Sendable {
     public init(options: Options = Options()) {
         self.options = options
         self.scanner = options.scansLoadedImages ? ImageScanner(scanAllImages: options.scansAllImages) : nil
+        state.withLock { $0.diagnostics.limit = max(0, options.diagnosticLimit) }
         if let scanner { ingest(scanner.scan()) }
     }
 
     init(options: Options, adopting scanner: ImageScanner) {
         self.options = options
         self.scanner = scanner
+        state.withLock { $0.diagnostics.limit = max(0, options.diagnosticLimit) }
         ingest(scanner.scan())
     }
 
     var logger: Logger { options.logger }
 
-    /// Every problem recorded so far, in the order found.
-    public var diagnostics: [Diagnostic] { state.withLock { $0.diagnostics } }
+    /// The problems recorded so far, oldest first: the most recent
+    /// ``Options-swift.struct/diagnosticLimit`` of them (every one is logged when recorded).
+    public var diagnostics: [Diagnostic] { state.withLock { $0.diagnostics.elements } }
+
+    /// How many diagnostics were dropped from ``diagnostics`` to keep it within
+    /// ``Options-swift.struct/diagnosticLimit`` (they were logged).
+    public var droppedDiagnosticCount: Int { state.withLock { $0.diagnostics.dropped } }
 
     /// Records problems and logs them. Call without the lock held.
     func record(_ diagnostics: [Diagnostic]) {

@@ -50,28 +50,35 @@ extension Hive {
         var modules: [ModuleDeclaration] = []
         var routes: [RouteDeclaration] = []
 
-        for path in batch.unloadedImages {
-            let withdrawn = state.withLock { $0.withdraw { $0.imagePath == path } }
+        for image in batch.unloadedImages {
+            let withdrawal = state.withLock { $0.withdraw(image: image.id) }
             report.unloadedImages += 1
-            if withdrawn > 0 {
-                problems.append(
-                    Diagnostic(
-                        .warning,
-                        HiveError(
-                            .imageUnloaded,
-                            "the image was unloaded; its \(withdrawn) registrations were withdrawn",
-                            source: .image(path))))
-            }
+            guard withdrawal.withdrawn > 0 else { continue }
+            let reinstated =
+                withdrawal.reinstated.isEmpty
+                ? "" : "; reinstated from sources still present: " + withdrawal.reinstated.joined(separator: ", ")
+            problems.append(
+                Diagnostic(
+                    .warning,
+                    HiveError(
+                        .imageUnloaded,
+                        "the image was unloaded; its \(withdrawal.withdrawn) registrations were withdrawn\(reinstated)",
+                        source: .image(image.path, imageID: image.id))))
         }
-        for (path, message) in batch.problems {
-            problems.append(Diagnostic(.error, HiveError(.unreadableImage, message, source: .image(path))))
+        for problem in batch.problems {
+            problems.append(
+                Diagnostic(
+                    problem.isTransient ? .warning : .error,
+                    HiveError(
+                        .unreadableImage, problem.message,
+                        source: .image(problem.image.path, imageID: problem.image.id))))
         }
         for section in batch.sections where options.recordSections?.contains(section.sectionName) ?? true {
             report.sections += 1
             for record in section.records {
                 let source = RegistrationSource.annotation(
                     image: section.imagePath, section: section.sectionName, offset: record.offset,
-                    sectionFileOffset: section.fileOffset)
+                    sectionFileOffset: section.fileOffset, imageID: section.imageID)
                 do {
                     switch section.kind {
                     case .services:
@@ -121,7 +128,7 @@ extension Hive {
                 }
             }
             for module in modules {
-                if let existing = state.modules[module.name] {
+                if let existing = state.add(module) {
                     duplicates.append(
                         Diagnostic(
                             severity,
@@ -129,12 +136,9 @@ extension Hive {
                                 .duplicateRegistration,
                                 "expected module \(module.name) to be declared once; it was declared before by "
                                     + "\(existing.source), which is kept", source: module.source)))
-                } else {
-                    state.modules[module.name] = module
-                    state.moduleOrder.append(module.name)
                 }
             }
-            state.routes.append(contentsOf: routes)
+            state.add(routes: routes)
             return duplicates
         }
     }

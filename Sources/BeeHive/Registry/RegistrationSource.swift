@@ -4,8 +4,8 @@
 /// byte offset (as `objdump -s -j <section>` shows it), the file and entry index, or the file and line.
 public struct RegistrationSource: Sendable, Hashable, CustomStringConvertible {
     private enum Storage: Sendable, Hashable {
-        case annotation(image: String, section: String, offset: Int, fileOffset: UInt64)
-        case image(path: String)
+        case annotation(image: String, imageID: UInt64, section: String, offset: Int, fileOffset: UInt64)
+        case image(path: String, imageID: UInt64)
         case file(path: String, index: Int?)
         case code(fileID: String, line: Int)
     }
@@ -18,12 +18,22 @@ public struct RegistrationSource: Sendable, Hashable, CustomStringConvertible {
     ///   - section: The section's name.
     ///   - offset: The record's offset from the start of the section.
     ///   - sectionFileOffset: The section's offset in the image file.
-    public static func annotation(image: String, section: String, offset: Int, sectionFileOffset: UInt64 = 0) -> Self {
-        Self(storage: .annotation(image: image, section: section, offset: offset, fileOffset: sectionFileOffset))
+    ///   - imageID: The loaded image's id (see ``imageID``); 0 when unknown.
+    public static func annotation(
+        image: String, section: String, offset: Int, sectionFileOffset: UInt64 = 0, imageID: UInt64 = 0
+    ) -> Self {
+        Self(
+            storage: .annotation(
+                image: image, imageID: imageID, section: section, offset: offset, fileOffset: sectionFileOffset))
     }
 
     /// A whole loaded image (executable or shared library), for problems that concern no single record.
-    public static func image(_ path: String) -> Self { Self(storage: .image(path: path)) }
+    /// - Parameters:
+    ///   - path: The image's path.
+    ///   - imageID: The loaded image's id (see ``imageID``); 0 when unknown.
+    public static func image(_ path: String, imageID: UInt64 = 0) -> Self {
+        Self(storage: .image(path: path, imageID: imageID))
+    }
 
     /// Entry `index` (from 0) of the file at `path`, or the whole file when `index` is nil.
     public static func file(_ path: String, index: Int? = nil) -> Self {
@@ -36,21 +46,32 @@ public struct RegistrationSource: Sendable, Hashable, CustomStringConvertible {
     /// The image path, for an annotation record or a whole image.
     public var imagePath: String? {
         switch storage {
-        case .annotation(let image, _, _, _): image
-        case .image(let path): path
+        case .annotation(let image, _, _, _, _): image
+        case .image(let path, _): path
+        default: nil
+        }
+    }
+
+    /// The loaded image's id, for an annotation record or a whole image: every image the scanner finds gets
+    /// one, never reused, so two images loaded one after the other from the same path (or at the same
+    /// address) are told apart. 0 for sources made by hand.
+    public var imageID: UInt64? {
+        switch storage {
+        case .annotation(_, let id, _, _, _): id
+        case .image(_, let id): id
         default: nil
         }
     }
 
     /// The section name, for an annotation record.
     public var sectionName: String? {
-        if case .annotation(_, let section, _, _) = storage { return section }
+        if case .annotation(_, _, let section, _, _) = storage { return section }
         return nil
     }
 
     /// The record's offset from the start of its section, for an annotation record.
     public var recordOffset: Int? {
-        if case .annotation(_, _, let offset, _) = storage { return offset }
+        if case .annotation(_, _, _, let offset, _) = storage { return offset }
         return nil
     }
 
@@ -74,11 +95,11 @@ public struct RegistrationSource: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch storage {
-        case .annotation(let image, let section, let offset, let fileOffset):
+        case .annotation(let image, _, let section, let offset, let fileOffset):
             let hex = "0x" + String(offset, radix: 16)
             let inFile = fileOffset > 0 ? ", file offset 0x" + String(fileOffset + UInt64(offset), radix: 16) : ""
             return "image \(image), section \(section), record at offset \(hex)\(inFile)"
-        case .image(let path):
+        case .image(let path, _):
             return "image \(path)"
         case .file(let path, let index):
             return index.map { "file \(path), entry \($0)" } ?? "file \(path)"

@@ -85,15 +85,49 @@ struct RegistryState {
     var modules: [String: ModuleDeclaration] = [:]
     var moduleOrder: [String] = []
     var routes: [RouteDeclaration] = []
-    var diagnostics: [Diagnostic] = []
+    /// Counts changes of `routes`, so that routers take new declarations and drop withdrawn ones.
+    var routeGeneration = 0
+    /// Service registrations that lost to an earlier one with the same key, in the order they came, one per
+    /// source: when the winner's image is unloaded, the first of these whose source is still there takes over.
+    var shadowedServices: [ServiceKey: [(ServiceRegistration, Provider)]] = [:]
+    /// Module declarations that lost to an earlier one of the same name, likewise.
+    var shadowedModules: [String: [ModuleDeclaration]] = [:]
+    var diagnostics = DiagnosticLog()
 
     /// Adds a registration unless its key is taken; returns the registration that holds the key.
+    ///
+    /// A registration that loses is kept as a shadow (once per source), to be reinstated when the winner's
+    /// image is unloaded.
     mutating func add(_ registration: ServiceRegistration, _ provider: Provider) -> ServiceRegistration? {
         let key = ServiceKey(service: registration.service, name: registration.name)
         var existing: ServiceRegistration?
         Self.insert(ServiceEntry(registration, provider), into: &services[key], existing: &existing)
-        if existing == nil { serviceOrder.append(key) }
+        if existing == nil {
+            serviceOrder.append(key)
+        } else if shadowedServices[key, default: []].contains(where: { $0.0.source == registration.source }) == false {
+            shadowedServices[key, default: []].append((registration, provider))
+        }
         return existing
+    }
+
+    /// Declares a module unless its name is taken; returns the declaration that holds the name.
+    mutating func add(_ module: ModuleDeclaration) -> ModuleDeclaration? {
+        if let existing = modules[module.name] {
+            if shadowedModules[module.name, default: []].contains(where: { $0.source == module.source }) == false {
+                shadowedModules[module.name, default: []].append(module)
+            }
+            return existing
+        }
+        modules[module.name] = module
+        moduleOrder.append(module.name)
+        return nil
+    }
+
+    /// Adds route declarations.
+    mutating func add(routes declarations: [RouteDeclaration]) {
+        guard !declarations.isEmpty else { return }
+        routes.append(contentsOf: declarations)
+        routeGeneration += 1
     }
 
     /// Fills an empty dictionary slot (one hash lookup through the subscript's modify accessor).
@@ -110,15 +144,96 @@ struct RegistryState {
         serviceOrder.reserveCapacity(serviceOrder.count + count)
     }
 
-    /// Withdraws every registration whose source satisfies `predicate`; returns how many.
-    mutating func withdraw(where predicate: (RegistrationSource) -> Bool) -> Int {
-        let before = services.count + modules.count + routes.count
-        services = services.filter { !predicate($0.value.registration.source) }
-        serviceOrder.removeAll { services[$0] == nil }
-        modules = modules.filter { !predicate($0.value.source) }
-        moduleOrder.removeAll { modules[$0] == nil }
-        routes.removeAll { predicate($0.source) }
-        typeIndex.removeAll()
-        return before - (services.count + modules.count + routes.count)
+    /// What withdrawing an image's registrations did.
+    struct Withdrawal {
+        /// Registrations and declarations of the image that were in force and were removed.
+        var withdrawn = 0
+        /// Registrations of other sources that took over, described for a diagnostic.
+        var reinstated: [String] = []
     }
+
+    /// Withdraws everything the loaded image `imageID` declared; where another source (another image, a file,
+    /// code) declared the same service or module, its registration takes over (hot upgrade: load v2 beside v1,
+    /// unload v1, the services now resolve to v2).
+    mutating func withdraw(image imageID: UInt64) -> Withdrawal {
+        var result = Withdrawal()
+        let belongs = { (source: RegistrationSource) in source.imageID == imageID }
+
+        for key in Array(shadowedServices.keys) {
+            shadowedServices[key]!.removeAll { belongs($0.0.source) }
+            if shadowedServices[key]!.isEmpty { shadowedServices[key] = nil }
+        }
+        for (key, entry) in services where belongs(entry.registration.source) {
+            result.withdrawn += 1
+            if var queue = shadowedServices[key], !queue.isEmpty {
+                let (registration, provider) = queue.removeFirst()
+                services[key] = ServiceEntry(registration, provider)
+                shadowedServices[key] = queue.isEmpty ? nil : queue
+                result.reinstated.append("\(registration.displayName) -> \(registration.implementation) from \(registration.source)")
+            } else {
+                services[key] = nil
+            }
+        }
+        serviceOrder.removeAll { services[$0] == nil }
+
+        for name in Array(shadowedModules.keys) {
+            shadowedModules[name]!.removeAll { belongs($0.source) }
+            if shadowedModules[name]!.isEmpty { shadowedModules[name] = nil }
+        }
+        for (name, module) in modules where belongs(module.source) {
+            result.withdrawn += 1
+            if var queue = shadowedModules[name], !queue.isEmpty {
+                let next = queue.removeFirst()
+                modules[name] = next
+                shadowedModules[name] = queue.isEmpty ? nil : queue
+                result.reinstated.append("module \(name) from \(next.source)")
+            } else {
+                modules[name] = nil
+            }
+        }
+        moduleOrder.removeAll { modules[$0] == nil }
+
+        let routesBefore = routes.count
+        routes.removeAll { belongs($0.source) }
+        if routes.count != routesBefore {
+            result.withdrawn += routesBefore - routes.count
+            routeGeneration += 1
+        }
+        typeIndex.removeAll()
+        return result
+    }
+}
+
+/// The diagnostics a hive keeps: the most recent ones, up to a limit, and a count of those dropped, so that a
+/// long-running process that loads and unloads plugins does not grow without bound.
+struct DiagnosticLog {
+    /// How many diagnostics are kept.
+    var limit = 1_000
+    private var ring: [Diagnostic] = []
+    private var start = 0
+    /// How many older diagnostics were dropped to respect the limit.
+    private(set) var dropped = 0
+
+    /// Keeps a diagnostic, dropping the oldest one when full.
+    mutating func append(_ diagnostic: Diagnostic) {
+        guard limit > 0 else {
+            dropped += 1
+            return
+        }
+        if ring.count < limit {
+            ring.append(diagnostic)
+        } else {
+            ring[start] = diagnostic
+            start = (start + 1) % ring.count
+            dropped += 1
+        }
+    }
+
+    /// Keeps several diagnostics, in order.
+    mutating func append(contentsOf diagnostics: [Diagnostic]) {
+        for diagnostic in diagnostics { append(diagnostic) }
+    }
+
+    /// The kept diagnostics, oldest first.
+    var elements: [Diagnostic] { Array(ring[start...] + ring[..<start]) }
 }
