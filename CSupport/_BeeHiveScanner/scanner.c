@@ -376,15 +376,15 @@ static void bh_parse_notes(bh_scanner *s, const char *image, uint64_t id, int re
  * Reads an image's notes from memory: each PT_NOTE segment is first checked to lie inside a readable,
  * file-backed PT_LOAD segment, then copied (carefully, after startup) and parsed. `report` adds problems.
  */
-static void bh_read_notes(bh_scanner *s, struct dl_phdr_info *info, const char *image, uint64_t id, int careful,
-                          int report, bh_notes *notes) {
+static void bh_read_notes(bh_scanner *s, uintptr_t base, const ElfW(Phdr) *phdrs, size_t phnum, const char *image,
+                          uint64_t id, int careful, int report, bh_notes *notes) {
     memset(notes, 0, sizeof *notes);
     notes->hash = BH_HASH_SEED;
     unsigned char stack[4096];
-    for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    for (size_t i = 0; i < phnum; i++) {
+        const ElfW(Phdr) *ph = &phdrs[i];
         if (ph->p_type != PT_NOTE || ph->p_memsz == 0) continue;
-        const ElfW(Phdr) *load = bh_segment_of(info->dlpi_phdr, info->dlpi_phnum, ph->p_vaddr, ph->p_memsz);
+        const ElfW(Phdr) *load = bh_segment_of(phdrs, phnum, ph->p_vaddr, ph->p_memsz);
         if (!load || !(load->p_flags & PF_R)) {
             if (report)
                 bh_add_problem(s, image, id, 0,
@@ -403,7 +403,7 @@ static void bh_read_notes(bh_scanner *s, struct dl_phdr_info *info, const char *
         size_t size = (size_t)ph->p_memsz;
         unsigned char *buffer = size <= sizeof stack ? stack : malloc(size);
         if (!buffer) continue;
-        if (bh_copy_memory(careful, buffer, info->dlpi_addr + ph->p_vaddr, size) != 0) {
+        if (bh_copy_memory(careful, buffer, base + ph->p_vaddr, size) != 0) {
             if (report)
                 bh_add_problem(s, image, id, 0,
                                "PT_NOTE segment %u at 0x%llx cannot be read (the memory faults: is the file "
@@ -454,6 +454,9 @@ static void bh_want_defaults(bh_wanted_list *wanted) {
     bh_want(wanted, BH_KIND_ROUTES, "beehive_routes", 14);
 }
 
+static int bh_visit_image(bh_scanner *s, bh_walk *walk, struct dl_phdr_info *info, bh_image *known,
+                          const ElfW(Phdr) *phdrs, size_t phnum, int is_main, uint64_t name_hash, const char *label);
+
 static int bh_visit(struct dl_phdr_info *info, size_t size, void *data) {
     bh_walk *walk = data;
     bh_scanner *s = walk->scanner;
@@ -468,18 +471,45 @@ static int bh_visit(struct dl_phdr_info *info, size_t size, void *data) {
     }
     int is_main = walk->visited == 1 && (!info->dlpi_name || !info->dlpi_name[0]);
     uint64_t name_hash = bh_name_hash(info->dlpi_name);
+    const char *label = is_main ? "main executable" : (info->dlpi_name ? info->dlpi_name : "");
 
     bh_image *known = bh_find_image(s, info->dlpi_addr, info->dlpi_phdr, name_hash);
-    if (known && walk->subs_changed) {
-        /* An address may have been reused: the notes (build-id, BeeHive note) must match too. */
-        bh_notes notes;
-        bh_read_notes(s, info, bh_label(known), known->id, walk->careful, 0, &notes);
-        bh_wanted_free(&notes.wanted);
-        if (notes.hash != known->note_hash) known = NULL;
-    }
-    if (known) {
+    if (known && !walk->subs_changed) {
         known->generation = s->generation;
         return 0;
+    }
+    /* The program headers, copied first: after startup, an image's file may have been truncated since load. */
+    ElfW(Phdr) stack_phdrs[64];
+    size_t phnum = info->dlpi_phnum;
+    ElfW(Phdr) *phdrs = phnum <= 64 ? stack_phdrs : malloc(phnum * sizeof *phdrs);
+    if (!phdrs || (phnum && bh_copy_memory(walk->careful, phdrs, (uintptr_t)info->dlpi_phdr,
+                                           phnum * sizeof *phdrs) != 0)) {
+        if (!known)
+            bh_add_problem(s, label, 0, 0,
+                           "the image's %zu program headers cannot be read (the memory faults: is the file truncated "
+                           "since it was loaded?); the image was not scanned",
+                           phnum);
+        if (phdrs != stack_phdrs) free(phdrs);
+        if (known) known->generation = s->generation; /* cannot tell: keep what it registered */
+        return 0;
+    }
+    int result = bh_visit_image(s, walk, info, known, phdrs, phnum, is_main, name_hash, label);
+    if (phdrs != stack_phdrs) free(phdrs);
+    return result;
+}
+
+/* Scans an image whose program headers were copied: a new one, or a known one after images were unloaded. */
+static int bh_visit_image(bh_scanner *s, bh_walk *walk, struct dl_phdr_info *info, bh_image *known,
+                          const ElfW(Phdr) *phdrs, size_t phnum, int is_main, uint64_t name_hash, const char *label) {
+    if (known) {
+        /* An address may have been reused: the notes (build-id, BeeHive note) must match too. */
+        bh_notes notes;
+        bh_read_notes(s, info->dlpi_addr, phdrs, phnum, bh_label(known), known->id, walk->careful, 0, &notes);
+        bh_wanted_free(&notes.wanted);
+        if (notes.hash == known->note_hash) {
+            known->generation = s->generation;
+            return 0;
+        }
     }
 
     if (!bh_reserve((void **)&s->images, &s->image_capacity, s->image_count, sizeof *s->images)) return 0;
@@ -493,9 +523,8 @@ static int bh_visit(struct dl_phdr_info *info, size_t size, void *data) {
     image->is_main = (unsigned char)is_main;
     s->stats.images_new++;
 
-    const char *label = is_main ? "main executable" : (info->dlpi_name ? info->dlpi_name : "");
     bh_notes notes;
-    bh_read_notes(s, info, label, image->id, walk->careful, 1, &notes);
+    bh_read_notes(s, info->dlpi_addr, phdrs, phnum, label, image->id, walk->careful, 1, &notes);
     image->note_hash = notes.hash;
     if (notes.marked) s->stats.images_marked++;
     if (!notes.marked) {
@@ -516,7 +545,7 @@ static int bh_visit(struct dl_phdr_info *info, size_t size, void *data) {
         bh_wanted_free(&notes.wanted);
         return 0;
     }
-    image->phdrs = malloc(info->dlpi_phnum * sizeof *image->phdrs);
+    image->phdrs = malloc(phnum * sizeof *image->phdrs);
     image->name = bh_strdup(label);
     if (!image->phdrs || !image->name) {
         bh_add_problem(s, label, image->id, 1, "out of memory while recording the image; will retry");
@@ -527,8 +556,8 @@ static int bh_visit(struct dl_phdr_info *info, size_t size, void *data) {
         s->walked = 0;
         return 0;
     }
-    memcpy(image->phdrs, info->dlpi_phdr, info->dlpi_phnum * sizeof *image->phdrs);
-    image->phnum = info->dlpi_phnum;
+    memcpy(image->phdrs, phdrs, phnum * sizeof *image->phdrs);
+    image->phnum = phnum;
     image->wanted = notes.wanted;
     image->marked = 1;
     image->is_vdso = (unsigned char)bh_is_vdso(info);

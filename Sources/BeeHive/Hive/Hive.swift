@@ -18,6 +18,9 @@ public final class Hive: Sendable {
     public let options: Options
     let state = LockedValue(RegistryState())
     let scanner: ImageScanner?
+    /// Held while a scan's batch is registered, so that a rescan returns only when every batch taken before it
+    /// is in the registry.
+    let scanning = LockedValue(())
 
     /// Creates a hive.
     ///
@@ -27,14 +30,14 @@ public final class Hive: Sendable {
         self.options = options
         self.scanner = options.scansLoadedImages ? ImageScanner(scanAllImages: options.scansAllImages) : nil
         state.withLock { $0.diagnostics.limit = max(0, options.diagnosticLimit) }
-        if let scanner { ingest(scanner.scan()) }
+        if let scanner { log(ingest(scanner.scan()).1) }
     }
 
     init(options: Options, adopting scanner: ImageScanner) {
         self.options = options
         self.scanner = scanner
         state.withLock { $0.diagnostics.limit = max(0, options.diagnosticLimit) }
-        ingest(scanner.scan())
+        log(ingest(scanner.scan()).1)
     }
 
     var logger: Logger { options.logger }
@@ -49,8 +52,18 @@ public final class Hive: Sendable {
 
     /// Records problems and logs them. Call without the lock held.
     func record(_ diagnostics: [Diagnostic]) {
+        keep(diagnostics)
+        log(diagnostics)
+    }
+
+    /// Keeps problems in ``diagnostics``.
+    func keep(_ diagnostics: [Diagnostic]) {
         guard !diagnostics.isEmpty else { return }
         state.withLock { $0.diagnostics.append(contentsOf: diagnostics) }
+    }
+
+    /// Logs problems. Call without any lock held: the log handler is user code.
+    func log(_ diagnostics: [Diagnostic]) {
         for diagnostic in diagnostics {
             let level: Logger.Level =
                 diagnostic.severity == .warning ? .warning : options.isStrict ? .critical : .error

@@ -28,10 +28,15 @@ extension Hive {
     /// Hive.shared.rescan()
     /// ```
     /// - Returns: What the scan added. Empty for a hive that does not scan loaded images.
+    ///
+    /// When it returns, everything the images loaded before the call declare is registered, even if another
+    /// thread's rescan took part of the work. Diagnostics are logged after every lock is released.
     @discardableResult
     public func rescan() -> ScanReport {
         guard let scanner else { return ScanReport() }
-        return ingest(scanner.scan())
+        let (report, problems) = scanning.withLock { _ in ingest(scanner.scan()) }
+        log(problems)
+        return report
     }
 
     /// Counters of the scanner behind this hive: images seen, opened, time spent. Nil for a hive that
@@ -40,9 +45,8 @@ extension Hive {
         scanner.map { ImageScanStatistics($0.statistics) }
     }
 
-    /// Parses the records of a batch and registers them; records problems.
-    @discardableResult
-    func ingest(_ batch: ImageScanner.Batch) -> ScanReport {
+    /// Parses the records of a batch, registers them and keeps the problems; returns the problems to log.
+    func ingest(_ batch: ImageScanner.Batch) -> (ScanReport, [Diagnostic]) {
         var report = ScanReport()
         var problems: [Diagnostic] = []
         var services: [(ServiceRegistration, Provider)] = []
@@ -109,8 +113,8 @@ extension Hive {
         report.modules = modules.count
         report.routes = routes.count
         report.problems = problems.count
-        record(problems)
-        return report
+        keep(problems)
+        return (report, problems)
     }
 
     /// Adds registrations under one lock; returns the duplicates found.
