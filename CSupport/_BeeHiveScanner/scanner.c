@@ -107,7 +107,6 @@ struct bh_scanner {
     size_t pending;
     unsigned long long adds, subs;
     uint64_t generation;
-    uint64_t next_id;
 
     bh_image *images;
     size_t image_count, image_capacity;
@@ -123,6 +122,11 @@ struct bh_scanner {
 };
 
 /* ---- Small helpers --------------------------------------------------------- */
+
+/* Image ids are unique in the process, across scanners, and never reused. */
+static uint64_t bh_last_image_id;
+
+static uint64_t bh_new_image_id(void) { return __atomic_add_fetch(&bh_last_image_id, 1, __ATOMIC_RELAXED); }
 
 static uint64_t bh_now_ns(void) {
     struct timespec ts;
@@ -515,7 +519,7 @@ static int bh_visit_image(bh_scanner *s, bh_walk *walk, struct dl_phdr_info *inf
     if (!bh_reserve((void **)&s->images, &s->image_capacity, s->image_count, sizeof *s->images)) return 0;
     bh_image *image = &s->images[s->image_count++];
     memset(image, 0, sizeof *image);
-    image->id = ++s->next_id;
+    image->id = bh_new_image_id();
     image->base = info->dlpi_addr;
     image->phdr_address = info->dlpi_phdr;
     image->name_hash = name_hash;
@@ -1044,7 +1048,7 @@ static void bh_verify_identities(bh_scanner *s, const bh_maps *maps) {
         if (mapping && mapping->dev == image->dev && mapping->ino == image->ino) continue;
         /* Keep the copies the new image needs, report the old one. */
         bh_image fresh = *image;
-        fresh.id = ++s->next_id;
+        fresh.id = bh_new_image_id();
         fresh.path = NULL;
         fresh.opened = fresh.delivered = fresh.transient_reported = 0;
         fresh.pending = 1;

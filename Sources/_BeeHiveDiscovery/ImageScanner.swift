@@ -18,11 +18,11 @@ public final class ImageScanner: @unchecked Sendable {
         public var unloadedImages: [LoadedImage] = []
     }
 
-    /// A loaded image: its path and an id that no other image of this scanner ever gets.
+    /// A loaded image: its path and an id that no other image of this process ever gets.
     public struct LoadedImage: Sendable, Hashable {
         /// The path the kernel mapped (absolute), or the loader's name when it is unknown.
         public let path: String
-        /// The image's id, unique within its scanner.
+        /// The image's id, unique in the process and never reused.
         public let id: UInt64
     }
 

@@ -10,7 +10,7 @@ import Musl
 public struct RecordSection: @unchecked Sendable {
     /// The image's file path: the path the kernel mapped (the main executable's real path).
     public let imagePath: String
-    /// The loaded image's id, unique within the scanner that found it (0 for sections made by hand).
+    /// The loaded image's id, unique in the process and never reused (0 for sections made by hand).
     public let imageID: UInt64
     /// The section's name, e.g. `beehive_services`.
     public let sectionName: String

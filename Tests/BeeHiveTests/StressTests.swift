@@ -74,7 +74,7 @@ struct StressTests {
 
         // The plugin host: one or two plugins at a time, checked after each rescan.
         worker("churn") {
-            guard cycles.load(ordering: .relaxed) < Self.maxCycles else { return usleep(1_000) }
+            guard cycles.load(ordering: .relaxed) < Self.maxCycles else { return _ = usleep(1_000) }
             let cycle = cycles.add(1, ordering: .relaxed).newValue
             let first = cycle % plugins.count
             let second = (cycle + 1) % plugins.count

@@ -32,7 +32,7 @@ enum {
  */
 typedef struct {
     const char *image_path; /* the path the kernel mapped (absolute), or the loader's name if unknown */
-    uint64_t image_id;      /* this loaded image, unique within the scanner (never reused) */
+    uint64_t image_id;      /* this loaded image, unique in the process (never reused) */
     const char *section_name;
     bh_kind kind;
     unsigned char *bytes; /* owned by the callback from the moment it is called */
