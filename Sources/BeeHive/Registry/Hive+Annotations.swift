@@ -34,7 +34,10 @@ extension Hive {
     @discardableResult
     public func rescan() -> ScanReport {
         guard let scanner else { return ScanReport() }
-        let (report, problems) = scanning.withLock { _ in ingest(scanner.scan()) }
+        let (report, problems) = scanning.withLock { count in
+            count += 1
+            return ingest(scanner.scan())
+        }
         log(problems)
         return report
     }
