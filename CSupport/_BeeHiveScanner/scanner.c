@@ -853,25 +853,87 @@ done:
     if (elf) elf_end(elf);
 }
 
-/* Opens a marked image through the kernel's mapping of it and reads its sections. */
-static void bh_open_image(bh_scanner *s, bh_image *image, const bh_maps *maps, int have_maps) {
-    const bh_mapping *mapping = have_maps ? bh_maps_find(maps, bh_first_load(image)) : NULL;
-    char path[4096 + 32];
+/* /proc/self/maps, read at most once per scan and only when the fast path fails. */
+typedef struct {
+    bh_maps maps;
+    int state; /* 0 not read, 1 read, -1 unreadable */
+} bh_lazy_maps;
+
+static const bh_mapping *bh_lazy_find(bh_lazy_maps *lazy, uintptr_t address) {
+    if (lazy->state == 0) lazy->state = bh_maps_read(&lazy->maps) == 0 ? 1 : -1;
+    return lazy->state == 1 ? bh_maps_find(&lazy->maps, address) : NULL;
+}
+
+/*
+ * Where the kernel mapped an image's file: the /proc/self/map_files entry of its first file-backed segment
+ * and the file's absolute path. The entry's range is computed from the program headers (one readlink); if the
+ * kernel's range differs (merged or split mappings), /proc/self/maps gives it. Returns 0 when found.
+ */
+static int bh_locate(const bh_image *image, bh_lazy_maps *lazy, char *link, size_t link_size, char *path,
+                     size_t path_size, int *deleted) {
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t mask = (uintptr_t)(page > 0 ? page : 4096) - 1;
+    uintptr_t start = 0, end = 0;
+    for (size_t i = 0; i < image->phnum; i++) {
+        const ElfW(Phdr) *ph = &image->phdrs[i];
+        if (ph->p_type != PT_LOAD || ph->p_filesz == 0) continue;
+        start = (image->base + ph->p_vaddr) & ~mask;
+        end = (image->base + ph->p_vaddr + ph->p_filesz + mask) & ~mask;
+        break;
+    }
+    ssize_t n = -1;
+    if (start) {
+        snprintf(link, link_size, "/proc/self/map_files/%lx-%lx", (unsigned long)start, (unsigned long)end);
+        n = readlink(link, path, path_size - 1);
+    }
+    if (n <= 0) {
+        const bh_mapping *mapping = start ? bh_lazy_find(lazy, start) : NULL;
+        if (!mapping) return -1;
+        snprintf(link, link_size, "/proc/self/map_files/%lx-%lx", (unsigned long)mapping->start,
+                 (unsigned long)mapping->end);
+        n = readlink(link, path, path_size - 1);
+        if (n <= 0) n = (ssize_t)strlen(strncpy(path, mapping->path, path_size - 1));
+        if (n <= 0) return -1;
+    }
+    path[n] = 0;
+    const char *suffix = " (deleted)";
+    size_t length = strlen(suffix);
+    *deleted = (size_t)n > length && strcmp(path + n - length, suffix) == 0;
+    if (*deleted) path[n - length] = 0;
+    return path[0] == '/' ? 0 : -1;
+}
+
+/* The hash the walk computed from memory, computed from the file: its notes, read with pread. */
+static uint64_t bh_file_note_hash(bh_scanner *s, const bh_image *image, int fd) {
+    bh_notes notes;
+    memset(&notes, 0, sizeof notes);
+    notes.hash = BH_HASH_SEED;
+    for (size_t i = 0; i < image->phnum; i++) {
+        const ElfW(Phdr) *ph = &image->phdrs[i];
+        if (ph->p_type != PT_NOTE || ph->p_filesz == 0 || ph->p_filesz > BH_MAX_NOTE_SEGMENT) continue;
+        unsigned char *buffer = malloc((size_t)ph->p_filesz);
+        if (buffer && pread(fd, buffer, (size_t)ph->p_filesz, (off_t)ph->p_offset) == (ssize_t)ph->p_filesz)
+            bh_parse_notes(s, "", 0, 0, buffer, (size_t)ph->p_filesz, ph->p_align == 8 ? 8 : 4, i, &notes);
+        free(buffer);
+    }
+    bh_wanted_free(&notes.wanted);
+    return notes.hash;
+}
+
+/*
+ * Opens a marked image and reads its sections. As root the exact file mapped is opened through
+ * /proc/self/map_files; otherwise (the kernel allows only readlink there) the file at the mapped absolute
+ * path is opened and must carry the same notes (GNU build-id, BeeHive note) as the loaded image.
+ */
+static void bh_open_image(bh_scanner *s, bh_image *image, bh_lazy_maps *lazy) {
+    char link[64], path[4096 + 32];
     int deleted = 0;
-    if (mapping && mapping->path[0] == '/') {
-        snprintf(path, sizeof path, "%s", mapping->path);
-        size_t n = strlen(path);
-        const char *suffix = " (deleted)";
-        if (n > strlen(suffix) && strcmp(path + n - strlen(suffix), suffix) == 0) {
-            path[n - strlen(suffix)] = 0;
-            deleted = 1;
-        }
+    if (bh_locate(image, lazy, link, sizeof link, path, sizeof path, &deleted) == 0) {
         free(image->path);
         image->path = bh_strdup(path);
-    } else if (image->is_main) {
-        snprintf(path, sizeof path, "/proc/self/exe");
     } else {
-        snprintf(path, sizeof path, "%s", image->name ? image->name : "");
+        link[0] = 0;
+        snprintf(path, sizeof path, "%s", image->is_main ? "/proc/self/exe" : (image->name ? image->name : ""));
     }
     const char *label = bh_label(image);
     if (image->is_vdso || !path[0]) { /* no file behind it */
@@ -880,14 +942,9 @@ static void bh_open_image(bh_scanner *s, bh_image *image, const bh_maps *maps, i
         return;
     }
 
-    int fd = -1;
-    if (mapping) {
-        char exact[64];
-        snprintf(exact, sizeof exact, "/proc/self/map_files/%lx-%lx", (unsigned long)mapping->start,
-                 (unsigned long)mapping->end);
-        fd = open(exact, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    }
-    if (fd < 0 && !(mapping && deleted)) fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    int fd = link[0] ? open(link, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) : -1;
+    int exact = fd >= 0;
+    if (fd < 0 && !deleted) fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
         int error = errno;
         int transient = bh_is_transient(error);
@@ -913,12 +970,10 @@ static void bh_open_image(bh_scanner *s, bh_image *image, const bh_maps *maps, i
         bh_add_problem(s, label, image->id, 0,
                        "expected the image file to be a regular file; found %s; its records were not read",
                        bh_file_kind(st.st_mode));
-    } else if (mapping && (st.st_dev != mapping->dev || st.st_ino != mapping->ino)) {
+    } else if (!exact && bh_file_note_hash(s, image, fd) != image->note_hash) {
         bh_add_problem(s, label, image->id, 0,
-                       "the file at this path is not the one that was loaded (device/inode %llu/%llu, loaded "
-                       "%llu/%llu: replaced since load); its records were not read",
-                       (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
-                       (unsigned long long)mapping->dev, (unsigned long long)mapping->ino);
+                       "the file at this path is not the one that was loaded (its notes, build-id included, differ: "
+                       "replaced since load); its records were not read");
     } else {
         image->dev = st.st_dev;
         image->ino = st.st_ino;
@@ -1037,15 +1092,25 @@ static int bh_walk_images(bh_scanner *s, int force, int careful, int counts_as_s
 
 /*
  * After a walk in which images were unloaded: an image with records whose mapping now belongs to another
- * file (same address, name and notes) is a new image; the old one is reported unloaded.
+ * file (same address, name and notes, another device and inode) is a new image; the old one is reported
+ * unloaded. Where /proc/self/map_files cannot be followed (not root), the mapped path must be the same.
  */
-static void bh_verify_identities(bh_scanner *s, const bh_maps *maps) {
+static int bh_same_file(bh_image *image, bh_lazy_maps *lazy) {
+    char link[64], path[4096 + 32];
+    int deleted = 0;
+    if (bh_locate(image, lazy, link, sizeof link, path, sizeof path, &deleted) != 0) return 1; /* cannot tell */
+    struct stat st;
+    if (stat(link, &st) == 0) return st.st_dev == image->dev && st.st_ino == image->ino;
+    const bh_mapping *mapping = bh_lazy_find(lazy, bh_first_load(image));
+    if (mapping) return mapping->dev == image->dev && mapping->ino == image->ino;
+    return !image->path || strcmp(path, image->path) == 0;
+}
+
+static void bh_verify_identities(bh_scanner *s, bh_lazy_maps *lazy) {
     size_t count = s->image_count;
     for (size_t i = 0; i < count; i++) {
         bh_image *image = &s->images[i];
-        if (!image->opened) continue;
-        const bh_mapping *mapping = bh_maps_find(maps, bh_first_load(image));
-        if (mapping && mapping->dev == image->dev && mapping->ino == image->ino) continue;
+        if (!image->opened || bh_same_file(image, lazy)) continue;
         /* Keep the copies the new image needs, report the old one. */
         bh_image fresh = *image;
         fresh.id = bh_new_image_id();
@@ -1077,12 +1142,11 @@ static void bh_open_pending(bh_scanner *s, int subs_changed) {
     int verify = subs_changed && s->image_count > 0;
     if (s->pending == 0 && !verify) return;
     uint64_t start = bh_now_ns();
-    bh_maps maps;
-    int have_maps = bh_maps_read(&maps) == 0;
-    if (verify && have_maps) bh_verify_identities(s, &maps);
+    bh_lazy_maps lazy = {0};
+    if (verify) bh_verify_identities(s, &lazy);
     for (size_t i = 0; i < s->image_count && s->pending > 0; i++)
-        if (s->images[i].pending) bh_open_image(s, &s->images[i], &maps, have_maps);
-    if (have_maps) bh_maps_free(&maps);
+        if (s->images[i].pending) bh_open_image(s, &s->images[i], &lazy);
+    if (lazy.state == 1) bh_maps_free(&lazy.maps);
     s->stats.open_ns += bh_now_ns() - start;
 }
 
