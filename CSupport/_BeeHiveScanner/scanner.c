@@ -841,13 +841,15 @@ static void bh_scan_file(bh_scanner *s, bh_image *image, int fd, off_t file_size
                             (unsigned)elf_ndxscn(scn));
         }
     }
-    for (size_t w = 0; w < image->wanted.count; w++) {
-        if (found[w] || (s->flags & BH_SCAN_ALL_IMAGES)) continue;
+    /* beehive.h names every kind of section in the note, so a missing one normally means no records of that
+     * kind; only when section names could not be read may records have been lost. */
+    for (size_t w = 0; w < image->wanted.count && unreadable > 0; w++) {
+        if (found[w]) continue;
         bh_add_problem(s, label, image->id, 0,
-                       "the BeeHive note names section %s, but the image has no section of that name%s; expected "
-                       "the section the note names; its records were not read",
-                       image->wanted.items[w].name,
-                       unreadable ? " (some section headers are unreadable: corrupt fields?)" : "");
+                       "the BeeHive note names section %s, but no section of that name was found, and %zu section "
+                       "headers have names that cannot be read (corrupt sh_name or string table); expected readable "
+                       "section headers; records in them may be lost",
+                       image->wanted.items[w].name, unreadable);
     }
 done:
     if (elf) elf_end(elf);

@@ -6,7 +6,12 @@ import Glibc
 #endif
 
 let path = CommandLine.arguments[1]
-func fromPlugin() -> Int { Hive.shared.serviceRegistrations.filter { $0.source.imagePath == path }.count }
+/// Sources name an image by the path the kernel mapped: absolute, with symbolic links resolved.
+let mappedPath = realpath(path, nil).map { resolved in
+    defer { free(resolved) }
+    return String(cString: resolved)
+} ?? path
+func fromPlugin() -> Int { Hive.shared.serviceRegistrations.filter { $0.source.imagePath == mappedPath }.count }
 
 print("before=\(fromPlugin())")
 guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
