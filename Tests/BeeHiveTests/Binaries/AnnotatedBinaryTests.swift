@@ -75,6 +75,23 @@ struct PluginTests {
     }
 }
 
+extension PluginTests {
+    @Test(
+        "as an unprivileged user (who may not open /proc/self/map_files), plugins are read by path, checked by notes",
+        .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
+    func pluginUnprivileged() throws {
+        let products = try FixturePackage.products("debug")
+        let plugin = products.appendingPathComponent("libGreeterPlugin.so").path
+        let host = products.appendingPathComponent("PluginHost").path
+        let result = Command.keyValues(
+            try Command.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", host, plugin]))
+        #expect(result["firstRescan"] == "services:1,modules:1,sections:2")
+        #expect(result["greet"] == "plugin says hello to host")
+        #expect(result["sourceImage"] == URL(fileURLWithPath: plugin).resolvingSymlinksInPath().path)
+        #expect(result["diagnostics"] == "1", "the one unknownType before the plugin was loaded")
+    }
+}
+
 @Suite("Real binaries: C compilers and linkers with --gc-sections")
 struct LinkerTests {
     struct Toolchain: Sendable, CustomStringConvertible {
