@@ -11,6 +11,9 @@ Scripts/install-dependencies.sh
 echo "== swift test"
 swift test
 
+echo "== stress: dlopen/dlclose churn, rescan, resolve, routes, events (10 s, a process of its own)"
+BEEHIVE_STRESS_SECONDS=10 swift test --skip-build --filter "StressTests"
+
 echo "== swift test --sanitize=thread (thread-safety suites)"
 swift test --sanitize=thread --scratch-path .build-tsan \
     --filter "ConcurrencyTests|configConcurrency|concurrentCaching|ModuleLifecycleTests|ModuleEventTests|watchdog"
