@@ -169,7 +169,8 @@ struct RegistryState {
                 let (registration, provider) = queue.removeFirst()
                 services[key] = ServiceEntry(registration, provider)
                 shadowedServices[key] = queue.isEmpty ? nil : queue
-                result.reinstated.append("\(registration.displayName) -> \(registration.implementation) from \(registration.source)")
+                result.reinstated.append(
+                    "\(registration.displayName) -> \(registration.implementation) from \(registration.source)")
             } else {
                 services[key] = nil
             }

@@ -7,10 +7,11 @@ import Glibc
 
 let path = CommandLine.arguments[1]
 /// Sources name an image by the path the kernel mapped: absolute, with symbolic links resolved.
-let mappedPath = realpath(path, nil).map { resolved in
-    defer { free(resolved) }
-    return String(cString: resolved)
-} ?? path
+let mappedPath =
+    realpath(path, nil).map { resolved in
+        defer { free(resolved) }
+        return String(cString: resolved)
+    } ?? path
 func fromPlugin() -> Int { Hive.shared.serviceRegistrations.filter { $0.source.imagePath == mappedPath }.count }
 
 print("before=\(fromPlugin())")
