@@ -13,10 +13,13 @@ let package = Package(
         // Modules as a swift-service-lifecycle Service.
         .library(name: "BeeHiveServiceLifecycle", targets: ["BeeHiveServiceLifecycle"]),
         .executable(name: "beehive-demo", targets: ["BeeHiveDemo"]),
+        // The command-line tool: inspect and check the records of binaries, migrate BeeHive plists.
+        .executable(name: "beehive", targets: ["BeeHiveCommand"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         // MARK: C support
@@ -27,13 +30,20 @@ let package = Package(
             pkgConfig: "libelf",
             providers: [.apt(["libelf-dev"])]
         ),
-        .target(name: "_BeeHiveScanner", dependencies: ["CLibELF"], path: "CSupport/_BeeHiveScanner"),
+        // libelf.a needs zlib: with it, a fully static executable (-static-executable) links with no flag of the
+        // user's (pkg-config gives only -lelf; see Docs/Linking.md). Dynamic builds already load libz through libelf.
+        .target(
+            name: "_BeeHiveScanner", dependencies: ["CLibELF"], path: "CSupport/_BeeHiveScanner",
+            linkerSettings: [.linkedLibrary("z")]
+        ),
+        // Reads record sections from files on disk; linked by the beehive tool only, never into programs.
+        .target(name: "_BeeHiveInspect", dependencies: ["CLibELF"], path: "CSupport/_BeeHiveInspect"),
 
         // MARK: Swift
         .target(name: "_BeeHiveDiscovery", dependencies: ["_BeeHiveScanner"]),
         .target(
             name: "BeeHive",
-            dependencies: ["_BeeHiveDiscovery", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["_BeeHiveDiscovery", "_BeeHiveScanner", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "BeeHiveServiceLifecycle",
@@ -45,11 +55,22 @@ let package = Package(
         .executableTarget(
             name: "BeeHiveDemo", dependencies: ["BeeHive", "BeeHiveDemoServices"], path: "Examples/Demo/App"),
         .target(name: "BeeHiveDemoServices", dependencies: ["CBeeHive"], path: "Examples/Demo/Annotations"),
+        .executableTarget(
+            name: "BeeHiveCommand",
+            dependencies: [
+                "BeeHive", "_BeeHiveDiscovery", "_BeeHiveInspect",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/beehive"
+        ),
 
         // MARK: Tests
         .target(name: "BeeHiveTestAnnotations", dependencies: ["CBeeHive"], path: "Tests/Annotations"),
         .testTarget(name: "_BeeHiveDiscoveryTests", dependencies: ["_BeeHiveDiscovery"]),
         .testTarget(name: "BeeHiveTests", dependencies: ["BeeHive", "BeeHiveTestAnnotations"]),
+        // Runs the built beehive tool on binaries it builds (needs no module of the package).
+        .testTarget(name: "BeeHiveCommandTests"),
         .testTarget(
             name: "BeeHiveServiceLifecycleTests",
             dependencies: [

@@ -10,6 +10,11 @@ echo "== beehive-demo (release)"
 swift build -c release --product beehive-demo
 .build/release/beehive-demo Examples/Demo/Config/BHService.plist
 
+echo
+echo "== beehive inspect: the records of the demo binary, read from disk (Docs/CommandLineTool.md)"
+swift build -c release --product beehive
+.build/release/beehive inspect .build/release/beehive-demo
+
 if [ -x Scripts/benchmark.sh ]; then
     echo
     echo "== registration benchmark (quick)"

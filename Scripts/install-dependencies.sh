@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # Installs what BeeHive needs beyond the Swift toolchain, if it is missing: libelf-dev (the scanner
-# links libelf) and pkg-config (SwiftPM finds libelf through it). gcc and binutils are used by the
-# linker tests. Debian/Ubuntu; run as root or with sudo available.
+# links libelf) and pkg-config (SwiftPM finds libelf through it); zlib1g-dev, because libelf needs zlib and a
+# fully static executable (-static-executable) links libz.a. gcc and binutils (bfd, gold, ar), with the Swift
+# toolchain's clang and lld, are used by the linker tests. Debian/Ubuntu; run as root or with sudo available.
 set -euo pipefail
 
 missing=()
 pkg-config --exists libelf 2>/dev/null || missing+=(libelf-dev)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
+pkg-config --exists zlib 2>/dev/null && [ -e "$(pkg-config --variable=libdir zlib)/libz.a" ] || missing+=(zlib1g-dev)
+# libelf.a of elfutils 0.189 and later (not Debian 12's 0.188) may also need zstd; a static executable then needs
+# -Xlinker -lzstd (Docs/Linking.md).
+if pkg-config --static --libs libelf 2>/dev/null | grep -q -- -lzstd; then
+    pkg-config --exists libzstd 2>/dev/null || missing+=(libzstd-dev)
+fi
 command -v gcc >/dev/null || missing+=(gcc)
 command -v readelf >/dev/null || missing+=(binutils)
 [ ${#missing[@]} -eq 0 ] && exit 0

@@ -82,6 +82,10 @@ typedef struct {
     char *path;               /* the kernel's path, once known */
     dev_t dev;
     ino_t ino;
+    /* The file's size and modification time when it was read: rewritten in place since (same inode), it is
+     * another image. (Not the change time: a chmod or a new hard link must not make an image new.) */
+    off_t size;
+    struct timespec mtime;
 } bh_image;
 
 typedef struct {
@@ -488,11 +492,25 @@ static int bh_visit(struct dl_phdr_info *info, size_t size, void *data) {
     ElfW(Phdr) *phdrs = phnum <= 64 ? stack_phdrs : malloc(phnum * sizeof *phdrs);
     if (!phdrs || (phnum && bh_copy_memory(walk->careful, phdrs, (uintptr_t)info->dlpi_phdr,
                                            phnum * sizeof *phdrs) != 0)) {
-        if (!known)
-            bh_add_problem(s, label, 0, 0,
+        if (!known) {
+            /* Remembered without its headers, so that the next walks neither read nor report it again. */
+            uint64_t id = 0;
+            if (bh_reserve((void **)&s->images, &s->image_capacity, s->image_count, sizeof *s->images)) {
+                bh_image *image = &s->images[s->image_count++];
+                memset(image, 0, sizeof *image);
+                image->id = id = bh_new_image_id();
+                image->base = info->dlpi_addr;
+                image->phdr_address = info->dlpi_phdr;
+                image->name_hash = name_hash;
+                image->generation = s->generation;
+                image->is_main = (unsigned char)is_main;
+                s->stats.images_new++;
+            }
+            bh_add_problem(s, label, id, 0,
                            "the image's %zu program headers cannot be read (the memory faults: is the file truncated "
                            "since it was loaded?); the image was not scanned",
                            phnum);
+        }
         if (phdrs != stack_phdrs) free(phdrs);
         if (known) known->generation = s->generation; /* cannot tell: keep what it registered */
         return 0;
@@ -788,6 +806,20 @@ static void bh_read_section(bh_scanner *s, bh_image *image, int fd, off_t file_s
     bh_queue_section(s, image, name, kind, bytes, size, shdr->sh_offset, index);
 }
 
+/* Whether the section name table holds `name` as a whole name (after a NUL, or at its start). */
+static int bh_name_table_holds(Elf *elf, size_t shstrndx, const char *name) {
+    Elf_Scn *scn = elf_getscn(elf, shstrndx);
+    Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+    if (!data || !data->d_buf) return 0;
+    const char *table = data->d_buf;
+    size_t size = data->d_size, length = strlen(name);
+    for (size_t i = 0; i + length < size; i++) {
+        if ((i == 0 || table[i - 1] == '\0') && memcmp(table + i, name, length) == 0 && table[i + length] == '\0')
+            return 1;
+    }
+    return 0;
+}
+
 /* Reads the wanted sections of an opened image file. */
 static void bh_scan_file(bh_scanner *s, bh_image *image, int fd, off_t file_size) {
     static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
@@ -812,10 +844,21 @@ static void bh_scan_file(bh_scanner *s, bh_image *image, int fd, off_t file_size
     }
     size_t shnum = 0, shstrndx = 0;
     if (elf_getshdrnum(elf, &shnum) != 0 || shnum == 0) {
-        bh_add_problem(s, label, image->id, 0,
-                       "the image has no section headers (stripped with --strip-sections?); expected them to locate "
-                       "the %zu record sections its BeeHive note names (%s%s); their records were not read",
-                       image->wanted.count, image->wanted.items[0].name, image->wanted.count > 1 ? ", …" : "");
+        GElf_Ehdr ehdr;
+        /* libelf counts no sections when the table lies past the end of the file: say so. */
+        if (gelf_getehdr(elf, &ehdr) && ehdr.e_shoff != 0 && ehdr.e_shnum != 0 &&
+            (uint64_t)file_size < ehdr.e_shoff + (uint64_t)ehdr.e_shnum * ehdr.e_shentsize)
+            bh_add_problem(s, label, image->id, 0,
+                           "the image's %u section headers at file offset 0x%llx lie past the end of the file "
+                           "(%lld bytes: truncated since it was loaded?); expected them inside the file to locate the "
+                           "%zu record sections its BeeHive note names (%s%s); their records were not read",
+                           (unsigned)ehdr.e_shnum, (unsigned long long)ehdr.e_shoff, (long long)file_size,
+                           image->wanted.count, image->wanted.items[0].name, image->wanted.count > 1 ? ", …" : "");
+        else
+            bh_add_problem(s, label, image->id, 0,
+                           "the image has no section headers (stripped with --strip-sections?); expected them to "
+                           "locate the %zu record sections its BeeHive note names (%s%s); their records were not read",
+                           image->wanted.count, image->wanted.items[0].name, image->wanted.count > 1 ? ", …" : "");
         goto done;
     }
     if (elf_getshdrstrndx(elf, &shstrndx) != 0) {
@@ -842,14 +885,24 @@ static void bh_scan_file(bh_scanner *s, bh_image *image, int fd, off_t file_size
         }
     }
     /* beehive.h names every kind of section in the note, so a missing one normally means no records of that
-     * kind; only when section names could not be read may records have been lost. */
-    for (size_t w = 0; w < image->wanted.count && unreadable > 0; w++) {
+     * kind. Records may have been lost when section names could not be read, or when the section name table holds
+     * the name (linkers and strip write only the names of sections they emit) but no header carries it: an sh_name
+     * pointing at another name. */
+    for (size_t w = 0; w < image->wanted.count; w++) {
         if (found[w]) continue;
-        bh_add_problem(s, label, image->id, 0,
-                       "the BeeHive note names section %s, but no section of that name was found, and %zu section "
-                       "headers have names that cannot be read (corrupt sh_name or string table); expected readable "
-                       "section headers; records in them may be lost",
-                       image->wanted.items[w].name, unreadable);
+        const char *name = image->wanted.items[w].name;
+        if (unreadable > 0)
+            bh_add_problem(s, label, image->id, 0,
+                           "the BeeHive note names section %s, but no section of that name was found, and %zu section "
+                           "headers have names that cannot be read (corrupt sh_name or string table); expected readable "
+                           "section headers; records in them may be lost",
+                           name, unreadable);
+        else if (bh_name_table_holds(elf, shstrndx, name))
+            bh_add_problem(s, label, image->id, 0,
+                           "the section name table holds %s, but no section header carries that name (a corrupt "
+                           "sh_name?); expected the header of the record section the BeeHive note names; its records "
+                           "were not read",
+                           name);
     }
 done:
     if (elf) elf_end(elf);
@@ -979,6 +1032,8 @@ static void bh_open_image(bh_scanner *s, bh_image *image, bh_lazy_maps *lazy) {
     } else {
         image->dev = st.st_dev;
         image->ino = st.st_ino;
+        image->size = st.st_size;
+        image->mtime = st.st_mtim;
         image->opened = 1;
         bh_scan_file(s, image, fd, st.st_size);
     }
@@ -1092,9 +1147,17 @@ static int bh_walk_images(bh_scanner *s, int force, int careful, int counts_as_s
     return walk.subs_changed;
 }
 
+/* Whether `st` is the file an image was read from, unchanged: same device and inode, and not rewritten in place
+ * since (same size and modification time). */
+static int bh_unchanged(const bh_image *image, const struct stat *st) {
+    return st->st_dev == image->dev && st->st_ino == image->ino && st->st_size == image->size &&
+           st->st_mtim.tv_sec == image->mtime.tv_sec && st->st_mtim.tv_nsec == image->mtime.tv_nsec;
+}
+
 /*
  * After a walk in which images were unloaded: an image with records whose mapping now belongs to another
- * file (same address, name and notes, another device and inode) is a new image; the old one is reported
+ * file (same address, name and notes, another device and inode), or to its file rewritten in place since it was
+ * read (a plugin closed, copied over with `cp`, opened again: same inode), is a new image; the old one is reported
  * unloaded. Where /proc/self/map_files cannot be followed (not root), the mapped path must be the same.
  */
 static int bh_same_file(bh_image *image, bh_lazy_maps *lazy) {
@@ -1102,9 +1165,15 @@ static int bh_same_file(bh_image *image, bh_lazy_maps *lazy) {
     int deleted = 0;
     if (bh_locate(image, lazy, link, sizeof link, path, sizeof path, &deleted) != 0) return 1; /* cannot tell */
     struct stat st;
-    if (stat(link, &st) == 0) return st.st_dev == image->dev && st.st_ino == image->ino;
+    if (stat(link, &st) == 0) return bh_unchanged(image, &st);
     const bh_mapping *mapping = bh_lazy_find(lazy, bh_first_load(image));
-    if (mapping) return mapping->dev == image->dev && mapping->ino == image->ino;
+    if (mapping) {
+        if (mapping->dev != image->dev || mapping->ino != image->ino) return 0;
+        /* The same inode: by its path (stat opens nothing), was it rewritten in place? */
+        if (!deleted && stat(path, &st) == 0 && st.st_dev == image->dev && st.st_ino == image->ino)
+            return bh_unchanged(image, &st);
+        return 1;
+    }
     return !image->path || strcmp(path, image->path) == 0;
 }
 

@@ -156,7 +156,8 @@ public struct RecordParser {
             let keyOffset = index
             guard peek == UInt8(ascii: "\"") else { throw unexpected("a key in double quotes") }
             let key = try string()
-            if fields.contains(where: { $0.key == key }) {
+            // Keys compare by their UTF-8 bytes (String's == would make NFC and NFD spellings equal).
+            if fields.contains(where: { $0.key.utf8.elementsEqual(key.utf8) }) {
                 throw RecordError(.shape, "expected each key once; found \"\(key)\" twice", at: keyOffset)
             }
             skipWhitespace()
@@ -195,28 +196,51 @@ public struct RecordParser {
         return value
     }
 
+    /// A JSON integer: an optional '-', then `0` or digits without a leading zero; -2⁶³ to 2⁶³ - 1.
     private mutating func integer() throws(RecordError) -> Int {
         let start = index
-        var negative = false
-        if peek == UInt8(ascii: "-") {
-            negative = true
-            index += 1
-        }
+        let negative = peek == UInt8(ascii: "-")
+        if negative { index += 1 }
+        let digitsStart = index
+        // Accumulated negatively: the negative range is one larger, so Int.min fits.
         var value = 0
-        var digits = 0
+        var overflow = false
         while let b = peek, b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") {
             let (m, o1) = value.multipliedReportingOverflow(by: 10)
-            let (a, o2) = m.addingReportingOverflow(Int(b - UInt8(ascii: "0")))
-            if o1 || o2 { throw RecordError(.syntax, "expected an integer that fits in 64 bits", at: start) }
+            let (a, o2) = m.subtractingReportingOverflow(Int(b - UInt8(ascii: "0")))
+            overflow = overflow || o1 || o2
             value = a
-            digits += 1
             index += 1
         }
+        let digits = index - digitsStart
         if digits == 0 { throw unexpected("a digit") }
+        if digits > 1, bytes[digitsStart] == UInt8(ascii: "0") {
+            throw RecordError(
+                .syntax, "expected an integer without leading zeros (JSON forbids them); found \(text(from: start))",
+                at: start)
+        }
         if let b = peek, b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E") {
             throw RecordError(.syntax, "expected an integer; found a fraction or exponent", at: index)
         }
-        return negative ? -value : value
+        if !negative {
+            let (positive, o) = (0).subtractingReportingOverflow(value)
+            overflow = overflow || o
+            value = positive
+        }
+        if overflow {
+            throw RecordError(
+                .syntax,
+                "expected an integer from -9223372036854775808 to 9223372036854775807 (64 bits); found "
+                    + text(from: start), at: start)
+        }
+        return value
+    }
+
+    /// The bytes from `start` to the cursor, for messages (at most 40, ASCII digits and signs here).
+    private func text(from start: Int) -> String {
+        let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
+        let text = String(decoding: slice.prefix(40), as: UTF8.self)
+        return slice.count > 40 ? "\(text)… (\(slice.count) digits)" : text
     }
 
     /// Reads a JSON string; the cursor is on its opening quote.

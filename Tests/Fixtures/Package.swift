@@ -9,6 +9,8 @@ let package = Package(
         .executable(name: "PluginHost", targets: ["PluginHost"]),
         .executable(name: "LifecycleApp", targets: ["LifecycleApp"]),
         .executable(name: "UnloadHost", targets: ["UnloadHost"]),
+        // A host that plays a script of dlopen, dlclose, rescan and file changes (tests of plugins that come and go).
+        .executable(name: "PluginLab", targets: ["PluginLab"]),
         // A plugin of C records only, so that dlclose really unloads it.
         .library(name: "CRecordsPlugin", type: .dynamic, targets: ["CRecordsPlugin"]),
         // The plugin, a shared library. It and the host link BeeHiveDynamic and PluginAPI (a package of
@@ -34,6 +36,7 @@ let package = Package(
         // A host that opens and closes a plugin of records.
         .target(name: "CRecordsPlugin", dependencies: [.product(name: "CBeeHive", package: "BeeHive")]),
         .executableTarget(name: "UnloadHost", dependencies: [.product(name: "BeeHive", package: "BeeHive")]),
+        .executableTarget(name: "PluginLab", dependencies: [.product(name: "BeeHive", package: "BeeHive")]),
 
         // A host that dlopens a plugin at run time.
         .target(name: "GreeterPluginAnnotations", dependencies: [.product(name: "CBeeHive", package: "BeeHive")]),

@@ -130,6 +130,65 @@ struct RecordParserTests {
     func overflow() {
         #expect(throws: RecordError.self) { try parse(#"{"module":"M","priority":99999999999999999999}"#) }
     }
+
+    struct Integer: Sendable, CustomStringConvertible {
+        let text: String
+        /// The value, or the message of the error.
+        let result: Result<Int?, RecordError>
+        var description: String { text }
+
+        init(_ text: String, _ value: Int) {
+            self.text = text
+            self.result = .success(value)
+        }
+
+        init(_ text: String, error message: String) {
+            self.text = text
+            self.result = .failure(RecordError(.syntax, message, at: 25))
+        }
+    }
+
+    @Test(
+        "integers are JSON's: the whole 64-bit range, no leading zeros",
+        arguments: [
+            Integer("-9223372036854775808", Int.min), Integer("9223372036854775807", Int.max), Integer("0", 0),
+            Integer("-0", 0), Integer("10", 10),
+            Integer("007", error: #"expected an integer without leading zeros (JSON forbids them); found 007"#),
+            Integer("-01", error: "expected an integer without leading zeros (JSON forbids them); found -01"),
+            Integer("00", error: "expected an integer without leading zeros (JSON forbids them); found 00"),
+            Integer(
+                "-9223372036854775809",
+                error: "expected an integer from -9223372036854775808 to 9223372036854775807 (64 bits); found "
+                    + "-9223372036854775809"),
+            Integer(
+                "9223372036854775808",
+                error: "expected an integer from -9223372036854775808 to 9223372036854775807 (64 bits); found "
+                    + "9223372036854775808"),
+        ])
+    func integers(_ integer: Integer) {
+        let text = #"{"module":"M","priority":\#(integer.text)}"#
+        let result = Result { () throws(RecordError) in try ModuleRecord(parse(text)).priority }
+        #expect(result == integer.result, "\(text)")
+    }
+
+    @Test("keys compare by UTF-8 bytes: NFC and NFD spellings are two keys, not a repeated one")
+    func keysAreBytes() throws {
+        // "é" precomposed (U+00E9) and decomposed (e + U+0301): equal as Swift strings, different bytes.
+        let parsed = try parse(#"{"\u00e9":"a","e\u0301":"b"}"#)
+        guard case .object(let fields) = parsed else {
+            Issue.record("parsed as \(parsed)")
+            return
+        }
+        #expect(fields.map(\.key) == ["\u{E9}", "e\u{301}"])
+        #expect(fields.map { Array($0.key.utf8) } == [[0xC3, 0xA9], [0x65, 0xCC, 0x81]])
+
+        // The same bytes twice, whether escaped or not, are a repeated key.
+        #expect {
+            try parse(#"{"\u00e9":"a","é":"b"}"#)
+        } throws: { error in
+            (error as? RecordError)?.message == #"expected each key once; found "é" twice"#
+        }
+    }
 }
 
 @Suite("Record sections")

@@ -122,6 +122,40 @@
 #define BH_ROUTE(pattern, handler)                                                                                 \
     BH_RECORD(BH_ROUTES_SECTION, "{\"route\":\"" pattern "\",\"handler\":\"" #handler "\"}")
 
+/* ---- Anchors: records that nothing else refers to ---------------------------- */
+
+/*
+ * A linker takes an object out of a static archive (.a) only when something already linked refers to
+ * one of its symbols, and with --as-needed (the default of Ubuntu's gcc) records a shared library as
+ * needed (DT_NEEDED) only when the program uses one of its symbols. A file of records only is referred
+ * to by nothing, so its records silently never reach the program. An anchor fixes that:
+ * BH_ANCHOR(name) in the file of records defines the symbol bh_anchor_<name> (exported, even under
+ * -fvisibility=hidden); BH_USE_ANCHOR(name) in any file linked into the program refers to it, so the
+ * linker takes the archive member or keeps the library.
+ *
+ *     // Payments/records.c, built into libpayments.a or libpayments.so
+ *     BH_ANCHOR(payments)
+ *     BH_SERVICE(Payments.Service, Payments.ServiceImpl)
+ *
+ *     // App/anchors.c, compiled into the program
+ *     BH_USE_ANCHOR(payments)
+ *
+ * An anchor keeps the one object file it is defined in: give each file of records in an archive its
+ * own. The linker flags that do the same without anchors are
+ * -Wl,--whole-archive libpayments.a -Wl,--no-whole-archive and -Wl,--no-as-needed -lpayments
+ * (see Docs/Linking.md).
+ */
+
+/* Defines the anchor `name` (a C identifier) in the file of records: the symbol bh_anchor_<name>. */
+#define BH_ANCHOR(name)                                                                                            \
+    __attribute__((visibility("default"))) extern const char BH__CAT(bh_anchor_, name);                            \
+    BH__KEEP const char BH__CAT(bh_anchor_, name) = 0;
+
+/* Refers to the anchor `name`, so that the archive member or library that defines it is linked. */
+#define BH_USE_ANCHOR(name)                                                                                        \
+    extern const char BH__CAT(bh_anchor_, name);                                                                   \
+    BH__KEEP static const char *const BH__UNIQUE(bh__anchor_use_) = &BH__CAT(bh_anchor_, name);
+
 /* ---- BeeHive's spellings ----------------------------------------------------- */
 
 #define BeeHiveService(service, impl) BH_SERVICE(service, impl)

@@ -1,4 +1,8 @@
-import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 extension Hive {
     /// Registers the services listed in a file: BeeHive's `BHService.plist`, or the same as JSON.
@@ -10,57 +14,42 @@ extension Hive {
     /// ```swift
     /// try hive.loadServices(from: "/etc/app/BHService.plist")
     /// ```
-    /// Each bad entry gives a diagnostic naming the file and the entry's index; every good entry is
-    /// registered.
+    /// Each bad entry (a missing or unknown key, a key given twice, a value of another type such as
+    /// `null`, a `<date>` or `<data>`) gives a diagnostic naming the file, the entry's index and the key;
+    /// every good entry is registered. Keys compare by their UTF-8 bytes. Files are read by BeeHive's own
+    /// readers (see ``FileReader``): at most 4 MiB, nesting at most 64 levels, no cycles.
     /// - Parameter path: The file's path.
     /// - Returns: The problems found in this file (also in ``diagnostics``).
     /// - Throws: ``HiveError`` `fileNotFound` or `malformedFile` when nothing could be read; in strict
     ///   mode, the first rejected entry after registering the good ones.
     @discardableResult
     public func loadServices(from path: String) throws(HiveError) -> [Diagnostic] {
-        let data = try readFile(path)
-        // Fast path: a well-formed array of entries decodes straight into typed values.
-        if let entries = try? FileValue.decoder(for: data).decode([ServiceFileEntry].self, from: data) {
-            let registrations = entries.enumerated().map { index, entry in
-                (
-                    ServiceRegistration(
-                        service: entry.service, name: entry.name, implementation: entry.impl,
-                        source: .file(path, index: index)),
-                    Provider.typeName(entry.impl)
-                )
-            }
-            let problems = add(services: registrations)
-            try failIfStrict(problems)
-            return problems
-        }
-        // Otherwise read every entry leniently, to say what is wrong with each.
-        let root = try parseConfiguration(data, path)
+        let root = try readConfiguration(path)
+        let expected = "an array of {service, impl} entries (or a dictionary with one under \"services\")"
         let list: [FileValue]
         switch root {
         case .array(let entries): list = entries
-        case .dictionary(let d):
-            guard case .array(let entries)? = d["services"] else { fallthrough }
-            list = entries
-        default:
-            throw fileError(.malformedFile, path, "expected an array of {service, impl} entries; found \(root.kind)")
+        case .dictionary(let fields): list = try rootArray(fields, key: "services", expected: expected, path, root)
+        default: throw fileError(.malformedFile, path, "expected \(expected); found \(root)")
         }
         var problems: [Diagnostic] = []
         var registrations: [(ServiceRegistration, Provider)] = []
         for (index, value) in list.enumerated() {
             let source = RegistrationSource.file(path, index: index)
-            do {
-                let entry = try FileEntry(value, expected: "a dictionary {service, impl[, name]}")
+            do throws(FileEntry.Problem) {
+                let entry = try FileEntry(
+                    value, expected: "a dictionary {service, impl[, name]}", keys: ["service", "impl", "name"])
                 let service = try entry.string("service")
                 let impl = try entry.string("impl")
                 let name = try entry.optionalString("name")
-                try entry.rejectUnknownKeys(["service", "impl", "name"])
+                try entry.rejectUnknownKeys()
                 registrations.append(
                     (
                         ServiceRegistration(service: service, name: name, implementation: impl, source: source),
                         .typeName(impl)
                     ))
             } catch {
-                problems.append(Diagnostic(.error, HiveError(.malformedEntry, error.message, source: source)))
+                problems.append(Diagnostic(.error, HiveError(error.code, error.message, source: source)))
             }
         }
         problems += add(services: registrations)
@@ -73,37 +62,42 @@ extension Hive {
     /// The file is a dictionary whose `moduleClasses` array holds `{moduleClass, moduleLevel,
     /// modulePriority}` entries (plus an optional `moduleAsync`). Levels are 0 (basic), 1 (normal),
     /// 2 (application) or those names; priorities are integers (strings of digits are accepted, as
-    /// BeeHive's plists often have them).
+    /// BeeHive's plists often have them, and so are reals without a fraction).
     ///
     /// ```swift
     /// try hive.loadModules(from: "/etc/app/BeeHive.plist")
     /// ```
+    /// Each bad entry gives a diagnostic naming the file, the entry's index and the key; every good
+    /// entry is declared.
     /// - Parameter path: The file's path.
     /// - Returns: The problems found in this file (also in ``diagnostics``).
     /// - Throws: ``HiveError`` `fileNotFound` or `malformedFile` when nothing could be read; in strict
     ///   mode, the first rejected entry after declaring the good ones.
     @discardableResult
     public func loadModules(from path: String) throws(HiveError) -> [Diagnostic] {
-        let root = try parseConfiguration(readFile(path), path)
-        guard case .dictionary(let d) = root, case .array(let list)? = d["moduleClasses"] else {
-            throw fileError(
-                .malformedFile, path, "expected a dictionary with a moduleClasses array; found \(root.description)")
+        let root = try readConfiguration(path)
+        let expected = "a dictionary with a moduleClasses array"
+        guard case .dictionary(let fields) = root else {
+            throw fileError(.malformedFile, path, "expected \(expected); found \(root)")
         }
+        let list = try rootArray(fields, key: "moduleClasses", expected: expected, path, root)
         var problems: [Diagnostic] = []
         var modules: [ModuleDeclaration] = []
+        let keys = ["moduleClass", "moduleLevel", "modulePriority", "moduleAsync"]
         for (index, value) in list.enumerated() {
             let source = RegistrationSource.file(path, index: index)
-            do {
-                let entry = try FileEntry(value, expected: "a dictionary {moduleClass, moduleLevel, modulePriority}")
+            do throws(FileEntry.Problem) {
+                let entry = try FileEntry(
+                    value, expected: "a dictionary {moduleClass, moduleLevel, modulePriority}", keys: keys)
                 let name = try entry.string("moduleClass")
                 let level = try entry.level("moduleLevel") ?? .normal
                 let priority = try entry.integer("modulePriority") ?? 0
                 let isAsync = try entry.bool("moduleAsync") ?? false
-                try entry.rejectUnknownKeys(["moduleClass", "moduleLevel", "modulePriority", "moduleAsync"])
+                try entry.rejectUnknownKeys()
                 modules.append(
                     ModuleDeclaration(name: name, level: level, priority: priority, isAsync: isAsync, source: source))
             } catch {
-                problems.append(Diagnostic(.error, HiveError(.malformedEntry, error.message, source: source)))
+                problems.append(Diagnostic(.error, HiveError(error.code, error.message, source: source)))
             }
         }
         problems += add(services: [], modules: modules)
@@ -117,126 +111,196 @@ extension Hive {
         return error
     }
 
-    private func readFile(_ path: String) throws(HiveError) -> Data {
-        do {
-            return try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
+    /// The array under `key` of the file's root dictionary, which must hold it once.
+    private func rootArray(
+        _ fields: [FileField], key: String, expected: String, _ path: String, _ root: FileValue
+    ) throws(HiveError) -> [FileValue] {
+        let count = fields.count(ofKey: key)
+        guard count <= 1 else {
             throw fileError(
-                .fileNotFound, path, "expected a readable configuration file; cannot read it: \(Self.reason(error))")
+                .malformedFile, path, "expected \(expected); found the key \"\(key)\" \(count) times in the root")
+        }
+        switch fields.value(forKey: key) {
+        case .array(let list)?: return list
+        case let value?:
+            throw fileError(.malformedFile, path, "expected \(expected); found \(value.kind) under \"\(key)\"")
+        case nil: throw fileError(.malformedFile, path, "expected \(expected); found \(root)")
         }
     }
 
-    private func parseConfiguration(_ data: Data, _ path: String) throws(HiveError) -> FileValue {
-        do {
-            return try FileValue.read(data)
-        } catch {
+    /// The root value of the configuration file at `path`.
+    private func readConfiguration(_ path: String) throws(HiveError) -> FileValue {
+        let bytes = try readFile(path)
+        let result = bytes.withUnsafeBytes { buffer in
+            Result { () throws(FileSyntaxError) in try FileReader.read(buffer) }
+        }
+        switch result {
+        case .success(let root): return root
+        case .failure(let error):
+            let place = bytes.withUnsafeBytes { error.describe(in: $0) }
             throw fileError(
                 .malformedFile, path,
-                "expected an XML or binary property list or JSON; cannot parse it: \(Self.reason(error))")
+                "expected an XML or binary property list or JSON; cannot parse it as \(error.format): \(place)")
         }
     }
 
-    private static func reason(_ error: any Error) -> String {
-        if let decoding = error as? DecodingError {
-            switch decoding {
-            case .dataCorrupted(let context): return context.underlyingError.map { "\($0)" } ?? context.debugDescription
-            default: return "\(decoding)"
+    /// The bytes of the file at `path`, at most ``FileReader/maximumFileSize`` of them.
+    ///
+    /// Opened without waiting for a writer (a FIFO) and read with a bound, so that a path to a pipe or a
+    /// device such as `/dev/zero` fails rather than hangs or fills memory.
+    private func readFile(_ path: String) throws(HiveError) -> [UInt8] {
+        func failure(_ what: String) -> HiveError {
+            let reason = String(cString: strerror(errno))
+            return fileError(
+                .fileNotFound, path, "expected a readable configuration file; cannot \(what) it: \(reason)")
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw failure("open") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw failure("examine") }
+        let type = info.st_mode & S_IFMT
+        guard type != S_IFDIR else {
+            throw fileError(.fileNotFound, path, "expected a readable configuration file; found a directory")
+        }
+        let limit = FileReader.maximumFileSize
+        let isRegular = type == S_IFREG
+        if isRegular, info.st_size > limit {
+            throw fileError(
+                .malformedFile, path,
+                "expected a configuration file of at most \(limit) bytes (4 MiB); found \(info.st_size) bytes")
+        }
+        // Blocking reads from here on: a FIFO was opened without waiting for a writer.
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(isRegular ? Int(info.st_size) + 1 : 65_536)
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while bytes.count <= limit {
+            let wanted = min(chunk.count, limit + 1 - bytes.count)
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, wanted) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure("read")
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[..<count])
+        }
+        guard bytes.count <= limit else {
+            throw fileError(
+                .malformedFile, path,
+                "expected a configuration file of at most \(limit) bytes (4 MiB); found more than \(limit) bytes")
+        }
+        return bytes
+    }
+}
+
+/// An entry of a configuration file, with typed readers whose errors say what was expected and what was
+/// found, and name the key.
+private struct FileEntry {
+    /// Why an entry is rejected.
+    struct Problem: Error {
+        let code: HiveError.Code
+        let message: String
+
+        init(_ message: String, found value: FileValue? = nil) {
+            if case .invalid(let invalid)? = value, invalid.isUTF8Problem {
+                code = .invalidUTF8
+            } else {
+                code = .malformedEntry
+            }
+            self.message = message
+        }
+    }
+
+    let fields: [FileField]
+
+    /// The entry `value`, which must be a dictionary whose keys are among `keys`, each at most once.
+    init(_ value: FileValue, expected: String, keys: [String]) throws(Problem) {
+        guard case .dictionary(let fields) = value else {
+            switch value {
+            case .string, .integer, .real, .bool:
+                throw Problem("expected \(expected); found \(value.kind) \(value)")
+            default: throw Problem("expected \(expected); found \(value)", found: value)
             }
         }
-        if let cocoa = error as? CocoaError, let underlying = cocoa.userInfo["NSUnderlyingError"] {
-            return "\(underlying)"
-        }
-        return "\(error)"
-    }
-}
-
-/// A well-formed `BHService.plist` entry: the fast path of ``Hive/loadServices(from:)``. Anything else
-/// (an unknown key, an empty string, another type) fails, and the lenient path reports it.
-private struct ServiceFileEntry: Decodable {
-    let service: String
-    let impl: String
-    let name: String?
-
-    private struct Key: CodingKey {
-        let stringValue: String
-        init(stringValue: String) { self.stringValue = stringValue }
-        var intValue: Int? { nil }
-        init?(intValue: Int) { nil }
-    }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Key.self)
-        guard container.allKeys.allSatisfy({ ["service", "impl", "name"].contains($0.stringValue) }) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown key"))
-        }
-        service = try container.decode(String.self, forKey: Key(stringValue: "service"))
-        impl = try container.decode(String.self, forKey: Key(stringValue: "impl"))
-        name = try container.decodeIfPresent(String.self, forKey: Key(stringValue: "name"))
-        guard !service.isEmpty, !impl.isEmpty, name?.isEmpty != true else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "empty string"))
-        }
-    }
-}
-
-/// An entry of a configuration file, with typed readers whose errors say what was expected.
-private struct FileEntry {
-    struct Problem: Error { let message: String }
-
-    let fields: [String: FileValue]
-
-    init(_ value: FileValue, expected: String) throws(Problem) {
-        guard case .dictionary(let fields) = value else {
-            throw Problem(message: "expected \(expected); found \(value.kind)")
+        if let repeated = fields.repeatedKey {
+            let count = fields.count(ofKey: repeated)
+            throw Problem(
+                "expected each key once; found \"\(FileValue.shortened(repeated))\" \(count) times (keys compare "
+                    + "by their UTF-8 bytes)")
         }
         self.fields = fields
+        self.keys = keys
     }
 
-    func string(_ key: String) throws(Problem) -> String {
-        guard let value = fields[key] else {
+    /// The keys an entry may have.
+    private let keys: [String]
+
+    /// The names of the keys, for messages.
+    private var keyList: String {
+        guard !fields.isEmpty else { return "no keys" }
+        let names = fields.prefix(10).map { FileValue.shortened($0.key) }.joined(separator: ", ")
+        return "keys " + names + (fields.count > 10 ? ", … (\(fields.count) keys)" : "")
+    }
+
+    /// Rejects a key other than the known ones. Called after the known keys were read, so that a message
+    /// names what is missing or wrong before what is extra.
+    func rejectUnknownKeys() throws(Problem) {
+        if let unknown = fields.first(where: { field in !keys.contains { field.key.hasSameUTF8(as: $0) } }) {
             throw Problem(
-                message: "expected a \"\(key)\" key; found keys \(fields.keys.sorted().joined(separator: ", "))")
+                "expected only the keys \(keys.sorted().joined(separator: ", ")); found "
+                    + "\"\(FileValue.shortened(unknown.key))\"")
+        }
+    }
+
+    /// A required non-empty string.
+    func string(_ key: String) throws(Problem) -> String {
+        guard let value = fields.value(forKey: key) else {
+            throw Problem("expected a \"\(key)\" key; found \(keyList)")
         }
         guard case .string(let s) = value, !s.isEmpty else {
-            throw Problem(message: "expected a non-empty string for \"\(key)\"; found \(value)")
+            throw Problem("expected a non-empty string for \"\(key)\"; found \(value)", found: value)
         }
         return s
     }
 
+    /// An optional non-empty string.
     func optionalString(_ key: String) throws(Problem) -> String? {
-        fields[key] == nil ? nil : try string(key)
+        fields.value(forKey: key) == nil ? nil : try string(key)
     }
 
+    /// An optional integer: an integer, a real without a fraction, or a string of digits.
     func integer(_ key: String) throws(Problem) -> Int? {
-        guard let value = fields[key] else { return nil }
-        if case .integer(let i) = value { return i }
-        if case .string(let s) = value, let i = Int(s) { return i }
-        throw Problem(message: "expected an integer for \"\(key)\"; found \(value)")
+        guard let value = fields.value(forKey: key) else { return nil }
+        if let i = Self.integer(value) { return i }
+        throw Problem("expected an integer for \"\(key)\"; found \(value)", found: value)
     }
 
+    private static func integer(_ value: FileValue) -> Int? {
+        switch value {
+        case .integer(let i): i
+        case .real(let d): Int(exactly: d)
+        case .string(let s): Int(s)
+        default: nil
+        }
+    }
+
+    /// An optional boolean.
     func bool(_ key: String) throws(Problem) -> Bool? {
-        switch fields[key] {
+        switch fields.value(forKey: key) {
         case nil: return nil
         case .bool(let b)?: return b
-        case let value?: throw Problem(message: "expected true or false for \"\(key)\"; found \(value)")
+        case let value?: throw Problem("expected true or false for \"\(key)\"; found \(value)", found: value)
         }
     }
 
+    /// An optional module level: an integer (as ``integer(_:)`` reads it) or a level's name.
     func level(_ key: String) throws(Problem) -> ModuleLevel? {
-        guard let value = fields[key] else { return nil }
-        if case .integer(let i) = value { return ModuleLevel(rawValue: i) }
-        if case .string(let s) = value {
-            if let i = Int(s) { return ModuleLevel(rawValue: i) }
-            if let level = ModuleLevel(named: s) { return level }
-        }
+        guard let value = fields.value(forKey: key) else { return nil }
+        if let i = Self.integer(value) { return ModuleLevel(rawValue: i) }
+        if case .string(let s) = value, let level = ModuleLevel(named: s) { return level }
         throw Problem(
-            message: "expected a level 0, 1, 2, basic, normal, capability, feature or application for \"\(key)\"; "
-                + "found \(value)")
-    }
-
-    func rejectUnknownKeys(_ known: Set<String>) throws(Problem) {
-        if let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
-            throw Problem(
-                message: "expected only the keys \(known.sorted().joined(separator: ", ")); found \"\(unknown)\"")
-        }
+            "expected a level 0, 1, 2, basic, normal, capability, feature or application for \"\(key)\"; "
+                + "found \(value)", found: value)
     }
 }

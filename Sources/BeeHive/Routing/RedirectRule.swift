@@ -91,36 +91,65 @@ public struct RedirectRule: Sendable, Hashable, CustomStringConvertible {
         targetFragment = template.fragment
     }
 
-    /// Builds the redirected URL for a match of ``from``.
-    func rewrite(_ url: ParsedRouteURL, captures: [String: String], wildcard: [String]) -> String {
-        func value(_ part: TemplatePart) -> String {
-            switch part {
-            case .literal(let text): text
-            case .parameter(let name): captures[name] ?? ""
-            case .wildcard: wildcard.joined(separator: "/")
-            }
+    /// What ``rewrite(_:captures:wildcard:maximumLength:)`` produced.
+    enum Rewrite: Sendable, Equatable {
+        /// The redirected URL.
+        case url(String)
+        /// The URL would be longer than allowed: its length in UTF-8 bytes (it was not built).
+        case tooLong(bytes: Int)
+    }
+
+    /// Builds the redirected URL for a match of ``from``, unless it would be longer than `maximumLength` bytes.
+    ///
+    /// The URL is measured before it is built, from one piece per template part (each capture and the wildcard
+    /// encoded once), so a template that repeats a long capture or `~` costs its parts, not its copies.
+    func rewrite(_ url: ParsedRouteURL, captures: [String: String], wildcard: [String], maximumLength: Int) -> Rewrite {
+        var encoded: [String: String] = [:]
+        func capture(_ name: String) -> String {
+            if let value = encoded[name] { return value }
+            let value = RouteComponentCoding.encode(captures[name] ?? "")
+            encoded[name] = value
+            return value
         }
-        var components: [String] = []
+        lazy var wildcardPath = wildcard.map(RouteComponentCoding.encode).joined(separator: "/")
+        lazy var wildcardValue = RouteComponentCoding.encode(wildcard.joined(separator: "/"))
+
+        var path: [String] = []
         for part in targetPath {
             switch part {
-            case .literal(let raw): components.append(raw)
-            case .parameter(let name): components.append(RouteComponentCoding.encode(captures[name] ?? ""))
-            case .wildcard: components.append(contentsOf: wildcard.map(RouteComponentCoding.encode))
+            case .literal(let raw): path.append(raw)
+            case .parameter(let name): path.append(capture(name))
+            case .wildcard: if !wildcard.isEmpty { path.append(wildcardPath) }
             }
         }
-        var text = targetPrefix + components.joined(separator: "/")
-        var items = targetQuery.map { ($0.name, value($0.value)) }
-        let templateNames = Set(items.map(\.0))
-        items += url.queryItems.filter { !templateNames.contains($0.name) }.map { ($0.name, $0.value) }
-        if !items.isEmpty {
-            text += "?"
-            text += items.map { RouteComponentCoding.encode($0.0) + "=" + RouteComponentCoding.encode($0.1) }
-                .joined(separator: "&")
+        var query: [(name: String, value: String)] = targetQuery.map { item in
+            let value =
+                switch item.value {
+                case .literal(let text): RouteComponentCoding.encode(text)
+                case .parameter(let name): capture(name)
+                case .wildcard: wildcardValue
+                }
+            return (RouteComponentCoding.encode(item.name), value)
         }
-        if let fragment = targetFragment ?? url.fragment {
-            text += "#" + fragment
+        let templateNames = Set(targetQuery.map(\.name))
+        for item in url.queryItems where !templateNames.contains(item.name) {
+            query.append((RouteComponentCoding.encode(item.name), RouteComponentCoding.encode(item.value)))
         }
-        return text
+        let fragment = targetFragment ?? url.fragment
+
+        var bytes = targetPrefix.utf8.count + max(0, path.count - 1) + path.reduce(0) { $0 + $1.utf8.count }
+        bytes += query.reduce(0) { $0 + 2 + $1.name.utf8.count + $1.value.utf8.count }
+        bytes += fragment.map { 1 + $0.utf8.count } ?? 0
+        guard bytes <= maximumLength else { return .tooLong(bytes: bytes) }
+
+        var text = targetPrefix
+        text.reserveCapacity(bytes)
+        text += path.joined(separator: "/")
+        for (index, item) in query.enumerated() {
+            text += (index == 0 ? "?" : "&") + item.name + "=" + item.value
+        }
+        if let fragment { text += "#" + fragment }
+        return .url(text)
     }
 
     /// The rule as `from → to`.

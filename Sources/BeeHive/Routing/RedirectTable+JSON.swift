@@ -7,7 +7,8 @@ extension RedirectTable {
     /// - `"redirects"` (required): an array of objects, each with string members `"from"` (a route pattern with
     ///   a scheme) and `"to"` (a URL template, see ``RedirectRule``);
     /// - `"version"` (optional): must be `1`;
-    /// - `"maxHops"` (optional): a positive integer, the longest redirect chain followed (default 16).
+    /// - `"maxHops"` (optional): an integer from 1 to ``maximumHopsLimit`` (64), the longest redirect chain
+    ///   followed (default 16).
     ///
     /// An entry that is not an object, lacks `"from"` or `"to"`, has a non-string value, an invalid pattern or
     /// template, or a source that collides with an earlier entry is skipped and reported in ``issues`` as
@@ -50,10 +51,11 @@ extension RedirectTable {
         }
         var maximumHops = Self.defaultMaximumHops
         if let hops = object["maxHops"] {
-            guard let value = Self.integer(hops), value > 0 else {
+            guard let value = Self.integer(hops), (1...Self.maximumHopsLimit).contains(value) else {
                 throw RouterError(
                     .malformedRedirectFile,
-                    "\(source): expected \"maxHops\" to be a positive integer, found \(Self.describe(hops))"
+                    "\(source): expected \"maxHops\" to be an integer from 1 to \(Self.maximumHopsLimit), found "
+                        + Self.describe(hops)
                 )
             }
             maximumHops = value

@@ -123,9 +123,16 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Keeps readable text (including non-ASCII) and escapes only what would change the parse.
+    ///
+    /// Checked on UTF-8 bytes, so a `/` or a leading `:` followed by a combining mark is escaped too.
     private static func encodeLiteral(_ text: String) -> String {
         if text == "~" { return "%7E" }
-        let needsEscape = text.contains { "/?#%".contains($0) } || text.hasPrefix(":")
+        let needsEscape =
+            text.utf8.first == UInt8(ascii: ":")
+            || text.utf8.contains { byte in
+                byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
+                    || byte == UInt8(ascii: "%")
+            }
         return needsEscape ? RouteComponentCoding.encode(text) : text
     }
 

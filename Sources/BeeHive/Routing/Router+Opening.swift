@@ -15,7 +15,7 @@ extension Router {
 
     /// Tells whether opening a URL would reach a route or a service (the fallback does not count).
     ///
-    /// Unlike MGJRouter's `canOpenURL:`, which always answered `true`, this walks the same tree as opening does.
+    /// Unlike MGJRouter's `canOpenURL:`, which always answered `true`, this matches the routes as opening does.
     ///
     /// ```swift
     /// router.canOpen("app://user/42")                    // exact: a route handles it
@@ -114,7 +114,7 @@ extension Router {
         try findRoute(url).match
     }
 
-    /// Looks a parsed URL up in the tree under the lock and copies out the match and its handler.
+    /// Looks a parsed URL up in the route index under the lock and copies out the match and its handler.
     private func findRoute(_ url: ParsedRouteURL) throws(RouterError) -> (match: RouteMatch, handler: Handler) {
         guard let urlScheme = url.scheme else {
             throw RouterError(.malformedURL, "'\(url.original)': expected 'scheme://host/path', found no scheme")
@@ -145,17 +145,21 @@ extension Router {
                     + "route\(count == 1 ? "" : "s")"
             )
         }
-        let pattern = found.terminal.text
-        var values = url.queryDictionary
-        values.merge(found.captures) { _, capture in capture }
+        let pattern = found.route.text
+        // Path captures win over query items of the same name. Without a query the captures are the values as
+        // they are: a URL of thousands of components is not copied into a second dictionary.
+        var values = found.captures
+        if !url.queryItems.isEmpty {
+            values = url.queryDictionary.merging(found.captures) { _, capture in capture }
+        }
         let match = RouteMatch(
             url: url.original,
             pattern: pattern,
             parameters: RouteParameters(values, origin: "'\(url.original)' (route '\(pattern)')"),
             wildcardComponents: found.wildcardComponents,
-            visitedNodeCount: found.visitedNodeCount
+            cost: found.cost
         )
-        return (match, found.terminal.payload)
+        return (match, found.route.payload)
     }
 
     /// Resolves and runs a URL; every user closure runs after the lock is released, and only "nothing handles

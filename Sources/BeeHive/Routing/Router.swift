@@ -1,8 +1,18 @@
 /// A URL router: patterns such as `app://user/:id` map to handlers that run when a matching URL is opened.
 ///
-/// Routes live in a tree keyed by scheme, then by path component (the host is the first component), so opening
-/// a URL costs the same with 10 or 10,000 routes. At each component a literal beats a `:param`, which beats a
-/// `~` wildcard; a branch that dead-ends deeper down falls back to the next one (see ``RoutePattern``).
+/// Routes are indexed by scheme, then by path position (the host is the first component). At each component a
+/// literal beats a `:param`, which beats a `~` wildcard; when the literal's routes dead-end deeper down, the
+/// `:param`'s are tried, then the `~` (see ``RoutePattern``).
+///
+/// Matching a URL of `n` components costs at most `n` dictionary probes, one per component. When a component narrows the
+/// routes to a few (the host usually does), only those few are compared with the URL: a match costs the same with
+/// 10 or 10,000 routes. When none does (many overlapping `:param` patterns), the routes each component allows are
+/// intersected as bit sets of `⌈R/64⌉` 64-bit words, `R` being the routes of the URL's scheme. So whatever the
+/// patterns, a match costs at most `O(n · ⌈R/64⌉)`: linear in the URL, never the `O(n · R)` of a backtracking walk
+/// (no index bounds it independently of `R` in general without memory exponential in the patterns' length). A
+/// "staircase" of 1,024 overlapping patterns matched by a 1,024-component URL, about 0.12 s for a backtracking walk
+/// (half a million tree nodes), takes about 0.4 ms (`route/staircase/1024/…` in the benchmarks).
+///
 /// Parameterised routes that differ only in parameter names (`app://search/:query` and `app://search/:keyword`)
 /// are the same route: the second registration fails with ``RouterError/Code/duplicateRoute``. Routes that share
 /// a parameter position and continue differently (`…/:query/results`, `…/:keyword/suggest`) both work, each
@@ -52,7 +62,7 @@ public final class Router: Sendable {
     }
 
     struct State: Sendable {
-        var routes = RouteTrie<Handler>()
+        var routes = RouteIndex<Handler>()
         var settings = Settings()
     }
 

@@ -27,6 +27,8 @@ public struct RouterError: Error, Sendable, Hashable, CustomStringConvertible {
             case typeMismatch
             case redirectLoop
             case redirectLimitExceeded
+            case redirectURLTooLong
+            case invalidRedirectLimit
             case malformedRedirectFile
             case malformedRedirectEntry
         }
@@ -64,6 +66,10 @@ public struct RouterError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let redirectLoop = Code(.redirectLoop)
         /// Following redirects took more hops than the table allows.
         public static let redirectLimitExceeded = Code(.redirectLimitExceeded)
+        /// A redirect rule produced a URL longer than ``RedirectTable/maximumURLLength``.
+        public static let redirectURLTooLong = Code(.redirectURLTooLong)
+        /// A ``RedirectTable`` was made in code with a hop limit below 1 or above ``RedirectTable/maximumHopsLimit``.
+        public static let invalidRedirectLimit = Code(.invalidRedirectLimit)
         /// A redirect file could not be read, or is not the expected JSON document at all.
         public static let malformedRedirectFile = Code(.malformedRedirectFile)
         /// One entry of a redirect file is invalid; the other entries still load.

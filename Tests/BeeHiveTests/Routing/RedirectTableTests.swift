@@ -70,6 +70,74 @@ struct RedirectTableTests {
         #expect(try RedirectTable(rules).resolve("app://step0").url == "app://step10")
     }
 
+    @Test("maxHops has a hard cap: a table in code asking for more, or for none, is refused")
+    func hopCapInCode() throws {
+        let rules = [try RedirectRule(from: "app://a", to: "app://b")]
+        #expect(RedirectTable.maximumHopsLimit == 64)
+        #expect(try RedirectTable(rules, maximumHops: RedirectTable.maximumHopsLimit).maximumHops == 64)
+        for hops in [RedirectTable.maximumHopsLimit + 1, 32_000, 0, -1] {
+            let error = #expect(throws: RouterError.self) { try RedirectTable(rules, maximumHops: hops) }
+            #expect(error?.code == .invalidRedirectLimit)
+            #expect(
+                error?.message == "redirect table: expected maximumHops from 1 to 64, found \(hops)",
+                "message: \(error?.message ?? "")")
+        }
+    }
+
+    @Test("maxHops has a hard cap: a JSON document asking for more is refused with the file's name")
+    func hopCapInJSON() throws {
+        let json = #"{"maxHops": 32000, "redirects": [{"from": "app://a", "to": "app://b"}]}"#
+        let error = #expect(throws: RouterError.self) {
+            try RedirectTable(json: Data(json.utf8), source: "server.json")
+        }
+        #expect(error?.code == .malformedRedirectFile)
+        #expect(
+            error?.message == "server.json: expected \"maxHops\" to be an integer from 1 to 64, found number 32000")
+        let atCap = #"{"maxHops": 64, "redirects": [{"from": "app://a", "to": "app://b"}]}"#
+        #expect(try RedirectTable(json: Data(atCap.utf8)).maximumHops == 64)
+    }
+
+    @Test("a rule that doubles the URL each hop stops at the URL-length cap, naming the rule and the hop")
+    func doublingRule() throws {
+        let table = try RedirectTable([RedirectRule(from: "app://grow/~", to: "app://grow/~/~")])
+        let start = ContinuousClock.now
+        let error = #expect(throws: RouterError.self) { try table.resolve("app://grow/a") }
+        #expect(ContinuousClock.now - start < .seconds(2), "hang guard")
+        // Hop h produces app://grow/ and 2^h components "a": 10 + 2^(h+1) bytes, over 16,384 at hop 13.
+        #expect(error?.code == .redirectURLTooLong)
+        let message = error?.message ?? ""
+        #expect(message.hasPrefix("redirecting 'app://grow/a': expected each redirect to produce at most 16384 bytes"))
+        #expect(message.contains("found 16394 bytes at hop 13 by rule 'app://grow/~ → app://grow/~/~'"), "\(message)")
+        #expect(message.utf8.count < 2_000, "the message quotes long URLs abbreviated")
+    }
+
+    @Test("a rule that adds 1 KB each hop stops at the URL-length cap even with the largest hop limit")
+    func growingRule() throws {
+        let block = String(repeating: "x", count: 1_000)
+        let rule = try RedirectRule(from: "app://grow/~", to: "app://grow/~/\(block)")
+        let table = try RedirectTable([rule], maximumHops: RedirectTable.maximumHopsLimit)
+        let start = ContinuousClock.now
+        let error = #expect(throws: RouterError.self) { try table.resolve("app://grow/a") }
+        #expect(ContinuousClock.now - start < .seconds(2), "hang guard")
+        // Hop h produces 12 + 1,001 h bytes: over 16,384 at hop 17.
+        #expect(error?.code == .redirectURLTooLong)
+        #expect(error?.message.contains("found 17029 bytes at hop 17 by rule 'app://grow/~ → app://grow/~/xxx") == true)
+        #expect((error?.message.utf8.count ?? .max) < 2_000, "the message quotes the long rule abbreviated")
+    }
+
+    @Test("a chain at the hop cap reports its path with the middle left out")
+    func longChainMessage() throws {
+        let rules = try (0..<70).map { try RedirectRule(from: "app://step\($0)", to: "app://step\($0 + 1)") }
+        let table = try RedirectTable(rules, maximumHops: RedirectTable.maximumHopsLimit)
+        let error = #expect(throws: RouterError.self) { try table.resolve("app://step0") }
+        #expect(error?.code == .redirectLimitExceeded)
+        let message = error?.message ?? ""
+        #expect(message.contains("expected at most 64 redirects"))
+        #expect(message.contains("'app://step0' → 'app://step1' → 'app://step2' → … (60 more) → "), "\(message)")
+        #expect(message.contains("… (60 more) → 'app://step63' → 'app://step64' → 'app://step65'"))
+        #expect(try table.resolve("app://step6").url == "app://step70")
+    }
+
     @Test("rules whose target uses what the source does not capture are refused")
     func badRules() {
         let unknownName = #expect(throws: RouterError.self) {
@@ -199,6 +267,8 @@ extension RedirectTableTests {
         BadFileCase(json: #"{"redirects": {}}"#, mentions: "expected \"redirects\" to be an array, found an object"),
         BadFileCase(
             json: #"{"version": 2, "redirects": []}"#, mentions: "expected \"version\" to be 1, found number 2"),
-        BadFileCase(json: #"{"maxHops": 0, "redirects": []}"#, mentions: "\"maxHops\" to be a positive integer"),
+        BadFileCase(json: #"{"maxHops": 0, "redirects": []}"#, mentions: "\"maxHops\" to be an integer from 1 to 64"),
+        BadFileCase(json: #"{"maxHops": 65, "redirects": []}"#, mentions: "from 1 to 64, found number 65"),
+        BadFileCase(json: #"{"maxHops": 2.5, "redirects": []}"#, mentions: "from 1 to 64, found number 2.5"),
     ]
 }

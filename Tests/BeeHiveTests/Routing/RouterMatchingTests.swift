@@ -43,7 +43,7 @@ struct RouterMatchingTests {
         #expect(try router.open("app://web/help/more") as? [String] == ["help", "more"])
     }
 
-    @Test("a route behind a :param and a ~ in the same node picks the longest working branch")
+    @Test("a route behind a :param and a ~ at the same position picks the longest working branch")
     func wildcardAfterParameterBranchFails() throws {
         let router = Router(scheme: "app")
         try router.register(pattern: "app://doc/:id/edit") { _ in "edit" }
@@ -52,24 +52,165 @@ struct RouterMatchingTests {
         #expect(try router.open("app://doc/7/view") as? String == "any")
     }
 
-    @Test(
-        "matching visits a number of nodes set by the URL's length, not by the number of routes",
-        arguments: [1_000, 10_000])
-    func matchingDoesNotScan(routeCount: Int) throws {
-        let router = Router(scheme: "app")
-        for index in 0..<routeCount {
-            try router.register(pattern: "app://module\(index % 100)/page\(index)/:id") { _ in index }
+    @Test("when a component narrows the routes to a few, the work is set by the URL's length, not the number of routes")
+    func matchingDoesNotScan() throws {
+        var costs: [Int] = []
+        for routeCount in [1_000, 10_000] {
+            let router = Router(scheme: "app")
+            for index in 0..<routeCount {
+                try router.register(pattern: "app://module\(index % 100)/page\(index)/:id") { _ in index }
+            }
+            #expect(router.routeCount == routeCount)
+            let match = try router.match("app://module42/page\(routeCount - 58)/7")
+            #expect(match.pattern == "app://module42/page\(routeCount - 58)/:id")
+            #expect(try router.open("app://module42/page\(routeCount - 58)/7") as? Int == routeCount - 58)
+            costs.append(match.cost)
         }
-        #expect(router.routeCount == routeCount)
-        let match = try router.match("app://module42/page\(routeCount - 58)/7")
-        #expect(match.pattern == "app://module42/page\(routeCount - 58)/:id")
-        // scheme root, module, page, :id: four nodes whatever the number of routes.
-        #expect(match.visitedNodeCount == 4)
-        #expect(try router.open("app://module42/page\(routeCount - 58)/7") as? Int == routeCount - 58)
+        // Two probes (`module42` allows 10 or 100 routes, `page<n>` one), then that route: checked, compared over
+        // three components, and ranked.
+        #expect(costs == [7, 7])
+    }
+
+    @Test("picks the same route and captures as a backtracking walk, for random route sets")
+    func agreesWithBacktracking() throws {
+        var random = SplitMix64(seed: 0x5EED)
+        let literals = ["a", "b"]
+        func segment() -> String { random.next() % 3 == 0 ? ":p" : literals[Int(random.next() % 2)] }
+        var compared = 0
+        for _ in 0..<300 {
+            let router = Router(scheme: "app")
+            var registered: [[String]] = []
+            for _ in 0..<Int(random.next() % 12) {
+                var segments = (0..<Int(random.next() % 5)).map { _ in segment() }
+                if random.next() % 4 == 0 { segments.append("~") }
+                let named = segments.enumerated().map { $1 == ":p" ? ":p\($0)" : $1 }
+                do {
+                    try router.register(pattern: "app://" + named.joined(separator: "/")) { _ in nil }
+                    registered.append(named)
+                } catch {
+                    #expect(error.code == .duplicateRoute)
+                }
+            }
+            for _ in 0..<20 {
+                let url = (0..<Int(random.next() % 6)).map { _ in ["a", "b", "c"][Int(random.next() % 3)] }
+                let text = "app://" + url.joined(separator: "/")
+                let expected = Self.backtrackingMatch(registered, url)
+                let found = try? router.match(text)
+                #expect(found?.pattern == expected.map { "app://" + $0.pattern.joined(separator: "/") }, "\(text)")
+                #expect(found?.parameters.values ?? [:] == expected?.captures ?? [:], "\(text)")
+                #expect(router.canOpen(text, matching: .prefix) == Self.backtrackingPrefix(registered, url), "\(text)")
+                compared += 1
+            }
+        }
+        #expect(compared == 6_000)
+    }
+
+    @Test("with hundreds of routes, some removed and registered again, it still picks what a backtracking walk picks")
+    func agreesWithBacktrackingUnderChurn() throws {
+        var random = SplitMix64(seed: 0xC0FFEE)
+        let literals = ["a", "b"]
+        func segment() -> String { random.next() % 3 == 0 ? ":p" : literals[Int(random.next() % 2)] }
+        var compared = 0
+        var largest = 0
+        for _ in 0..<6 {
+            let router = Router(scheme: "app")
+            var registered: [[String]] = []
+            for step in 1...600 {
+                if !registered.isEmpty, random.next() % 4 == 0 {
+                    let removed = registered.remove(at: Int(random.next() % UInt64(registered.count)))
+                    #expect(router.deregister(pattern: "app://" + removed.joined(separator: "/")))
+                } else {
+                    var segments = (0..<Int(random.next() % 7)).map { _ in segment() }
+                    if random.next() % 4 == 0 { segments.append("~") }
+                    let named = segments.enumerated().map { $1 == ":p" ? ":p\($0)" : $1 }
+                    do {
+                        try router.register(pattern: "app://" + named.joined(separator: "/")) { _ in nil }
+                        registered.append(named)
+                    } catch {
+                        #expect(error.code == .duplicateRoute)
+                    }
+                }
+                #expect(router.routeCount == registered.count)
+                largest = max(largest, registered.count)
+                guard step % 50 == 0 else { continue }
+                let longest = registered.map(\.count).max() ?? 0
+                for _ in 0..<25 {
+                    let url = (0..<Int(random.next() % 9)).map { _ in ["a", "b", "c"][Int(random.next() % 3)] }
+                    let text = "app://" + url.joined(separator: "/")
+                    let expected = Self.backtrackingMatch(registered, url)
+                    let found = try? router.match(text)
+                    #expect(found?.pattern == expected.map { "app://" + $0.pattern.joined(separator: "/") }, "\(text)")
+                    #expect(found?.parameters.values ?? [:] == expected?.captures ?? [:], "\(text)")
+                    let bound = RouteIndex<Int>.costBound(
+                        components: min(url.count, longest + 1), routes: registered.count)
+                    #expect((found?.cost ?? 0) <= bound, "\(text): cost \(found?.cost ?? 0), bound \(bound)")
+                    let prefix = Self.backtrackingPrefix(registered, url)
+                    #expect(router.canOpen(text, matching: .prefix) == prefix, "\(text)")
+                    compared += 1
+                }
+            }
+        }
+        #expect(compared == 1_800)
+        // More than 64 routes at once: the allowed sets are bit sets of several words.
+        #expect(largest > 128, "largest route set \(largest)")
     }
 }
 
 extension RouterMatchingTests {
+    /// The matching rule written as the plain backtracking walk it specifies: at each component try the literal,
+    /// then a `:param`, then a `~` ending here; at the end of the URL a pattern ending here, then a `~`.
+    static func backtrackingMatch(_ patterns: [[String]], _ url: [String]) -> WalkResult? {
+        func walk(_ depth: Int, _ live: [[String]]) -> [String]? {
+            let here = live.filter { $0.count > depth }
+            if depth == url.count, let ending = live.first(where: { $0.count == depth }) { return ending }
+            if depth < url.count {
+                for next in [here.filter { $0[depth] == url[depth] }, here.filter { $0[depth].hasPrefix(":") }]
+                where !next.isEmpty {
+                    if let found = walk(depth + 1, next) { return found }
+                }
+            }
+            return here.first { $0[depth] == "~" }
+        }
+        guard let pattern = walk(0, patterns) else { return nil }
+        var captures: [String: String] = [:]
+        for (index, segment) in pattern.enumerated() where segment.hasPrefix(":") {
+            captures[String(segment.dropFirst())] = url[index]
+        }
+        return WalkResult(pattern: pattern, captures: captures)
+    }
+
+    /// The route a backtracking walk picks, as its components, and the parameters it captures.
+    struct WalkResult {
+        var pattern: [String]
+        var captures: [String: String]
+    }
+
+    /// Whether some pattern begins with the URL's components, or a `~` covers them, by the same walk.
+    static func backtrackingPrefix(_ patterns: [[String]], _ url: [String]) -> Bool {
+        func walk(_ depth: Int, _ live: [[String]]) -> Bool {
+            guard depth < url.count else { return !live.isEmpty }
+            let here = live.filter { $0.count > depth }
+            let literal = here.filter { $0[depth] == url[depth] }
+            let parameter = here.filter { $0[depth].hasPrefix(":") }
+            return (!literal.isEmpty && walk(depth + 1, literal)) || (!parameter.isEmpty && walk(depth + 1, parameter))
+                || here.contains { $0[depth] == "~" }
+        }
+        return !patterns.isEmpty && walk(0, patterns)
+    }
+
+    /// A small deterministic generator, so that a failure can be replayed.
+    struct SplitMix64: RandomNumberGenerator {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
     /// One row of the matching table: the routes registered, the URL opened, and what must match.
     struct MatchCase: Sendable, CustomTestStringConvertible {
         var name: String
@@ -99,17 +240,17 @@ extension RouterMatchingTests {
             name: "a dead-end literal branch backtracks to :param", routes: ["app://a/b/c", "app://a/:x/d"],
             url: "app://a/b/d", pattern: "app://a/:x/d", parameters: ["x": "b"]),
         MatchCase(
-            name: "MGJRouter bug: :query and :keyword share a node (first route)",
+            name: "MGJRouter bug: :query and :keyword share a position (first route)",
             routes: ["app://search/:query/results", "app://search/:keyword/suggest"],
             url: "app://search/swift/results", pattern: "app://search/:query/results",
             parameters: ["query": "swift"]),
         MatchCase(
-            name: "MGJRouter bug: :query and :keyword share a node (second route)",
+            name: "MGJRouter bug: :query and :keyword share a position (second route)",
             routes: ["app://search/:query/results", "app://search/:keyword/suggest"],
             url: "app://search/swift/suggest", pattern: "app://search/:keyword/suggest",
             parameters: ["keyword": "swift"]),
         MatchCase(
-            name: "a shared :param node also serves a shorter route",
+            name: "a shared :param position also serves a shorter route",
             routes: ["app://search/:query", "app://search/:keyword/suggest"],
             url: "app://search/swift", pattern: "app://search/:query", parameters: ["query": "swift"]),
         MatchCase(

@@ -81,6 +81,16 @@ struct RouterRegistrationTests {
         #expect(pattern.hasWildcard)
         #expect(try RoutePattern(pattern.description) == pattern)
     }
+
+    @Test("a literal whose '/', '?', '#', '%' or leading ':' carries a combining mark parses back from its spelling")
+    func combiningMarksRoundTrip() throws {
+        // "/\u{301}" is one Character, but written raw it is a separator followed by an accent.
+        for literal in ["a/\u{301}b", ":\u{301}x", "?\u{301}", "#\u{301}", "%\u{301}41"] {
+            let pattern = try RoutePattern("app://" + RouteComponentCoding.encode(literal) + "/:id")
+            #expect(pattern.segments == [.literal(literal), .parameter("id")])
+            #expect(try RoutePattern(pattern.description) == pattern, "spelled '\(pattern.description)'")
+        }
+    }
 }
 
 extension RouterRegistrationTests {

@@ -39,7 +39,7 @@ struct RouterSchemeTests {
         #expect(throws: RouterError.self) { try Router.router(forURL: "no scheme") }
     }
 
-    @Test("the global router holds routes of several schemes in one tree")
+    @Test("the global router holds routes of several schemes in one index")
     func globalRouterTakesAnyScheme() throws {
         let router = Router()
         try router.register(pattern: "app://home") { _ in "app" }

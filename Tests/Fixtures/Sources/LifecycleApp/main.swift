@@ -1,5 +1,11 @@
 // Modules declared by annotation records, driven by Linux signals: prints each event as it is delivered.
 // SIGHUP -> reload; SIGTERM/SIGINT -> willTerminate, tearDown (reverse order), then exit 0.
+//
+// LifecycleApp                 installs the handlers, starts the modules, prints "ready", waits for signals.
+// LifecycleApp raise-at-once   starts the modules, installs the handlers and at once raises SIGTERM on itself.
+// LifecycleApp cancel          installs and cancels the handlers (twice), then prints what it finds in
+//                              key=value lines: the previous signal actions restored, descriptors close-on-exec,
+//                              no descriptor closed twice.
 import BeeHive
 import Dispatch
 
@@ -30,11 +36,89 @@ public final class FeedModule: PrintingModule {}
 public final class ShellModule: PrintingModule {}
 
 let manager = ModuleManager.shared
-let handlers = manager.installSystemEventHandlers(memoryPressure: false) { signal in
-    say("exit after signal \(signal)")
-    exit(0)
+
+func install() -> SystemEventHandlers {
+    manager.installSystemEventHandlers(memoryPressure: false) { signal in
+        say("exit after signal \(signal)")
+        exit(0)
+    }
 }
-manager.start()
-manager.waitUntilReady()
-say("ready")
-dispatchMain()
+
+/// The open descriptors of this process that are pipes or files: not libdispatch's own (epoll, eventfd, timerfd),
+/// which it opens and closes when it likes.
+func openDescriptors() -> Set<Int32> {
+    var result: Set<Int32> = []
+    guard let directory = opendir("/proc/self/fd") else { return result }
+    defer { closedir(directory) }
+    let own = dirfd(directory)
+    while let entry = readdir(directory) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        if let fd = Int32(name), fd != own, !linkTarget(fd).hasPrefix("anon_inode:") { result.insert(fd) }
+    }
+    return result
+}
+
+/// What descriptor `fd` is open on.
+func linkTarget(_ fd: Int32) -> String {
+    var buffer = [UInt8](repeating: 0, count: 256)
+    let count = readlink("/proc/self/fd/\(fd)", &buffer, buffer.count)
+    return count > 0 ? String(decoding: buffer.prefix(count), as: UTF8.self) : "?"
+}
+
+/// The handler of `signal` right now, as a number: 0 default, 1 ignore, else the function's address.
+func action(_ signal: Int32) -> UInt {
+    var current = sigaction()
+    sigaction(signal, nil, &current)
+    return unsafeBitCast(current.__sigaction_handler.sa_handler, to: UInt.self)
+}
+
+func cancelTwice() {
+    // Previous actions of our own, to be restored: SIGINT ignored, SIGHUP a handler of ours, SIGTERM default.
+    signal(SIGINT, SIG_IGN)
+    signal(SIGHUP) { _ in say("own SIGHUP handler") }
+    let before = [SIGTERM, SIGINT, SIGHUP].map(action)
+    let descriptors = openDescriptors()
+
+    let handlers = manager.installSystemEventHandlers(memoryPressure: true) { _ in exit(3) }
+    let added = openDescriptors().subtracting(descriptors).sorted()
+    say("added=\(added.count)")
+    say("addedFiles=\(added.map(linkTarget).joined(separator: ","))")
+    say("cloexec=\(added.allSatisfy { fcntl($0, F_GETFD) & FD_CLOEXEC != 0 })")
+    say("installed=\([SIGTERM, SIGINT, SIGHUP].map(action) != before)")
+    say("pressure=\(handlers.memoryPressureSource ?? "none")")
+
+    handlers.cancel()
+    say("restored=\([SIGTERM, SIGINT, SIGHUP].map(action) == before)")
+    // The memory-pressure thread closes its own ends when it wakes up.
+    var leaked = openDescriptors().subtracting(descriptors)
+    for _ in 0..<200 where !leaked.isEmpty {
+        usleep(5_000)
+        leaked = openDescriptors().subtracting(descriptors)
+    }
+    say("leaked=\(leaked.count)")
+    // Descriptors opened now take the lowest free numbers: every one the first cancel freed.
+    let files = (0..<8).map { _ in open("/dev/null", O_RDONLY | O_CLOEXEC) }
+    handlers.cancel()
+    say("secondCancelKeptOthers=\(files.allSatisfy { fcntl($0, F_GETFD) != -1 })")
+    for file in files { close(file) }
+    say("restoredAfterSecondCancel=\([SIGTERM, SIGINT, SIGHUP].map(action) == before)")
+    raise(SIGHUP)
+    say("done")
+}
+
+switch CommandLine.arguments.dropFirst().first {
+case "raise-at-once":
+    manager.start()
+    manager.waitUntilReady()
+    let handlers = install()
+    raise(SIGTERM)
+    withExtendedLifetime(handlers) { dispatchMain() }
+case "cancel":
+    cancelTwice()
+default:
+    let handlers = install()
+    manager.start()
+    manager.waitUntilReady()
+    say("ready")
+    withExtendedLifetime(handlers) { dispatchMain() }
+}

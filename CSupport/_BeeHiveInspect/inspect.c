@@ -1,0 +1,856 @@
+/*
+ * inspect.c — reads BeeHive record sections from ELF files on disk (executables, shared libraries, object
+ * files, static archives), for the `beehive` command-line tool.
+ *
+ * A file is opened without blocking and must be a regular file. libelf reads it in ELF_C_READ mode: pread, no
+ * mapping, so a file truncated or rewritten meanwhile gives an error, never SIGBUS. For each image (the file, or
+ * each member of an archive: elf_begin on the archive, then elf_next) this reads the ELF header, the section
+ * header table and the section name table; then the SHT_NOTE sections, to find BeeHive notes (in object files the
+ * note is in `.note.beehive`, once per COMDAT group); then the sections the notes name, and those with the
+ * default names (beehive_services, beehive_mods, beehive_routes); then, when there are records or type
+ * descriptors are asked for, the symbol table. No other part of the file is read. Every size and offset is
+ * checked against the file (or the archive member) before it is used, and every failure becomes a one-line
+ * message; a bad member or section never stops the others from being read.
+ *
+ * Memory: everything a file returns lives in one arena, freed by bh_inspect_close.
+ */
+#define _GNU_SOURCE
+#include "bh_inspect.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BH_NOTE_OWNER "BeeHive"
+#define BH_NOTE_TYPE 1u
+#define BH_FORMAT_VERSION 1u
+#define BH_MAX_NAME 4096 /* bytes of one symbol or section name read on its own */
+
+/* ---- The arena ------------------------------------------------------------------ */
+
+typedef struct bh_block {
+    struct bh_block *next;
+    size_t used, capacity;
+    max_align_t data[];
+} bh_block;
+
+typedef struct {
+    bh_block *head;
+} bh_arena;
+
+#define BH_BLOCK_SIZE ((size_t)64 << 10)
+
+/* Returns `size` bytes that live until the arena is freed, or NULL when out of memory. */
+static void *bh_alloc(bh_arena *arena, size_t size) {
+    size_t align = sizeof(max_align_t);
+    if (size > SIZE_MAX - align) return NULL;
+    size = (size + align - 1) & ~(align - 1);
+    if (size > BH_BLOCK_SIZE / 4) {
+        /* A block of its own, behind the current one so that the current one's space is still used. */
+        bh_block *block = malloc(sizeof *block + size);
+        if (!block) return NULL;
+        block->used = block->capacity = size;
+        if (arena->head) {
+            block->next = arena->head->next;
+            arena->head->next = block;
+        } else {
+            block->next = NULL;
+            arena->head = block;
+        }
+        return block->data;
+    }
+    if (!arena->head || arena->head->capacity - arena->head->used < size) {
+        bh_block *block = malloc(sizeof *block + BH_BLOCK_SIZE);
+        if (!block) return NULL;
+        block->used = 0;
+        block->capacity = BH_BLOCK_SIZE;
+        block->next = arena->head;
+        arena->head = block;
+    }
+    void *p = (char *)arena->head->data + arena->head->used;
+    arena->head->used += size;
+    return p;
+}
+
+static void bh_arena_free(bh_arena *arena) {
+    for (bh_block *block = arena->head, *next; block; block = next) {
+        next = block->next;
+        free(block);
+    }
+    arena->head = NULL;
+}
+
+static char *bh_strndup(bh_arena *arena, const char *s, size_t n) {
+    char *copy = bh_alloc(arena, n + 1);
+    if (copy) {
+        memcpy(copy, s, n);
+        copy[n] = 0;
+    }
+    return copy;
+}
+
+static char *bh_strdup(bh_arena *arena, const char *s) { return bh_strndup(arena, s, strlen(s)); }
+
+/* Makes room for one more element in an arena array (the old storage is left to the arena). */
+static int bh_grow(bh_arena *arena, void *items, size_t *capacity, size_t count, size_t size) {
+    void **array = items;
+    if (count < *capacity) return 1;
+    size_t grown = *capacity ? *capacity * 2 : 8;
+    void *p = bh_alloc(arena, grown * size);
+    if (!p) return 0;
+    if (count) memcpy(p, *array, count * size);
+    *array = p;
+    *capacity = grown;
+    return 1;
+}
+
+/* ---- The reading context ---------------------------------------------------------- */
+
+/* A file being read, with everything found so far. */
+typedef struct {
+    bh_inspect_file file; /* first, so that a bh_inspect_file pointer is a bh_owned_file pointer */
+    bh_arena arena;
+    int fd;
+    int flags;
+    bh_inspect_image *images;
+    size_t image_capacity;
+    const char **problems;
+    size_t problem_count, problem_capacity;
+} bh_owned_file;
+
+/* An image being read: where it lies in the file and what was found in it. */
+typedef struct {
+    bh_owned_file *owner;
+    Elf *elf;
+    uint64_t base;  /* the image's offset in the file (archive members) */
+    uint64_t limit; /* the image's size */
+    int swap;       /* the file's byte order differs from ours */
+    int is_object;
+    bh_inspect_image *image;
+    bh_inspect_note *notes;
+    size_t note_capacity;
+    bh_inspect_note_entry *entries; /* every note entry, in order, for matching names */
+    size_t entry_count, entry_capacity;
+    bh_inspect_section *sections;
+    size_t section_capacity;
+    bh_inspect_symbol *symbols;
+    size_t symbol_capacity;
+    const char **descriptors;
+    size_t descriptor_capacity;
+    const char **problems;
+    size_t problem_capacity;
+} bh_reader;
+
+static void bh_problem(bh_reader *r, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+/* Adds a one-line problem to the image being read. */
+static void bh_problem(bh_reader *r, const char *format, ...) {
+    char message[1024];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message, sizeof message, format, args);
+    va_end(args);
+    bh_arena *arena = &r->owner->arena;
+    char *copy = bh_strdup(arena, message);
+    if (!copy || !bh_grow(arena, &r->problems, &r->problem_capacity, r->image->problem_count, sizeof *r->problems))
+        return;
+    r->problems[r->image->problem_count++] = copy;
+    r->image->problems = r->problems;
+}
+
+static void bh_file_problem(bh_owned_file *f, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+/* Adds a one-line problem of the file itself (an archive whose member headers stop making sense). */
+static void bh_file_problem(bh_owned_file *f, const char *format, ...) {
+    char message[1024];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message, sizeof message, format, args);
+    va_end(args);
+    char *copy = bh_strdup(&f->arena, message);
+    if (!copy || !bh_grow(&f->arena, &f->problems, &f->problem_capacity, f->problem_count, sizeof *f->problems))
+        return;
+    f->problems[f->problem_count++] = copy;
+}
+
+static void bh_fail(bh_owned_file *f, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+/* Says why the file could not be read at all. */
+static void bh_fail(bh_owned_file *f, const char *format, ...) {
+    char message[1024];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message, sizeof message, format, args);
+    va_end(args);
+    f->file.error = bh_strdup(&f->arena, message);
+    if (!f->file.error) f->file.error = "out of memory";
+}
+
+/* Reads exactly `size` bytes at `offset` of the file; returns 0 on success, else errno (or EIO at the end). */
+static int bh_pread(int fd, void *buffer, size_t size, uint64_t offset) {
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = pread(fd, (char *)buffer + done, size - done, (off_t)(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return errno;
+        if (n == 0) return EIO;
+        done += (size_t)n;
+    }
+    return 0;
+}
+
+/* Whether [offset, offset + size) lies inside the image. */
+static int bh_inside(const bh_reader *r, uint64_t offset, uint64_t size) {
+    return offset <= r->limit && size <= r->limit - offset;
+}
+
+static uint32_t bh_u32(const bh_reader *r, const unsigned char *p) {
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+    return r->swap ? __builtin_bswap32(v) : v;
+}
+
+static const char *bh_kind_name(bh_inspect_kind kind) {
+    switch (kind) {
+    case BH_INSPECT_MODULES: return "modules";
+    case BH_INSPECT_ROUTES: return "routes";
+    default: return "services";
+    }
+}
+
+/* ---- Notes ------------------------------------------------------------------------ */
+
+static int bh_kind_from_entry(const char *entry, bh_inspect_kind *kind, const char **name) {
+    static const struct {
+        const char *prefix;
+        bh_inspect_kind kind;
+    } table[] = {
+        {"services=", BH_INSPECT_SERVICES},
+        {"modules=", BH_INSPECT_MODULES},
+        {"routes=", BH_INSPECT_ROUTES},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        size_t n = strlen(table[i].prefix);
+        if (strncmp(entry, table[i].prefix, n) == 0) {
+            *kind = table[i].kind;
+            *name = entry + n;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Reads one BeeHive note descriptor: u32 version, then NUL-terminated "kind=section" strings. */
+static void bh_parse_note(bh_reader *r, unsigned section, const unsigned char *desc, size_t size) {
+    bh_arena *arena = &r->owner->arena;
+    if (!bh_grow(arena, &r->notes, &r->note_capacity, r->image->note_count, sizeof *r->notes)) return;
+    bh_inspect_note *note = &r->notes[r->image->note_count++];
+    r->image->notes = r->notes;
+    memset(note, 0, sizeof *note);
+    note->section_index = section;
+    if (size < 4) {
+        bh_problem(r,
+                   "the BeeHive note in section %u has a %zu-byte descriptor; expected at least a 4-byte version; "
+                   "the note was ignored",
+                   section, size);
+        return;
+    }
+    note->version = bh_u32(r, desc);
+    if (note->version != BH_FORMAT_VERSION) {
+        bh_problem(r,
+                   "the BeeHive note in section %u has format version %u; expected version %u; the sections it "
+                   "names were not read",
+                   section, note->version, BH_FORMAT_VERSION);
+        return;
+    }
+    size_t first = r->entry_count;
+    const char *p = (const char *)desc + 4;
+    const char *end = (const char *)desc + size;
+    while (p < end) {
+        const char *nul = memchr(p, 0, (size_t)(end - p));
+        if (!nul) {
+            bh_problem(r,
+                       "the BeeHive note in section %u ends inside an entry (\"%.40s\"); expected NUL-terminated "
+                       "\"kind=section\" entries; that entry was ignored",
+                       section, p);
+            break;
+        }
+        bh_inspect_kind kind;
+        const char *name;
+        if (nul > p && bh_kind_from_entry(p, &kind, &name) && *name) {
+            char *copy = bh_strndup(arena, name, (size_t)(nul - name));
+            if (copy && bh_grow(arena, &r->entries, &r->entry_capacity, r->entry_count, sizeof *r->entries)) {
+                r->entries[r->entry_count].kind = kind;
+                r->entries[r->entry_count].section = copy;
+                r->entry_count++;
+            }
+        }
+        p = nul + 1;
+    }
+    /* The note's entries are a slice of the image's list, which may move as it grows: fixed up at the end. */
+    note->entries = (const bh_inspect_note_entry *)(uintptr_t)first;
+    note->entry_count = r->entry_count - first;
+}
+
+/* Reads the notes of one SHT_NOTE section. */
+static void bh_read_note_section(bh_reader *r, unsigned index, const GElf_Shdr *shdr) {
+    if (shdr->sh_size == 0) return;
+    if (shdr->sh_size > BH_INSPECT_MAX_NOTE_SECTION) {
+        bh_problem(r, "note section %u is %llu bytes; expected at most %u; its notes were not read", index,
+                   (unsigned long long)shdr->sh_size, BH_INSPECT_MAX_NOTE_SECTION);
+        return;
+    }
+    if (!bh_inside(r, shdr->sh_offset, shdr->sh_size)) {
+        bh_problem(r,
+                   "note section %u at file offset 0x%llx (%llu bytes) lies past the end of the file (%llu bytes: "
+                   "truncated?); its notes were not read",
+                   index, (unsigned long long)shdr->sh_offset, (unsigned long long)shdr->sh_size,
+                   (unsigned long long)r->limit);
+        return;
+    }
+    size_t size = (size_t)shdr->sh_size;
+    unsigned char *bytes = malloc(size);
+    if (!bytes) {
+        bh_problem(r, "out of memory reading note section %u (%zu bytes)", index, size);
+        return;
+    }
+    int error = bh_pread(r->owner->fd, bytes, size, r->base + shdr->sh_offset);
+    if (error) {
+        bh_problem(r, "note section %u cannot be read: %s", index, error == EIO ? "the file ends early" : strerror(error));
+        free(bytes);
+        return;
+    }
+    size_t align = shdr->sh_addralign == 8 ? 8 : 4;
+    const unsigned char *p = bytes, *end = bytes + size;
+    while ((size_t)(end - p) >= 12) {
+        uint32_t namesz = bh_u32(r, p), descsz = bh_u32(r, p + 4), type = bh_u32(r, p + 8);
+        size_t left = (size_t)(end - p);
+        size_t desc_offset = (12 + (size_t)namesz + align - 1) & ~(align - 1);
+        if (desc_offset > left || descsz > left - desc_offset) {
+            bh_problem(r,
+                       "malformed note at offset %zu of note section %u: its name (%u bytes) and descriptor (%u "
+                       "bytes) exceed the %zu bytes left; the notes after it were not read",
+                       (size_t)(p - bytes), index, namesz, descsz, left);
+            break;
+        }
+        if (type == BH_NOTE_TYPE && namesz == sizeof BH_NOTE_OWNER &&
+            memcmp(p + 12, BH_NOTE_OWNER, sizeof BH_NOTE_OWNER) == 0)
+            bh_parse_note(r, index, p + desc_offset, descsz);
+        size_t next = (desc_offset + (size_t)descsz + align - 1) & ~(align - 1);
+        if (next >= left) break;
+        p += next;
+    }
+    free(bytes);
+}
+
+/* ---- Record sections -------------------------------------------------------------- */
+
+/* The kind a section name has for this image: from a note, else from the default names; 0 if not a record
+ * section. */
+static int bh_wanted(const bh_reader *r, const char *name, bh_inspect_kind *kind, int *named_by_note) {
+    for (size_t i = 0; i < r->entry_count; i++) {
+        if (strcmp(r->entries[i].section, name) == 0) {
+            *kind = r->entries[i].kind;
+            *named_by_note = 1;
+            return 1;
+        }
+    }
+    static const struct {
+        const char *name;
+        bh_inspect_kind kind;
+    } defaults[] = {
+        {"beehive_services", BH_INSPECT_SERVICES},
+        {"beehive_mods", BH_INSPECT_MODULES},
+        {"beehive_routes", BH_INSPECT_ROUTES},
+    };
+    for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++) {
+        if (strcmp(defaults[i].name, name) == 0) {
+            *kind = defaults[i].kind;
+            *named_by_note = 0;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Says when notes give one section two kinds; the first one is used. */
+static void bh_check_note_kinds(bh_reader *r) {
+    for (size_t i = 0; i < r->entry_count; i++)
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(r->entries[i].section, r->entries[j].section) == 0 && r->entries[i].kind != r->entries[j].kind) {
+                bh_problem(r,
+                           "BeeHive notes name section %s both for %s and for %s; expected one kind per section; "
+                           "its records are read as %s",
+                           r->entries[i].section, bh_kind_name(r->entries[j].kind), bh_kind_name(r->entries[i].kind),
+                           bh_kind_name(r->entries[j].kind));
+                break;
+            }
+}
+
+static void bh_read_record_section(bh_reader *r, unsigned index, const GElf_Shdr *shdr, const char *name,
+                                   bh_inspect_kind kind, int named_by_note) {
+    bh_arena *arena = &r->owner->arena;
+    if (!bh_grow(arena, &r->sections, &r->section_capacity, r->image->section_count, sizeof *r->sections)) return;
+    bh_inspect_section *section = &r->sections[r->image->section_count++];
+    r->image->sections = r->sections;
+    memset(section, 0, sizeof *section);
+    section->name = bh_strdup(arena, name);
+    if (!section->name) section->name = "?";
+    section->kind = kind;
+    section->index = index;
+    section->type = shdr->sh_type;
+    section->flags = shdr->sh_flags;
+    section->address = shdr->sh_addr;
+    section->file_offset = r->base + shdr->sh_offset;
+    section->size = shdr->sh_size;
+    section->named_by_note = named_by_note;
+    char message[512];
+    message[0] = 0;
+    if (shdr->sh_type == SHT_NOBITS) {
+        snprintf(message, sizeof message,
+                 "section %s (index %u) is SHT_NOBITS: it has no bytes in the file; expected PROGBITS records", name,
+                 index);
+    } else if (shdr->sh_size > BH_INSPECT_MAX_RECORD_SECTION) {
+        snprintf(message, sizeof message, "section %s (index %u) is %llu bytes; expected at most %u; not read", name,
+                 index, (unsigned long long)shdr->sh_size, BH_INSPECT_MAX_RECORD_SECTION);
+    } else if (!bh_inside(r, shdr->sh_offset, shdr->sh_size)) {
+        snprintf(message, sizeof message,
+                 "section %s (index %u) at file offset 0x%llx (%llu bytes) ends past the end of the %s (%llu bytes: "
+                 "truncated?); not read",
+                 name, index, (unsigned long long)shdr->sh_offset, (unsigned long long)shdr->sh_size,
+                 r->image->member ? "archive member" : "file", (unsigned long long)r->limit);
+    } else {
+        size_t size = (size_t)shdr->sh_size;
+        unsigned char *bytes = bh_alloc(arena, size ? size : 1);
+        int error = bytes ? bh_pread(r->owner->fd, bytes, size, section->file_offset) : ENOMEM;
+        if (error == 0) {
+            section->bytes = bytes;
+            return;
+        }
+        snprintf(message, sizeof message, "section %s (index %u) cannot be read: %s", name, index,
+                 error == EIO ? "the file ends early (truncated?)" : strerror(error));
+    }
+    section->error = bh_strdup(arena, message);
+    if (!section->error) section->error = "cannot be read";
+}
+
+/* ---- Symbols ---------------------------------------------------------------------- */
+
+/* A string of a string table, read on its own (a few bytes, not the whole table); NULL if out of bounds. */
+static const char *bh_read_string(bh_reader *r, const GElf_Shdr *strtab, uint64_t offset) {
+    if (strtab->sh_type != SHT_STRTAB || offset >= strtab->sh_size || !bh_inside(r, strtab->sh_offset, strtab->sh_size))
+        return NULL;
+    char buffer[BH_MAX_NAME];
+    size_t want = strtab->sh_size - offset < sizeof buffer ? (size_t)(strtab->sh_size - offset) : sizeof buffer;
+    if (bh_pread(r->owner->fd, buffer, want, r->base + strtab->sh_offset + offset) != 0) return NULL;
+    char *nul = memchr(buffer, 0, want);
+    if (!nul) return NULL;
+    return bh_strndup(&r->owner->arena, buffer, (size_t)(nul - buffer));
+}
+
+static const bh_inspect_section *bh_record_section_at(const bh_reader *r, size_t index) {
+    for (size_t i = 0; i < r->image->section_count; i++)
+        if (r->sections[i].index == index) return &r->sections[i];
+    return NULL;
+}
+
+static int bh_is_descriptor(const char *name) {
+    size_t n = strlen(name);
+    return n > 4 && name[0] == '$' && name[1] == 's' && name[n - 2] == 'M' && name[n - 1] == 'n';
+}
+
+/*
+ * Reads a symbol table: the symbols defined in record sections (with the source file, from the STT_FILE symbol
+ * before them) and, when asked, the Swift type descriptors. Names of symbols in record sections are read one by
+ * one; the whole string table is read only for descriptors.
+ */
+static void bh_read_symbols(bh_reader *r, Elf_Scn *scn, const GElf_Shdr *shdr, int dynamic, int descriptors) {
+    unsigned index = (unsigned)elf_ndxscn(scn);
+    const char *what = dynamic ? "dynamic symbol table" : "symbol table";
+    if (shdr->sh_size > BH_INSPECT_MAX_SYMBOL_TABLE) {
+        bh_problem(r, "the %s (section %u) is %llu bytes; expected at most %u; its symbols were not read", what,
+                   index, (unsigned long long)shdr->sh_size, BH_INSPECT_MAX_SYMBOL_TABLE);
+        return;
+    }
+    if (!bh_inside(r, shdr->sh_offset, shdr->sh_size)) {
+        bh_problem(r, "the %s (section %u) ends past the end of the file (truncated?); its symbols were not read",
+                   what, index);
+        return;
+    }
+    Elf_Scn *strscn = elf_getscn(r->elf, shdr->sh_link);
+    GElf_Shdr strtab;
+    if (!strscn || !gelf_getshdr(strscn, &strtab) || strtab.sh_type != SHT_STRTAB ||
+        !bh_inside(r, strtab.sh_offset, strtab.sh_size)) {
+        bh_problem(r, "the %s (section %u) links to section %u, which is not a readable string table; its "
+                   "symbols were not read", what, index, (unsigned)shdr->sh_link);
+        return;
+    }
+    Elf_Data *data = elf_getdata(scn, NULL);
+    size_t entry = gelf_fsize(r->elf, ELF_T_SYM, 1, EV_CURRENT);
+    if (!data || entry == 0) {
+        bh_problem(r, "the %s (section %u) cannot be read: %s", what, index, elf_errmsg(-1));
+        return;
+    }
+    size_t count = data->d_size / entry;
+    if (!dynamic) r->image->defined_globals = 0;
+    bh_arena *arena = &r->owner->arena;
+    size_t file_name = 0; /* st_name of the last STT_FILE symbol, 0 if none */
+    const char *file = NULL;
+    int file_read = 0;
+    for (size_t i = 1; i < count; i++) {
+        GElf_Sym sym;
+        if (!gelf_getsym(data, (int)i, &sym)) break;
+        int type = GELF_ST_TYPE(sym.st_info);
+        if (type == STT_FILE) {
+            file_name = sym.st_name;
+            file = NULL;
+            file_read = 0;
+            continue;
+        }
+        if (sym.st_shndx == SHN_UNDEF) continue;
+        int bind = GELF_ST_BIND(sym.st_info);
+        if (!dynamic && (bind == STB_GLOBAL || bind == STB_WEAK || bind == STB_GNU_UNIQUE)) r->image->defined_globals++;
+        if (sym.st_shndx >= SHN_LORESERVE) continue;
+        const bh_inspect_section *section = dynamic ? NULL : bh_record_section_at(r, sym.st_shndx);
+        if (section && type != STT_SECTION && sym.st_name != 0) {
+            uint64_t base = r->is_object ? 0 : section->address;
+            if (sym.st_value >= base && sym.st_value - base < section->size &&
+                bh_grow(arena, &r->symbols, &r->symbol_capacity, r->image->record_symbol_count, sizeof *r->symbols)) {
+                if (!file_read && file_name) file = bh_read_string(r, &strtab, file_name);
+                file_read = 1;
+                bh_inspect_symbol *s = &r->symbols[r->image->record_symbol_count];
+                s->section_index = section->index;
+                s->offset = sym.st_value - base;
+                s->name = bh_read_string(r, &strtab, sym.st_name);
+                s->file = file;
+                if (s->name) {
+                    r->image->record_symbol_count++;
+                    r->image->record_symbols = r->symbols;
+                }
+            }
+        }
+        if (descriptors && sym.st_name != 0 && (type == STT_OBJECT || type == STT_NOTYPE)) {
+            const char *name = elf_strptr(r->elf, shdr->sh_link, sym.st_name);
+            if (name && bh_is_descriptor(name) &&
+                bh_grow(arena, &r->descriptors, &r->descriptor_capacity, r->image->descriptor_count,
+                        sizeof *r->descriptors)) {
+                const char *copy = bh_strdup(arena, name);
+                if (copy) {
+                    r->descriptors[r->image->descriptor_count++] = copy;
+                    r->image->descriptors = r->descriptors;
+                }
+            }
+        }
+    }
+}
+
+/* ---- Images ----------------------------------------------------------------------- */
+
+/* Whether an ET_DYN image is an executable (PIE): it has an interpreter, or its dynamic section says DF_1_PIE. */
+static int bh_is_pie(bh_reader *r) {
+    size_t phnum = 0;
+    if (elf_getphdrnum(r->elf, &phnum) == 0) {
+        for (size_t i = 0; i < phnum && i < 4096; i++) {
+            GElf_Phdr ph;
+            if (gelf_getphdr(r->elf, (int)i, &ph) && ph.p_type == PT_INTERP) return 1;
+        }
+    }
+    for (Elf_Scn *scn = elf_nextscn(r->elf, NULL); scn; scn = elf_nextscn(r->elf, scn)) {
+        GElf_Shdr shdr;
+        if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_DYNAMIC) continue;
+        if (shdr.sh_size > (1u << 20) || !bh_inside(r, shdr.sh_offset, shdr.sh_size)) return 0;
+        Elf_Data *data = elf_getdata(scn, NULL);
+        size_t entry = gelf_fsize(r->elf, ELF_T_DYN, 1, EV_CURRENT);
+        if (!data || entry == 0) return 0;
+        for (size_t i = 0; i < data->d_size / entry; i++) {
+            GElf_Dyn dyn;
+            if (!gelf_getdyn(data, (int)i, &dyn) || dyn.d_tag == DT_NULL) break;
+            if (dyn.d_tag == DT_FLAGS_1) return (dyn.d_un.d_val & DF_1_PIE) != 0;
+        }
+        return 0;
+    }
+    return 0;
+}
+
+static void bh_read_image(bh_reader *r) {
+    bh_inspect_image *image = r->image;
+    GElf_Ehdr ehdr;
+    if (!gelf_getehdr(r->elf, &ehdr)) {
+        image->type = BH_INSPECT_OTHER;
+        bh_problem(r, "the ELF header cannot be read: %s", elf_errmsg(-1));
+        return;
+    }
+    image->machine = ehdr.e_machine;
+    unsigned char order = ehdr.e_ident[EI_DATA];
+    unsigned short one = 1;
+    int little = *(unsigned char *)&one == 1;
+    r->swap = (order == ELFDATA2LSB) != little;
+    r->is_object = ehdr.e_type == ET_REL;
+    switch (ehdr.e_type) {
+    case ET_REL: image->type = BH_INSPECT_OBJECT; break;
+    case ET_EXEC: image->type = BH_INSPECT_EXECUTABLE; break;
+    case ET_DYN: image->type = bh_is_pie(r) ? BH_INSPECT_EXECUTABLE : BH_INSPECT_SHARED_LIBRARY; break;
+    default: image->type = BH_INSPECT_OTHER; break;
+    }
+
+    /* The section header table must lie inside the image: say so plainly when it does not (truncated file). */
+    if (ehdr.e_shoff != 0 && ehdr.e_shnum != 0 &&
+        (ehdr.e_shentsize == 0 || !bh_inside(r, ehdr.e_shoff, (uint64_t)ehdr.e_shnum * ehdr.e_shentsize))) {
+        bh_problem(r,
+                   "its %u section headers at file offset 0x%llx lie past the end of the %s (%llu bytes: "
+                   "truncated?); expected them inside it to find the record sections",
+                   (unsigned)ehdr.e_shnum, (unsigned long long)ehdr.e_shoff,
+                   image->member ? "archive member" : "file", (unsigned long long)r->limit);
+        return;
+    }
+    size_t shnum = 0, shstrndx = 0;
+    if (elf_getshdrnum(r->elf, &shnum) != 0) {
+        bh_problem(r, "the section header table cannot be read: %s", elf_errmsg(-1));
+        return;
+    }
+    if (shnum == 0) {
+        bh_problem(r, "it has no section headers (stripped with --strip-sections?); expected them to find the "
+                      "record sections");
+        return;
+    }
+    if (elf_getshdrstrndx(r->elf, &shstrndx) != 0) {
+        bh_problem(r, "the section name table cannot be read (%s); expected a valid e_shstrndx", elf_errmsg(-1));
+        return;
+    }
+
+    /* First the notes, which say which sections hold records; and where the symbol tables are. */
+    Elf_Scn *symtab = NULL, *dynsym = NULL;
+    GElf_Shdr symtab_shdr, dynsym_shdr;
+    size_t unreadable = 0;
+    for (Elf_Scn *scn = elf_nextscn(r->elf, NULL); scn; scn = elf_nextscn(r->elf, scn)) {
+        GElf_Shdr shdr;
+        if (!gelf_getshdr(scn, &shdr)) {
+            unreadable++;
+            continue;
+        }
+        if (shdr.sh_type == SHT_NOTE) bh_read_note_section(r, (unsigned)elf_ndxscn(scn), &shdr);
+        if (shdr.sh_type == SHT_SYMTAB && !symtab) {
+            symtab = scn;
+            symtab_shdr = shdr;
+        }
+        if (shdr.sh_type == SHT_DYNSYM && !dynsym) {
+            dynsym = scn;
+            dynsym_shdr = shdr;
+        }
+    }
+    for (size_t i = 0; i < image->note_count; i++) {
+        size_t first = (size_t)(uintptr_t)r->notes[i].entries;
+        r->notes[i].entries = r->notes[i].entry_count ? &r->entries[first] : NULL;
+    }
+    bh_check_note_kinds(r);
+    image->symbols = symtab ? BH_INSPECT_FULL_SYMBOLS : dynsym ? BH_INSPECT_DYNAMIC_SYMBOLS : BH_INSPECT_NO_SYMBOLS;
+
+    /* Then the record sections. */
+    for (Elf_Scn *scn = elf_nextscn(r->elf, NULL); scn; scn = elf_nextscn(r->elf, scn)) {
+        GElf_Shdr shdr;
+        if (!gelf_getshdr(scn, &shdr)) continue;
+        const char *name = elf_strptr(r->elf, shstrndx, shdr.sh_name);
+        if (!name) {
+            unreadable++;
+            continue;
+        }
+        bh_inspect_kind kind;
+        int named_by_note;
+        if (bh_wanted(r, name, &kind, &named_by_note))
+            bh_read_record_section(r, (unsigned)elf_ndxscn(scn), &shdr, name, kind, named_by_note);
+    }
+    if (unreadable)
+        bh_problem(r,
+                   "%zu section headers or names cannot be read (corrupt section header table or name table); "
+                   "records in those sections may be missing",
+                   unreadable);
+
+    /* Then the symbols: where records come from, and which Swift types the image defines. */
+    int descriptors = (r->owner->flags & BH_INSPECT_TYPE_DESCRIPTORS) != 0;
+    if (symtab && (image->section_count > 0 || descriptors)) bh_read_symbols(r, symtab, &symtab_shdr, 0, descriptors);
+    if (dynsym && descriptors) bh_read_symbols(r, dynsym, &dynsym_shdr, 1, 1);
+}
+
+/* Adds an image to the file and reads it. */
+static void bh_add_image(bh_owned_file *f, Elf *elf, const char *member, uint64_t base, uint64_t limit) {
+    if (!bh_grow(&f->arena, &f->images, &f->image_capacity, f->file.image_count, sizeof *f->images)) {
+        bh_file_problem(f, "out of memory after %zu images", f->file.image_count);
+        return;
+    }
+    bh_inspect_image *image = &f->images[f->file.image_count++];
+    f->file.images = f->images;
+    memset(image, 0, sizeof *image);
+    image->defined_globals = -1;
+    image->member = member ? bh_strdup(&f->arena, member) : NULL;
+    bh_reader reader;
+    memset(&reader, 0, sizeof reader);
+    reader.owner = f;
+    reader.elf = elf;
+    reader.base = base;
+    reader.limit = limit;
+    reader.image = image;
+    if (elf)
+        bh_read_image(&reader);
+    else
+        image->type = BH_INSPECT_OTHER;
+}
+
+/* ---- Files ------------------------------------------------------------------------ */
+
+static const char *bh_file_kind(mode_t mode) {
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISLNK(mode)) return "a symbolic link";
+    return "not a regular file";
+}
+
+/* Describes the first bytes of a file that is neither ELF nor an archive: "starting 23 21 2f 62 ("#!/b")". */
+static void bh_describe_start(const unsigned char *bytes, size_t n, char *out, size_t size) {
+    size_t used = (size_t)snprintf(out, size, "starting");
+    for (size_t i = 0; i < n && used < size; i++) used += (size_t)snprintf(out + used, size - used, " %02x", bytes[i]);
+    int printable = n > 0;
+    for (size_t i = 0; i < n; i++) printable = printable && bytes[i] >= 0x20 && bytes[i] < 0x7f && bytes[i] != '"';
+    if (printable && used < size) snprintf(out + used, size - used, " \"%.*s\"", (int)n, (const char *)bytes);
+}
+
+static int bh_is_special_member(const char *name) {
+    return strcmp(name, "/") == 0 || strcmp(name, "//") == 0 || strcmp(name, "/SYM64/") == 0;
+}
+
+static void bh_read_archive(bh_owned_file *f, Elf *archive) {
+    Elf_Cmd command = ELF_C_READ;
+    Elf *member;
+    while ((member = elf_begin(f->fd, command, archive)) != NULL) {
+        Elf_Arhdr *header = elf_getarhdr(member);
+        const char *name = header && header->ar_name ? header->ar_name : "(unnamed member)";
+        if (!bh_is_special_member(name)) {
+            f->file.member_count++;
+            uint64_t base = (uint64_t)elf_getbase(member);
+            uint64_t size = header ? (uint64_t)header->ar_size : 0;
+            if (elf_kind(member) == ELF_K_ELF) {
+                bh_add_image(f, member, name, base, size);
+            } else {
+                unsigned char start[4] = {0};
+                size_t n = size < sizeof start ? (size_t)size : sizeof start;
+                char described[64] = "";
+                if (n && bh_pread(f->fd, start, n, base) == 0) bh_describe_start(start, n, described, sizeof described);
+                int bitcode = n == 4 && memcmp(start, "BC\xc0\xde", 4) == 0;
+                bh_add_image(f, NULL, name, base, size);
+                bh_reader reader = {.owner = f, .image = &f->images[f->file.image_count - 1]};
+                bh_problem(&reader, "member %s is not an ELF object (%llu bytes, %s)%s; it was skipped", name,
+                           (unsigned long long)size, described,
+                           bitcode ? ": LLVM bitcode (built with -flto?), whose records cannot be read" : "");
+            }
+        }
+        command = elf_next(member);
+        elf_end(member);
+        if (f->file.member_count >= BH_INSPECT_MAX_MEMBERS) {
+            bh_file_problem(f, "the archive has more than %u members; the rest were not read", BH_INSPECT_MAX_MEMBERS);
+            return;
+        }
+    }
+    int error = elf_errno();
+    if (command != ELF_C_NULL && error != 0)
+        bh_file_problem(f, "an archive member header after member %zu cannot be read (%s); the members after it "
+                           "were not read", f->file.member_count, elf_errmsg(error));
+}
+
+static void bh_init_libelf(void) { elf_version(EV_CURRENT); }
+
+bh_inspect_file *bh_inspect_open(const char *path, int flags) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, bh_init_libelf);
+    bh_owned_file *f = calloc(1, sizeof *f);
+    if (!f) return NULL;
+    f->fd = -1;
+    f->flags = flags;
+    f->file.path = bh_strdup(&f->arena, path);
+    if (!f->file.path) {
+        bh_arena_free(&f->arena);
+        free(f);
+        return NULL;
+    }
+
+    f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (f->fd < 0) {
+        int error = errno;
+        bh_fail(f, "cannot be opened: %s", strerror(error));
+        return &f->file;
+    }
+    struct stat st;
+    if (fstat(f->fd, &st) != 0) {
+        bh_fail(f, "cannot be examined (fstat): %s", strerror(errno));
+        goto done;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        bh_fail(f, "is %s; expected an ELF file or an ar archive", bh_file_kind(st.st_mode));
+        goto done;
+    }
+    f->file.size = (uint64_t)st.st_size;
+    if (st.st_size == 0) {
+        bh_fail(f, "is empty; expected an ELF file or an ar archive");
+        goto done;
+    }
+    unsigned char start[8] = {0};
+    size_t n = st.st_size < (off_t)sizeof start ? (size_t)st.st_size : sizeof start;
+    int error = bh_pread(f->fd, start, n, 0);
+    if (error) {
+        bh_fail(f, "cannot be read: %s", error == EIO ? "it ended while being read" : strerror(error));
+        goto done;
+    }
+    if (n == 8 && memcmp(start, "!<thin>\n", 8) == 0) {
+        bh_fail(f, "is a thin archive (ar T), whose members are separate files; expected a regular archive: pass the "
+                   "object files themselves");
+        goto done;
+    }
+    int elf_magic = n >= 4 && memcmp(start, ELFMAG, SELFMAG) == 0;
+    Elf *elf = elf_begin(f->fd, ELF_C_READ, NULL);
+    Elf_Kind kind = elf ? elf_kind(elf) : ELF_K_NONE;
+    if (kind == ELF_K_ELF) {
+        bh_add_image(f, elf, NULL, 0, f->file.size);
+    } else if (kind == ELF_K_AR) {
+        f->file.is_archive = 1;
+        bh_read_archive(f, elf);
+    } else if (elf_magic) {
+        uint64_t header = n > EI_CLASS && start[EI_CLASS] == ELFCLASS32 ? sizeof(Elf32_Ehdr) : sizeof(Elf64_Ehdr);
+        if (f->file.size < header)
+            bh_fail(f, "has the ELF magic but only %llu bytes; expected at least a %llu-byte ELF header (truncated?)",
+                    (unsigned long long)f->file.size, (unsigned long long)header);
+        else
+            bh_fail(f, "has the ELF magic but its ELF header cannot be read (%s); expected a 32- or 64-bit ELF file "
+                       "of version 1",
+                    elf ? "unknown class, byte order or version" : elf_errmsg(-1));
+    } else {
+        char described[64];
+        bh_describe_start(start, n < 4 ? n : 4, described, sizeof described);
+        bh_fail(f, "is not an ELF file or an ar archive (%llu bytes, %s)", (unsigned long long)f->file.size,
+                described);
+    }
+    if (elf) elf_end(elf);
+done:
+    f->file.images = f->images;
+    f->file.problems = f->problems;
+    f->file.problem_count = f->problem_count;
+    close(f->fd);
+    f->fd = -1;
+    return &f->file;
+}
+
+void bh_inspect_close(bh_inspect_file *file) {
+    if (!file) return;
+    bh_owned_file *f = (bh_owned_file *)file;
+    bh_arena_free(&f->arena);
+    free(f);
+}

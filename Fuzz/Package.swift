@@ -1,0 +1,36 @@
+// swift-tools-version:6.1
+// libFuzzer harnesses for BeeHive's parsers (issue 8). A package of its own, so that the main package's
+// `swift build` never builds them. Build and run them with Scripts/fuzz.sh; see README.md.
+import PackageDescription
+
+let beehive = Target.Dependency.product(name: "BeeHive", package: "BeeHive")
+
+/// A harness: an executable whose `@main` hands its input callback to libFuzzer's driver.
+func fuzzer(_ name: String, _ more: [Target.Dependency] = []) -> Target {
+    .executableTarget(name: name, dependencies: ["FuzzCheck", beehive] + more)
+}
+
+let package = Package(
+    name: "BeeHiveFuzz",
+    dependencies: [
+        .package(name: "BeeHive", path: ".."),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        // Invariant checks shared by the harnesses: a failed check aborts with a message, which libFuzzer
+        // reports as a crash and saves as a reproducer.
+        .target(name: "FuzzCheck", dependencies: ["CFuzzerDriver"]),
+        // The declaration of libFuzzer's LLVMFuzzerRunDriver.
+        .target(name: "CFuzzerDriver"),
+        fuzzer("RecordFuzzer"),
+        fuzzer("RouteFuzzer"),
+        fuzzer("RedirectFuzzer"),
+        // What the file harnesses share: the input written to a file, and a reference reading of it.
+        .target(
+            name: "FileOracle",
+            dependencies: ["FuzzCheck", beehive, .product(name: "Logging", package: "swift-log")]
+        ),
+        fuzzer("ServiceFileFuzzer", ["FileOracle"]),
+        fuzzer("ModuleFileFuzzer", ["FileOracle"]),
+    ]
+)

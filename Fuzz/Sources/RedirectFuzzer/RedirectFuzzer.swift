@@ -1,0 +1,118 @@
+import BeeHive
+import Foundation
+import FuzzCheck
+
+/// Fuzzes redirect tables read from JSON (`RedirectTable(json:source:)`) and their resolution.
+///
+/// The input is the JSON document. Checked for every input:
+/// - a document that fails to load fails with `malformedRedirectFile` and a message naming the source;
+/// - a loaded table accounts for every entry: each is a rule (in order, equal to the entry's `from` and `to`) or
+///   an issue `malformedRedirectEntry` naming its index, never both, never neither;
+/// - `maxHops` is respected, from 1 to `RedirectTable.maximumHopsLimit`;
+/// - for a URL made to match each rule, resolution either fails with a redirect error or ends at a URL no rule
+///   matches, within `maximumHops` redirects, and resolving from its second URL gives the rest of the chain (the
+///   time limit catches a chain whose URLs grow without bound).
+@main
+enum RedirectFuzzer {
+    static func main() { runFuzzer(fuzzRedirects) }
+}
+
+let source = "fuzz.json"
+
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzzRedirects(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let json = Data(UnsafeBufferPointer(start: data, count: size))
+    let table: RedirectTable
+    do {
+        table = try RedirectTable(json: json, source: source)
+    } catch {
+        check(error.code == .malformedRedirectFile, "loading failed with \(error)")
+        check(error.message.hasPrefix("\(source): "), "the message does not name the source: \(error.message)")
+        return 0
+    }
+    checkEntries(table, json)
+    for rule in table.rules {
+        check(
+            (try? RedirectRule(from: rule.from.description, to: rule.to)) == rule,
+            "rule '\(rule)' does not rebuild from its normalised source")
+        checkResolution(from: rule, in: table)
+    }
+    return 0
+}
+
+/// Every entry of the document is either a rule or an issue.
+func checkEntries(_ table: RedirectTable, _ json: Data) {
+    guard let document = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any],
+        let entries = document["redirects"] as? [Any]
+    else {
+        check(false, "a table loaded from a document that is not an object with a \"redirects\" array")
+        return
+    }
+    var issueIndices: Set<Int> = []
+    for issue in table.issues {
+        check(issue.code == .malformedRedirectEntry, "issue with code \(issue.code): \(issue.message)")
+        let prefix = "\(source), redirects["
+        guard issue.message.hasPrefix(prefix),
+            let close = issue.message.dropFirst(prefix.count).firstIndex(of: "]"),
+            let index = Int(
+                issue.message[issue.message.index(issue.message.startIndex, offsetBy: prefix.count)..<close])
+        else {
+            check(false, "issue does not name its entry: \(issue.message)")
+            continue
+        }
+        check(index >= 0 && index < entries.count, "issue names entry \(index) of \(entries.count)")
+        check(issueIndices.insert(index).inserted, "two issues for entry \(index)")
+    }
+    let kept = entries.indices.filter { !issueIndices.contains($0) }
+    check(
+        kept.count == table.rules.count,
+        "\(entries.count) entries, \(table.issues.count) issues, but \(table.rules.count) rules")
+    for (index, rule) in zip(kept, table.rules) {
+        let entry = entries[index] as? [String: Any]
+        let from = (entry?["from"] as? String).flatMap { try? RoutePattern($0) }
+        check(
+            from == rule.from && entry?["to"] as? String == rule.to,
+            "rule \(rule) does not come from entry \(index): \(entries[index])")
+    }
+    check(
+        (1...RedirectTable.maximumHopsLimit).contains(table.maximumHops),
+        "maximumHops \(table.maximumHops), expected 1 to \(RedirectTable.maximumHopsLimit)")
+    if let hops = document["maxHops"] as? Int {
+        check(
+            table.maximumHops <= max(hops, RedirectTable.defaultMaximumHops),
+            "maxHops \(hops) gave maximumHops \(table.maximumHops)")
+    }
+}
+
+/// Resolves a URL that the rule's source matches.
+func checkResolution(from rule: RedirectRule, in table: RedirectTable) {
+    var parameters: [String: String] = ["~": "w/x"]
+    for name in rule.from.parameterNames { parameters[name] = "v" }
+    guard let url = try? Router.generateURL(pattern: rule.from.description, parameters: parameters) else {
+        check(false, "generateURL failed for the source of '\(rule)'")
+        return
+    }
+    let resolution: RedirectTable.Resolution
+    do {
+        resolution = try table.resolve(url)
+    } catch {
+        check(
+            [.malformedURL, .redirectLoop, .redirectLimitExceeded, .redirectURLTooLong].contains(error.code),
+            "resolving '\(url)' failed with \(error)")
+        return
+    }
+    let chain = resolution.chain
+    check(chain.first == url && chain.last == resolution.url, "chain \(chain) does not lead from '\(url)'")
+    check(chain.count >= 2, "'\(url)' matches rule '\(rule)' but was not redirected")
+    check(
+        chain.count - 1 <= table.maximumHops,
+        "\(chain.count - 1) redirects for '\(url)', more than maximumHops \(table.maximumHops)")
+    let end = try? table.resolve(resolution.url)
+    check(end?.chain == [resolution.url], "the chain of '\(url)' ends at '\(resolution.url)', which redirects again")
+    if chain.count >= 2 {
+        let rest = try? table.resolve(chain[1])
+        check(
+            rest?.chain == Array(chain.dropFirst()),
+            "resolving '\(chain[1])' gives \(rest?.chain ?? []), expected \(Array(chain.dropFirst()))")
+    }
+}

@@ -1,0 +1,146 @@
+import BeeHive
+
+/// A pattern as the reference matcher sees it, read back from its normalised spelling.
+struct Shape: Equatable, CustomStringConvertible {
+    enum Part: Equatable {
+        case literal(String)
+        case parameter(String)
+        case wildcard
+    }
+
+    /// The scheme it is registered under (the router's, for a pattern written without one).
+    let scheme: String
+    /// Whether the pattern was written with its scheme.
+    let hasOwnScheme: Bool
+    let parts: [Part]
+
+    init(_ pattern: RoutePattern, scheme: String) {
+        self.scheme = scheme
+        hasOwnScheme = pattern.scheme != nil
+        var body = Substring(pattern.description)
+        if let own = pattern.scheme { body = body.dropFirst(own.utf8.count + 3) }
+        // Split as URLs are, on the byte '/'. A ':' or '~' that a combining mark follows is no parameter or
+        // wildcard (the pattern parser compares characters), so compare characters there too.
+        parts = pathComponents(body).map { component in
+            if component == "~" { return .wildcard }
+            if component.hasPrefix(":") { return .parameter(String(component.dropFirst())) }
+            return .literal(percentDecoded(Substring(component)))
+        }
+    }
+
+    /// Reads a pattern as a router reports it (always with a scheme).
+    static func reading(_ spelling: String) -> Shape? {
+        guard let pattern = try? RoutePattern(spelling), let scheme = pattern.scheme else { return nil }
+        return Shape(pattern, scheme: scheme)
+    }
+
+    /// Same scheme and components (whether the pattern was written with its scheme does not matter).
+    static func == (a: Shape, b: Shape) -> Bool {
+        a.scheme == b.scheme && a.parts == b.parts
+    }
+
+    /// A spelling of it, as a router reports it (a literal may have other spellings).
+    var description: String {
+        let body = parts.map { part in
+            switch part {
+            case .literal(let text): encodedLiteral(text)
+            case .parameter(let name): ":" + name
+            case .wildcard: "~"
+            }
+        }
+        return "\(scheme)://" + body.joined(separator: "/")
+    }
+
+    /// Same scheme, and the same literals, parameters and wildcard in the same places (names aside).
+    func sameRoute(as other: Shape) -> Bool {
+        guard scheme == other.scheme, parts.count == other.parts.count else { return false }
+        return zip(parts, other.parts).allSatisfy { a, b in
+            switch (a, b) {
+            case (.parameter, .parameter), (.wildcard, .wildcard): true
+            case (.literal(let x), .literal(let y)): x == y
+            default: false
+            }
+        }
+    }
+
+    /// Whether the pattern matches these decoded URL components.
+    func matches(_ components: [String]) -> Bool {
+        for (index, part) in parts.enumerated() {
+            switch part {
+            case .wildcard: return true
+            case .literal(let text): guard index < components.count, components[index] == text else { return false }
+            case .parameter: guard index < components.count else { return false }
+            }
+        }
+        return parts.count == components.count
+    }
+
+    /// Precedence between two patterns that match the same components: at the first position where they
+    /// differ, a literal beats a parameter, which beats a wildcard; a pattern that ends beats a wildcard that
+    /// matches nothing.
+    func precedes(_ other: Shape, _ components: [String]) -> Bool {
+        rank.lexicographicallyPrecedes(other.rank)
+    }
+
+    private var rank: [Int] {
+        parts.map { part in
+            switch part {
+            case .literal: 1
+            case .parameter: 2
+            case .wildcard: 3
+            }
+        } + (parts.last == .wildcard ? [] : [0])
+    }
+
+    /// The values of the parameters for these components.
+    func captures(_ components: [String]) -> [String: String] {
+        var result: [String: String] = [:]
+        for (index, part) in parts.enumerated() {
+            if case .parameter(let name) = part { result[name] = components[index] }
+        }
+        return result
+    }
+
+    /// The components the wildcard matches.
+    func wildcardComponents(_ components: [String]) -> [String] {
+        parts.last == .wildcard ? Array(components[(parts.count - 1)...]) : []
+    }
+}
+
+/// Decodes `%XX` escapes (the spelling of a literal is valid: it parsed).
+func percentDecoded(_ text: Substring) -> String {
+    var bytes: [UInt8] = []
+    var utf8 = Array(text.utf8)[...]
+    while let byte = utf8.popFirst() {
+        if byte == UInt8(ascii: "%"), utf8.count >= 2,
+            let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
+        {
+            bytes.append(value)
+            utf8 = utf8.dropFirst(2)
+        } else {
+            bytes.append(byte)
+        }
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// A literal as patterns print it: as written, unless it would change the parse.
+func encodedLiteral(_ text: String) -> String {
+    if text == "~" { return "%7E" }
+    // '/', '?', '#' and '%' change the parse wherever they are, even with a combining mark after them.
+    let reserved = text.unicodeScalars.contains { "/?#%".unicodeScalars.contains($0) }
+    guard reserved || text.hasPrefix(":") else { return text }
+    let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+    return text.utf8.map { unreserved.contains($0) ? String(UnicodeScalar($0)) : "%" + hex($0) }.joined()
+}
+
+private func hex(_ byte: UInt8) -> String {
+    let digits = Array("0123456789ABCDEF")
+    return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+}
+
+/// The non-empty `/`-separated components of a path, split on the byte '/' as URLs are (a '/' that a combining
+/// mark follows still separates).
+func pathComponents(_ path: some StringProtocol) -> [String] {
+    path.utf8.split(separator: UInt8(ascii: "/")).map { String(decoding: $0, as: UTF8.self) }
+}

@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# Builds BeeHive's libFuzzer harnesses (the Fuzz package) and runs them (issue 8).
+#
+#   Scripts/fuzz.sh --ci                       the saved reproducers (Fuzz/Regressions), then every target for 60 s
+#                                              from its checked-in corpus; exits non-zero on a failing reproducer,
+#                                              a crash, a failed invariant or a timeout, naming the reproducer
+#   Scripts/fuzz.sh [seconds]                  every target for the given time (default 300)
+#   Scripts/fuzz.sh --reproduce <target> <file>...   runs a target on saved inputs (a crash reproducer)
+#   Scripts/fuzz.sh --regressions              runs every saved reproducer in Fuzz/Regressions; lists those that fail
+#
+# Options: --target T (repeatable; default: all), --keep-going (after a crash or timeout, go on fuzzing and
+# collect more: libFuzzer's -fork=1 -ignore_crashes=1 -ignore_timeouts=1), --debug (a debug build; release is
+# about 3 times faster). Targets: RecordFuzzer RouteFuzzer RedirectFuzzer ServiceFileFuzzer ModuleFileFuzzer.
+#
+# Fuzzing works on a copy of the corpus in a temporary directory, so the repository stays clean; the script prints
+# that directory (new corpus units, artifacts, logs). Every input runs with -timeout=10 (a slower input is a
+# failure) and -rss_limit_mb=2048. The build goes to Fuzz/.build-fuzz (git-ignored), or $BEEHIVE_FUZZ_SCRATCH.
+set -euo pipefail
+
+usage() {
+    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2
+    exit 2
+}
+
+fail_usage() {
+    echo "fuzz.sh: $1" >&2
+    usage
+}
+
+all_targets="RecordFuzzer RouteFuzzer RedirectFuzzer ServiceFileFuzzer ModuleFileFuzzer"
+mode="run"
+seconds=300
+targets=""
+keep_going=0
+configuration="release"
+reproduce_target=""
+reproduce_files=()
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --ci)
+            mode="ci"
+            seconds="${BEEHIVE_FUZZ_SECONDS:-60}"
+            ;;
+        --regressions) mode="regressions" ;;
+        --reproduce)
+            [[ $# -ge 3 ]] || fail_usage "expected --reproduce <target> <file>..."
+            mode="reproduce"
+            reproduce_target="$2"
+            shift 2
+            reproduce_files=("$@")
+            break
+            ;;
+        --target)
+            [[ $# -ge 2 ]] || fail_usage "expected a target after --target"
+            targets="$targets $2"
+            shift
+            ;;
+        --keep-going) keep_going=1 ;;
+        --debug) configuration="debug" ;;
+        -h | --help) usage ;;
+        *)
+            [[ "$1" =~ ^[1-9][0-9]*$ ]] \
+                || fail_usage "unknown argument '$1' (expected a number of seconds or an option)"
+            seconds="$1"
+            ;;
+    esac
+    shift
+done
+targets="${targets:-$all_targets}"
+[[ -z "$reproduce_target" ]] || targets="$reproduce_target"
+for t in $targets; do
+    [[ " $all_targets " == *" $t "* ]] || fail_usage "unknown target '$t' (choose from ${all_targets// /, })"
+done
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+fuzz="$root/Fuzz"
+scratch="${BEEHIVE_FUZZ_SCRATCH:-$fuzz/.build-fuzz}"
+export PATH="/opt/swift/usr/bin:$PATH"
+# The Swift runtime's backtracer reads the stack from another thread, which AddressSanitizer reports as a bug
+# of its own; libFuzzer's handler prints the stack instead.
+export SWIFT_BACKTRACE=enable=no
+# No leak detection: CoreFoundation's plist parser (the file harnesses' reference reader) leaks the error it makes
+# for bad input, and LeakSanitizer flags FoundationEssentials' file buffers under libFuzzer now and then; neither
+# is BeeHive code, whose Swift allocations on these paths are all reference counted.
+export ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+
+echo "== building the fuzz targets ($configuration, -sanitize=fuzzer,address)"
+# gold cannot link these binaries (an internal error); lld can.
+swift build -c "$configuration" --package-path "$fuzz" --scratch-path "$scratch" \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
+bin="$scratch/$configuration"
+
+if [[ "$mode" == "reproduce" ]]; then
+    for file in "${reproduce_files[@]}"; do
+        [[ -f "$file" ]] || fail_usage "no such file '$file'"
+    done
+    exec "$bin/$reproduce_target" -timeout=10 -rss_limit_mb=2048 -detect_leaks=0 "${reproduce_files[@]}"
+fi
+
+# Runs every saved reproducer of the targets once (full size, so not as libFuzzer seeds, which -max_len cuts);
+# prints PASS or FAIL with the reason for each; returns the number that fail.
+run_regressions() {
+    local failed=0 total=0 t file log reason
+    for t in $targets; do
+        [[ -d "$fuzz/Regressions/$t" ]] || continue
+        for file in "$fuzz/Regressions/$t"/*; do
+            [[ -f "$file" ]] || continue
+            total=$((total + 1))
+            log="$(mktemp)"
+            if timeout 60 "$bin/$t" -timeout=10 -rss_limit_mb=2048 -detect_leaks=0 "$file" >"$log" 2>&1; then
+                echo "PASS  $t/$(basename "$file")"
+            else
+                failed=$((failed + 1))
+                reason="$(grep -m1 -E 'invariant violated|Fatal error|ERROR: libFuzzer|ERROR: AddressSanitizer' "$log" \
+                    | sed -E 's/^.*(invariant violated: |ERROR: )//' | cut -c1-160 || true)"
+                echo "FAIL  $t/$(basename "$file"): ${reason:-exit status not 0 (killed after 60 s?)}"
+            fi
+            rm -f "$log"
+        done
+    done
+    echo "== regressions: $failed of $total reproducers fail"
+    return $((failed > 0))
+}
+
+if [[ "$mode" == "regressions" ]]; then
+    run_regressions
+    exit
+fi
+
+regressions_failed=0
+if [[ "$mode" == "ci" ]]; then
+    echo "== saved reproducers (Fuzz/Regressions)"
+    run_regressions || regressions_failed=1
+fi
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/beehive-fuzz.XXXXXX")"
+echo "== fuzzing each target for ${seconds} s; corpus copies, artifacts and logs in $work"
+extra=()
+[[ $keep_going -eq 0 ]] || extra=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
+summary=()
+failures=0
+for t in $targets; do
+    mkdir -p "$work/$t/corpus" "$work/$t/artifacts"
+    cp -R "$fuzz/Corpus/$t/." "$work/$t/corpus/"
+    log="$work/$t/log.txt"
+    echo "-- $t"
+    start=$(date +%s)
+    status=0
+    "$bin/$t" "$work/$t/corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -detect_leaks=0 \
+        -print_final_stats=1 -artifact_prefix="$work/$t/artifacts/" "${extra[@]}" >"$log" 2>&1 || status=$?
+    elapsed=$(($(date +%s) - start))
+    # Fork mode reports its totals on "#N DONE" / "INFO: fuzzed for N seconds"; the plain mode on stat:: lines.
+    executions="$(grep -m1 '^stat::number_of_executed_units' "$log" | awk '{print $2}' || true)"
+    [[ -n "$executions" ]] || executions="$(grep -E '^#[0-9]+' "$log" | tail -1 | sed -E 's/^#([0-9]+).*/\1/' || true)"
+    executions="${executions:-0}"
+    artifacts=$(find "$work/$t/artifacts" -type f | wc -l)
+    crashes=$(find "$work/$t/artifacts" -type f -name 'crash-*' | wc -l)
+    timeouts=$(find "$work/$t/artifacts" -type f \( -name 'timeout-*' -o -name 'slow-unit-*' \) | wc -l)
+    ooms=$(find "$work/$t/artifacts" -type f -name 'oom-*' | wc -l)
+    leaks=$(find "$work/$t/artifacts" -type f -name 'leak-*' | wc -l)
+    rate=$((executions / (elapsed > 0 ? elapsed : 1)))
+    line="$(printf '%-18s %10s executions %6s s %8s exec/s   crashes %s, timeouts %s, out of memory %s, leaks %s' \
+        "$t" "$executions" "$elapsed" "$rate" "$crashes" "$timeouts" "$ooms" "$leaks")"
+    summary+=("$line")
+    echo "$line"
+    if [[ $status -ne 0 || $artifacts -gt 0 ]]; then
+        failures=$((failures + 1))
+        grep -m3 -E 'invariant violated|Fatal error|ERROR: libFuzzer|ERROR: AddressSanitizer|SUMMARY' "$log" \
+            | cut -c1-300 || true
+        shown=0
+        for file in "$work/$t/artifacts"/*; do
+            [[ -f "$file" ]] || continue
+            shown=$((shown + 1))
+            if [[ $shown -gt 10 ]]; then
+                echo "   ... and $((artifacts - 10)) more in $work/$t/artifacts"
+                break
+            fi
+            echo "   reproducer: $file"
+            echo "   reproduce:  Scripts/fuzz.sh --reproduce $t $file"
+        done
+        echo "   log: $log"
+    fi
+done
+
+echo
+echo "== summary ($work)"
+printf '%s\n' "${summary[@]}"
+if [[ $regressions_failed -ne 0 ]]; then
+    echo "== some saved reproducers still fail (listed above)"
+fi
+if [[ $failures -gt 0 ]]; then
+    echo "== $failures target(s) failed; save each reproducer under Fuzz/Regressions/<target>/ with a descriptive name"
+    exit 1
+fi
+[[ $regressions_failed -eq 0 ]] || exit 1
+echo "== no crash, failed invariant or timeout"

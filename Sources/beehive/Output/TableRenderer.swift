@@ -1,0 +1,131 @@
+/// Renders a report as aligned text for a terminal: per image, a heading, then one table row per record,
+/// then the malformed records and the problems, one line each.
+struct TableRenderer {
+    /// Whether to list archive members and images that have no records.
+    var showsEmptyImages = false
+
+    /// The text for `report`, ending with a newline.
+    func render(_ report: InspectionReport) -> String {
+        var out = ""
+        for file in report.files {
+            // Files that could not be read are reported on standard error, not here.
+            guard file.error == nil else { continue }
+            for problem in file.problems { out += "\(file.path): error: \(problem)\n" }
+            let shown = file.images.filter { showsEmptyImages || !$0.records.isEmpty || !$0.problems.isEmpty }
+            let recordCount = file.images.reduce(0) { $0 + $1.records.count }
+            if file.format == .archive {
+                let members = file.memberCount ?? 0
+                let withRecords = file.images.filter { !$0.records.isEmpty }.count
+                out +=
+                    "\(file.path): archive of \(members) member\(members == 1 ? "" : "s"), "
+                    + (withRecords == 0
+                        ? "no BeeHive records\n"
+                        : "\(recordCount) record\(recordCount == 1 ? "" : "s") in \(withRecords) of them\n")
+            } else if shown.isEmpty, let image = file.images.first {
+                out += "\(file.path): \(image.type.words), no BeeHive records\n"
+            }
+            for image in shown { out += render(image, of: file) }
+            out += "\n"
+        }
+        return out
+    }
+
+    private func render(_ image: InspectionReport.Image, of file: InspectionReport.File) -> String {
+        var out = "\(file.label(of: image)): \(image.type.words), \(image.records.count) record"
+        out += image.records.count == 1 ? "" : "s"
+        out += ", " + noteSummary(image) + ", " + symbolSummary(image.symbols) + "\n"
+        let valid = image.validRecords
+        if !valid.isEmpty {
+            var rows = [
+                [
+                    "KIND", "SERVICE / ROUTE", "NAME", "TYPE", "LEVEL", "PRIORITY", "ASYNC", "SECTION+OFFSET",
+                    "FILE OFFSET", "SOURCE",
+                ]
+            ]
+            for record in valid { rows.append(row(record)) }
+            out += Self.align(rows, indent: "  ")
+        }
+        for record in image.records {
+            guard let error = record.error else { continue }
+            let at = error.byteOffset.map { " at byte \($0) of the record" } ?? ""
+            out +=
+                "  malformed \(record.kind.rawValue) record at \(record.place) (file offset \(record.filePlace)): "
+                + "\(error.message)\(at) [\(error.code)]; record: \(record.text ?? "")\n"
+        }
+        for section in image.sections {
+            if let error = section.error { out += "  error: \(error)\n" }
+        }
+        for problem in image.problems { out += "  error: \(problem)\n" }
+        return out
+    }
+
+    private func row(_ record: InspectionReport.Record) -> [String] {
+        let source = record.source.map { source in source.file.map { "\($0) (\(source.symbol))" } ?? source.symbol }
+        let common = [record.place, record.filePlace, source ?? ""]
+        switch record.kind {
+        case .service:
+            return ["service", record.service ?? "", record.name ?? "", record.implementation ?? "", "", "", ""]
+                + common
+        case .module:
+            return [
+                "module", "", "", record.module ?? "", record.level.map(Self.levelName) ?? "",
+                record.priority.map(String.init) ?? "", record.async.map(String.init) ?? "",
+            ] + common
+        case .route:
+            return ["route", record.route ?? "", "", record.handler ?? "", "", "", ""] + common
+        }
+    }
+
+    private func noteSummary(_ image: InspectionReport.Image) -> String {
+        guard !image.notes.isEmpty else { return "no BeeHive note (default section names)" }
+        let entries = image.notes.flatMap { note in
+            note.entries.map { "\($0.kind.rawValue)=\($0.section)" }
+        }
+        var unique: [String] = []
+        for entry in entries where !unique.contains(entry) { unique.append(entry) }
+        let versions = Set(image.notes.map(\.version)).sorted().map(String.init).joined(separator: ",")
+        let count = image.notes.count
+        return "\(count == 1 ? "note" : "\(count) notes") v\(versions) (\(unique.joined(separator: " ")))"
+    }
+
+    private func symbolSummary(_ symbols: InspectionReport.SymbolTable) -> String {
+        switch symbols {
+        case .full: "symbol table"
+        case .dynamic: "dynamic symbols only"
+        case .none: "no symbols"
+        }
+    }
+
+    /// A level as `beehive.h` spells it: basic (0), normal (1), application (2), else the number.
+    static func levelName(_ level: Int) -> String {
+        switch level {
+        case 0: "basic"
+        case 1: "normal"
+        case 2: "application"
+        default: String(level)
+        }
+    }
+
+    /// Left-aligned columns separated by two spaces; trailing spaces trimmed.
+    static func align(_ rows: [[String]], indent: String) -> String {
+        let columns = rows.map(\.count).max() ?? 0
+        var widths = [Int](repeating: 0, count: columns)
+        for row in rows {
+            for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) }
+        }
+        // Columns empty in every row but the heading are dropped: a table of services has no LEVEL column.
+        let kept = (0..<columns).filter { column in rows.dropFirst().contains { !$0[column].isEmpty } }
+        var out = ""
+        for row in rows {
+            var line = indent
+            for (position, column) in kept.enumerated() {
+                let cell = row[column]
+                line += cell
+                if position < kept.count - 1 { line += String(repeating: " ", count: widths[column] - cell.count + 2) }
+            }
+            while line.last == " " { line.removeLast() }
+            out += line + "\n"
+        }
+        return out
+    }
+}

@@ -1,0 +1,140 @@
+import _BeeHiveDiscovery
+import _BeeHiveInspect
+
+/// A file given on the command line, read: its report, and what `check` needs to know besides.
+struct InputFile: Sendable {
+    /// What the file holds, as `inspect` reports it.
+    var report: InspectionReport.File
+    /// For each of `report.images`, what its symbol table says.
+    var symbols: [ImageSymbols]
+
+    /// What an image's symbol tables say, beyond the report.
+    struct ImageSymbols: Sendable {
+        /// The names of the Swift types whose type descriptor the image defines (`App.Outer.Impl`); empty unless
+        /// type descriptors were asked for.
+        var definedTypes: Set<String>
+        /// How many global or weak symbols the image defines, when its symbol table was read.
+        var definedGlobals: Int?
+    }
+
+    /// Reads the file at `path`. Never fails: a file that cannot be read has `report.error` set.
+    /// - Parameters:
+    ///   - path: The file's path.
+    ///   - typeDescriptors: Also read the symbol tables' Swift type descriptors (slower: whole symbol tables).
+    init(path: String, typeDescriptors: Bool = false) {
+        guard let file = bh_inspect_open(path, typeDescriptors ? Int32(BH_INSPECT_TYPE_DESCRIPTORS) : 0) else {
+            report = InspectionReport.File(
+                path: path, error: "cannot be read: out of memory", problems: [], images: [])
+            symbols = []
+            return
+        }
+        defer { bh_inspect_close(file) }
+        let f = file.pointee
+        var report = InspectionReport.File(path: path, problems: Self.strings(f.problems, f.problem_count), images: [])
+        var symbols: [ImageSymbols] = []
+        if let error = f.error {
+            report.error = String(cString: error)
+        } else {
+            report.format = f.is_archive != 0 ? .archive : .elf
+            if f.is_archive != 0 { report.memberCount = f.member_count }
+            for i in 0..<f.image_count {
+                let image = f.images[i]
+                let converted = Self.image(image, path: path)
+                // Archive members without a note, a record section or a problem say nothing: left out.
+                if f.is_archive != 0 && converted.notes.isEmpty && converted.sections.isEmpty
+                    && converted.problems.isEmpty && image.descriptor_count == 0
+                {
+                    continue
+                }
+                report.images.append(converted)
+                let types = Self.strings(image.descriptors, image.descriptor_count).compactMap(
+                    TypeDescriptorName.typeName(ofDescriptor:))
+                symbols.append(
+                    ImageSymbols(
+                        definedTypes: Set(types),
+                        definedGlobals: image.defined_globals < 0 ? nil : Int(image.defined_globals)
+                    ))
+            }
+        }
+        self.report = report
+        self.symbols = symbols
+    }
+
+    private static func image(_ image: bh_inspect_image, path: String) -> InspectionReport.Image {
+        let type: InspectionReport.ImageType =
+            switch image.type {
+            case BH_INSPECT_EXECUTABLE: .executable
+            case BH_INSPECT_SHARED_LIBRARY: .sharedLibrary
+            case BH_INSPECT_OBJECT: .object
+            default: .other
+            }
+        let symbols: InspectionReport.SymbolTable =
+            switch image.symbols {
+            case BH_INSPECT_FULL_SYMBOLS: .full
+            case BH_INSPECT_DYNAMIC_SYMBOLS: .dynamic
+            default: .none
+            }
+        var result = InspectionReport.Image(
+            member: image.member.map { String(cString: $0) }, type: type, symbols: symbols, notes: [], sections: [],
+            records: [], problems: strings(image.problems, image.problem_count))
+        for n in 0..<image.note_count {
+            let note = image.notes[n]
+            result.notes.append(
+                .init(
+                    section: Int(note.section_index), version: Int(note.version),
+                    entries: (0..<note.entry_count).map { e in
+                        .init(kind: kind(note.entries[e].kind), section: String(cString: note.entries[e].section))
+                    }))
+        }
+        var sources: [UInt32: [Int: InspectionReport.Source]] = [:]
+        for s in 0..<image.record_symbol_count {
+            let symbol = image.record_symbols[s]
+            sources[symbol.section_index, default: [:]][Int(symbol.offset)] = .init(
+                file: symbol.file.map { String(cString: $0) }, symbol: String(cString: symbol.name))
+        }
+        let label = image.member.map { "\(path)(\(String(cString: $0)))" } ?? path
+        for s in 0..<image.section_count {
+            let section = image.sections[s]
+            let name = String(cString: section.name)
+            result.sections.append(
+                .init(
+                    name: name, kind: kind(section.kind), index: Int(section.index), fileOffset: section.file_offset,
+                    size: section.size, address: type == .object ? nil : section.address, flags: section.flags,
+                    allocated: section.flags & Self.allocFlag != 0, retained: section.flags & Self.retainFlag != 0,
+                    namedByNote: section.named_by_note != 0, error: section.error.map { String(cString: $0) }))
+            guard let bytes = section.bytes else { continue }
+            let view = RecordSection(
+                imagePath: label, sectionName: name, kind: recordKind(section.kind), fileOffset: section.file_offset,
+                sectionIndex: Int(section.index),
+                bytes: UnsafeRawBufferPointer(start: bytes, count: Int(section.size)))
+            result.records += RecordDecoder.records(of: view, sources: sources[section.index] ?? [:])
+        }
+        return result
+    }
+
+    /// `SHF_ALLOC`: the section is loaded into memory.
+    static let allocFlag: UInt64 = 0x2
+    /// `SHF_GNU_RETAIN`: a link with `--gc-sections` keeps the section.
+    static let retainFlag: UInt64 = 0x20_0000
+
+    private static func kind(_ kind: bh_inspect_kind) -> InspectionReport.SectionKind {
+        switch kind {
+        case BH_INSPECT_MODULES: .modules
+        case BH_INSPECT_ROUTES: .routes
+        default: .services
+        }
+    }
+
+    private static func recordKind(_ kind: bh_inspect_kind) -> RecordKind {
+        switch kind {
+        case BH_INSPECT_MODULES: .modules
+        case BH_INSPECT_ROUTES: .routes
+        default: .services
+        }
+    }
+
+    private static func strings(_ array: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int) -> [String] {
+        guard let array else { return [] }
+        return (0..<count).compactMap { array[$0].map { String(cString: $0) } }
+    }
+}
