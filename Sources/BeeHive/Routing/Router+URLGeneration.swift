@@ -51,7 +51,10 @@ extension Router {
                 }
                 components.append(RouteComponentCoding.encode(value))
             case .wildcard:
-                components += values["~"]!.split(separator: "/").map { RouteComponentCoding.encode(String($0)) }
+                // Split on the byte '/', not on Characters: a '/' followed by a combining mark is one Character.
+                components += values["~"]!.utf8.split(separator: UInt8(ascii: "/")).map {
+                    RouteComponentCoding.encode(String(Substring($0)))
+                }
             }
         }
         let used = Set(parsed.parameterNames + ["~"])

@@ -29,6 +29,16 @@ struct RouterURLGenerationTests {
         #expect(try Router.generateURL(pattern: "app://web/~", parameters: ["~": "a/b c"]) == "app://web/a/b%20c")
     }
 
+    @Test("a wildcard value splits at every '/' byte, even one a combining mark joins to the next letter (fuzzer)")
+    func wildcardSplitsOnSlashBytes() throws {
+        // "/\u{030F}" is one Character; splitting Characters kept "a/̏b" as one component, escaped as a%2F%CC%8Fb.
+        let url = try Router.generateURL(pattern: "app://x/~", parameters: ["~": "a/\u{030F}b"])
+        #expect(url == "app://x/a/%CC%8Fb")
+        let router = Router(scheme: "app")
+        try router.register(pattern: "app://x/~") { request in request.parameters }
+        #expect(try router.match(url).wildcardComponents == ["a", "\u{030F}b"])
+    }
+
     @Test("reports every missing parameter by name")
     func missingParameters() {
         let error = #expect(throws: RouterError.self) {
