@@ -4,12 +4,21 @@ import PackageDescription
 let package = Package(
     name: "BeeHive",
     products: [
-        // The Swift API: services, modules, events, routing.
+        // The core: the hive, registration from annotation records, files and code, services, diagnostics.
         .library(name: "BeeHive", targets: ["BeeHive"]),
+        // Modules, their lifecycle and events, context, config, Linux system events, time profiler, watchdog.
+        .library(name: "BeeHiveModules", targets: ["BeeHiveModules"]),
+        // The URL router: patterns, redirects, URL generation, service-call URLs, annotated routes.
+        .library(name: "BeeHiveRouter", targets: ["BeeHiveRouter"]),
+        // The target-action mediator (CTMediator's model).
+        .library(name: "BeeHiveMediator", targets: ["BeeHiveMediator"]),
         // The C annotation macros: `#include <beehive.h>` in any C target.
         .library(name: "CBeeHive", targets: ["CBeeHive"]),
-        // The same Swift API as a shared library, for hosts that `dlopen` plugins built against it.
-        .library(name: "BeeHiveDynamic", type: .dynamic, targets: ["BeeHive"]),
+        // Every Swift product above as one shared library, for hosts that `dlopen` plugins built against it.
+        .library(
+            name: "BeeHiveDynamic", type: .dynamic,
+            targets: ["BeeHive", "BeeHiveModules", "BeeHiveRouter", "BeeHiveMediator"]
+        ),
         // Modules as a swift-service-lifecycle Service.
         .library(name: "BeeHiveServiceLifecycle", targets: ["BeeHiveServiceLifecycle"]),
         .executable(name: "beehive-demo", targets: ["BeeHiveDemo"]),
@@ -43,12 +52,18 @@ let package = Package(
         .target(name: "_BeeHiveDiscovery", dependencies: ["_BeeHiveScanner"]),
         .target(
             name: "BeeHive",
-            dependencies: ["_BeeHiveDiscovery", "_BeeHiveScanner", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["_BeeHiveDiscovery", .product(name: "Logging", package: "swift-log")]
         ),
+        .target(
+            name: "BeeHiveModules",
+            dependencies: ["BeeHive", "_BeeHiveScanner", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(name: "BeeHiveRouter", dependencies: ["BeeHive"]),
+        .target(name: "BeeHiveMediator", dependencies: ["BeeHive", "BeeHiveRouter"]),
         .target(
             name: "BeeHiveServiceLifecycle",
             dependencies: [
-                "BeeHive", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "BeeHiveModules", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
@@ -68,13 +83,17 @@ let package = Package(
         // MARK: Tests
         .target(name: "BeeHiveTestAnnotations", dependencies: ["CBeeHive"], path: "Tests/Annotations"),
         .testTarget(name: "_BeeHiveDiscoveryTests", dependencies: ["_BeeHiveDiscovery"]),
-        .testTarget(name: "BeeHiveTests", dependencies: ["BeeHive", "BeeHiveTestAnnotations"]),
+        .testTarget(
+            name: "BeeHiveTests",
+            dependencies: ["BeeHive", "BeeHiveModules", "BeeHiveRouter", "BeeHiveMediator", "BeeHiveTestAnnotations"]
+        ),
         // Runs the built beehive tool on binaries it builds (needs no module of the package).
         .testTarget(name: "BeeHiveCommandTests"),
         .testTarget(
             name: "BeeHiveServiceLifecycleTests",
             dependencies: [
-                "BeeHiveServiceLifecycle", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "BeeHiveServiceLifecycle", "BeeHiveModules",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
     ]

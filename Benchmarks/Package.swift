@@ -83,7 +83,8 @@ targets += [
         name: "BeeHiveBenchmarks",
         dependencies: [
             "RegistrationKit", .product(name: "Benchmark", package: "benchmark"),
-            .product(name: "BeeHive", package: "BeeHive"), .product(name: "Swinject", package: "Swinject"),
+            .product(name: "BeeHive", package: "BeeHive"), .product(name: "BeeHiveRouter", package: "BeeHive"),
+            .product(name: "Swinject", package: "Swinject"),
         ],
         path: "Benchmarks/BeeHiveBenchmarks",
         swiftSettings: [.swiftLanguageMode(.v5)],

@@ -4,6 +4,7 @@
 import PackageDescription
 
 let beehive = Target.Dependency.product(name: "BeeHive", package: "BeeHive")
+let router = Target.Dependency.product(name: "BeeHiveRouter", package: "BeeHive")
 
 /// A harness: an executable whose `@main` hands its input callback to libFuzzer's driver.
 func fuzzer(_ name: String, _ more: [Target.Dependency] = []) -> Target {
@@ -23,8 +24,8 @@ let package = Package(
         // The declaration of libFuzzer's LLVMFuzzerRunDriver.
         .target(name: "CFuzzerDriver"),
         fuzzer("RecordFuzzer"),
-        fuzzer("RouteFuzzer"),
-        fuzzer("RedirectFuzzer"),
+        fuzzer("RouteFuzzer", [router]),
+        fuzzer("RedirectFuzzer", [router]),
         // What the file harnesses share: the input written to a file, and a reference reading of it.
         .target(
             name: "FileOracle",

@@ -4,6 +4,7 @@
 import PackageDescription
 
 let beehive = Target.Dependency.product(name: "BeeHive", package: "BeeHive")
+let modules = Target.Dependency.product(name: "BeeHiveModules", package: "BeeHive")
 let macros = Target.Dependency.product(name: "CBeeHive", package: "BeeHive")
 
 let package = Package(
@@ -13,15 +14,16 @@ let package = Package(
         // The protocols modules talk through.
         .target(name: "AppServices"),
 
-        .target(name: "Account", dependencies: ["AppServices", "AccountAnnotations", beehive]),
+        .target(name: "Account", dependencies: ["AppServices", "AccountAnnotations", beehive, modules]),
         .target(name: "AccountAnnotations", dependencies: [macros]),
-        .target(name: "Network", dependencies: ["AppServices", "NetworkAnnotations", beehive]),
+        .target(name: "Network", dependencies: ["AppServices", "NetworkAnnotations", beehive, modules]),
         .target(name: "NetworkAnnotations", dependencies: [macros]),
-        .target(name: "Home", dependencies: ["AppServices", "HomeAnnotations", beehive]),
+        .target(name: "Home", dependencies: ["AppServices", "HomeAnnotations", beehive, modules]),
         .target(name: "HomeAnnotations", dependencies: [macros]),
-        .target(name: "Analytics", dependencies: ["AppServices", "AnalyticsAnnotations", beehive]),
+        .target(name: "Analytics", dependencies: ["AppServices", "AnalyticsAnnotations", beehive, modules]),
         .target(name: "AnalyticsAnnotations", dependencies: [macros]),
 
-        .executableTarget(name: "ModularApp", dependencies: ["Account", "Network", "Home", "Analytics", beehive]),
+        .executableTarget(
+            name: "ModularApp", dependencies: ["Account", "Network", "Home", "Analytics", beehive, modules]),
     ]
 )

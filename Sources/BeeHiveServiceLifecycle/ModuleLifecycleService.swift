@@ -1,4 +1,5 @@
 import BeeHive
+import BeeHiveModules
 import ServiceLifecycle
 import UnixSignals
 

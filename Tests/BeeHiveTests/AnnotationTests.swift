@@ -2,6 +2,7 @@ import BeeHiveTestAnnotations
 import Testing
 
 @testable import BeeHive
+@testable import BeeHiveRouter
 
 @Suite("Annotation records of the test binary")
 struct AnnotationTests {

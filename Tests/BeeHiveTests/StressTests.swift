@@ -4,6 +4,8 @@ import Synchronization
 import Testing
 
 @testable import BeeHive
+@testable import BeeHiveModules
+@testable import BeeHiveRouter
 
 /// Plugins of records, built by the test with the C compiler: what a plugin host loads and unloads.
 private enum StressPlugins {

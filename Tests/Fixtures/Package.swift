@@ -30,13 +30,21 @@ let package = Package(
         .target(name: "LifecycleAnnotations", dependencies: [.product(name: "CBeeHive", package: "BeeHive")]),
         .executableTarget(
             name: "LifecycleApp",
-            dependencies: ["LifecycleAnnotations", .product(name: "BeeHive", package: "BeeHive")]
+            dependencies: [
+                "LifecycleAnnotations", .product(name: "BeeHive", package: "BeeHive"),
+                .product(name: "BeeHiveModules", package: "BeeHive"),
+            ]
         ),
 
         // A host that opens and closes a plugin of records.
         .target(name: "CRecordsPlugin", dependencies: [.product(name: "CBeeHive", package: "BeeHive")]),
         .executableTarget(name: "UnloadHost", dependencies: [.product(name: "BeeHive", package: "BeeHive")]),
-        .executableTarget(name: "PluginLab", dependencies: [.product(name: "BeeHive", package: "BeeHive")]),
+        .executableTarget(
+            name: "PluginLab",
+            dependencies: [
+                .product(name: "BeeHive", package: "BeeHive"), .product(name: "BeeHiveRouter", package: "BeeHive"),
+            ]
+        ),
 
         // A host that dlopens a plugin at run time.
         .target(name: "GreeterPluginAnnotations", dependencies: [.product(name: "CBeeHive", package: "BeeHive")]),

@@ -1,4 +1,5 @@
 import BeeHive
+import BeeHiveRouter
 import Benchmark
 
 /// How many matches one routing sample makes.

@@ -1,4 +1,5 @@
 import BeeHive
+import BeeHiveRouter
 import Foundation
 import FuzzCheck
 

@@ -1,4 +1,5 @@
 import BeeHive
+import BeeHiveRouter
 import FuzzCheck
 
 /// Fuzzes route patterns, URL parsing, matching, opening and `Router.generateURL`.

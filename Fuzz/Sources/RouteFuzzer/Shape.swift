@@ -1,4 +1,5 @@
 import BeeHive
+import BeeHiveRouter
 
 /// A pattern as the reference matcher sees it, read back from its normalised spelling.
 struct Shape: Equatable, CustomStringConvertible {

@@ -106,7 +106,7 @@ extension HiveError {
     ///   - name: The type name looked up.
     ///   - role: What the type was for, e.g. "the implementation of App.Tracker".
     ///   - source: Where the name came from.
-    static func unknownType(_ name: String, role: String, source: RegistrationSource?) -> HiveError {
+    package static func unknownType(_ name: String, role: String, source: RegistrationSource?) -> HiveError {
         HiveError(
             .unknownType,
             "expected a type named \(name) (\(role)) in a loaded image; found none. Names are module-qualified "

@@ -1,4 +1,4 @@
-import _BeeHiveDiscovery
+internal import _BeeHiveDiscovery
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import Logging
-import _BeeHiveDiscovery
+internal import _BeeHiveDiscovery
 
 /// A container of services, modules and routes: BeeHive's `BeeHive` and `BHServiceManager` in one.
 ///
@@ -52,7 +52,7 @@ public final class Hive: Sendable {
     public var droppedDiagnosticCount: Int { state.withLock { $0.diagnostics.dropped } }
 
     /// Records problems and logs them. Call without the lock held.
-    func record(_ diagnostics: [Diagnostic]) {
+    package func record(_ diagnostics: [Diagnostic]) {
         keep(diagnostics)
         log(diagnostics)
     }
@@ -75,5 +75,5 @@ public final class Hive: Sendable {
     }
 
     /// The severity of a duplicate: a warning, or an error in strict mode.
-    var duplicateSeverity: Diagnostic.Severity { options.isStrict ? .error : .warning }
+    package var duplicateSeverity: Diagnostic.Severity { options.isStrict ? .error : .warning }
 }

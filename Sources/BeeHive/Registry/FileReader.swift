@@ -13,17 +13,17 @@
 /// Problems of structure (the file cannot be walked) fail the file; problems of one value (a date where a
 /// string belongs, an `<integer>` that is not a number, text that is not UTF-8) become values the loaders
 /// reject with the entry that holds them.
-enum FileReader {
+package enum FileReader {
     /// The largest configuration file the loaders read: 4 MiB (a BHService.plist of about 25,000 entries).
-    static let maximumFileSize = 4 << 20
+    package static let maximumFileSize = 4 << 20
     /// The deepest nesting of arrays and dictionaries: 64 levels (BeeHive's files need 3).
     static let maximumDepth = 64
 
     /// The formats, told apart by their first bytes.
-    enum Format: Sendable, CustomStringConvertible {
+    package enum Format: Sendable, CustomStringConvertible {
         case json, xmlPropertyList, binaryPropertyList
 
-        var description: String {
+        package var description: String {
             switch self {
             case .json: "JSON"
             case .xmlPropertyList: "an XML property list"
@@ -102,7 +102,7 @@ enum FileReader {
 }
 
 /// Why a file cannot be read as a whole: what was expected, what was found, and where.
-struct FileSyntaxError: Error, Sendable {
+package struct FileSyntaxError: Error, Sendable {
     /// The format the file was read as.
     let format: FileReader.Format
     /// What was expected and what was found.
@@ -117,7 +117,7 @@ struct FileSyntaxError: Error, Sendable {
     }
 
     /// The message with its place: byte offset, plus line and column for the text formats.
-    func describe(in bytes: UnsafeRawBufferPointer) -> String {
+    package func describe(in bytes: UnsafeRawBufferPointer) -> String {
         guard let offset else { return message }
         guard format != .binaryPropertyList else { return "\(message) (at byte \(offset))" }
         var line = 1

@@ -4,7 +4,7 @@
 /// UIDs), so that an entry holding one is rejected with a message that says what it holds while the rest of
 /// the file still loads. A value whose content cannot be read (an `<integer>` that is not a number, a string
 /// that is not UTF-8) is ``invalid(_:)``: it costs the entry that holds it, not the file.
-enum FileValue: Sendable {
+package enum FileValue: Sendable {
     case string(String)
     /// An integer that fits in 64 bits (others are ``invalid(_:)``).
     case integer(Int)
@@ -31,22 +31,22 @@ enum FileValue: Sendable {
 }
 
 /// One `key: value` pair of a dictionary in a file.
-struct FileField: Sendable {
-    let key: String
-    let value: FileValue
+package struct FileField: Sendable {
+    package let key: String
+    package let value: FileValue
 }
 
 /// Why a value of a file cannot be read.
-struct InvalidFileValue: Sendable {
+package struct InvalidFileValue: Sendable {
     /// What was found, as a noun phrase for "found …" ("an <integer> that is not a number: \"1O0\"").
-    let found: String
+    package let found: String
     /// Whether the problem is text that is not valid UTF-8 (or UTF-16).
     let isUTF8Problem: Bool
 }
 
 extension FileValue: CustomStringConvertible {
     /// What the value is, for "found …" in messages: the value itself for scalars, a summary for the rest.
-    var description: String {
+    package var description: String {
         switch self {
         case .string(let s): "\"\(Self.shortened(s))\""
         case .integer(let i): String(i)
@@ -67,7 +67,7 @@ extension FileValue: CustomStringConvertible {
     }
 
     /// The kind of value, for messages: "a string", "an array".
-    var kind: String {
+    package var kind: String {
         switch self {
         case .string: "a string"
         case .integer: "an integer"
@@ -85,7 +85,7 @@ extension FileValue: CustomStringConvertible {
 
     /// `text`, cut after 100 Unicode scalars so that a hostile file cannot make a message huge (a cut by
     /// characters would not do: one character can hold any number of combining marks).
-    static func shortened(_ text: String) -> String {
+    package static func shortened(_ text: String) -> String {
         guard text.utf8.count > 100 else { return text }
         return String(String.UnicodeScalarView(text.unicodeScalars.prefix(100))) + "… (\(text.utf8.count) bytes)"
     }
@@ -96,7 +96,7 @@ extension [FileField] {
     ///
     /// Keys compare by bytes, not by Unicode canonical equivalence: the formats are UTF-8 (or UTF-16) text,
     /// and two keys that look alike but differ in bytes (NFC and NFD forms) are different keys.
-    func value(forKey key: String) -> FileValue? {
+    package func value(forKey key: String) -> FileValue? {
         first { $0.key.hasSameUTF8(as: key) }?.value
     }
 

@@ -1,4 +1,4 @@
-import _BeeHiveDiscovery
+internal import _BeeHiveDiscovery
 
 extension Hive {
     /// What a scan of the loaded images added.

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 extension Hive {
     /// Registers the services listed in a file: BeeHive's `BHService.plist`, or the same as JSON.
     ///
@@ -144,53 +138,13 @@ extension Hive {
         }
     }
 
-    /// The bytes of the file at `path`, at most ``FileReader/maximumFileSize`` of them.
-    ///
-    /// Opened without waiting for a writer (a FIFO) and read with a bound, so that a path to a pipe or a
-    /// device such as `/dev/zero` fails rather than hangs or fills memory.
+    /// The bytes of the file at `path`; see ``FileReader/contents(ofFile:)``.
     private func readFile(_ path: String) throws(HiveError) -> [UInt8] {
-        func failure(_ what: String) -> HiveError {
-            let reason = String(cString: strerror(errno))
-            return fileError(
-                .fileNotFound, path, "expected a readable configuration file; cannot \(what) it: \(reason)")
+        do throws(FileReader.ReadFailure) {
+            return try FileReader.contents(ofFile: path)
+        } catch {
+            throw fileError(error.isUnreadable ? .fileNotFound : .malformedFile, path, error.message)
         }
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw failure("open") }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw failure("examine") }
-        let type = info.st_mode & S_IFMT
-        guard type != S_IFDIR else {
-            throw fileError(.fileNotFound, path, "expected a readable configuration file; found a directory")
-        }
-        let limit = FileReader.maximumFileSize
-        let isRegular = type == S_IFREG
-        if isRegular, info.st_size > limit {
-            throw fileError(
-                .malformedFile, path,
-                "expected a configuration file of at most \(limit) bytes (4 MiB); found \(info.st_size) bytes")
-        }
-        // Blocking reads from here on: a FIFO was opened without waiting for a writer.
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(isRegular ? Int(info.st_size) + 1 : 65_536)
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while bytes.count <= limit {
-            let wanted = min(chunk.count, limit + 1 - bytes.count)
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, wanted) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure("read")
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[..<count])
-        }
-        guard bytes.count <= limit else {
-            throw fileError(
-                .malformedFile, path,
-                "expected a configuration file of at most \(limit) bytes (4 MiB); found more than \(limit) bytes")
-        }
-        return bytes
     }
 }
 

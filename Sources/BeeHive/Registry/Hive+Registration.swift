@@ -100,7 +100,7 @@ extension Hive {
     }
 
     /// Records problems; in strict mode throws the first error among them.
-    func failIfStrict(_ problems: [Diagnostic]) throws(HiveError) {
+    package func failIfStrict(_ problems: [Diagnostic]) throws(HiveError) {
         record(problems)
         if options.isStrict, let first = problems.first(where: { $0.severity == .error }) { throw first.error }
     }
@@ -117,4 +117,12 @@ extension Hive {
 
     /// Every route declaration from annotation records, in the order found.
     public var routeDeclarations: [RouteDeclaration] { state.withLock { $0.routes } }
+
+    /// Counts the changes of ``routeDeclarations``: routers compare it to know when to import them again.
+    package var routeGeneration: Int { state.withLock { $0.routeGeneration } }
+
+    /// ``routeDeclarations`` with the ``routeGeneration`` they belong to, read together.
+    package var versionedRouteDeclarations: (generation: Int, routes: [RouteDeclaration]) {
+        state.withLock { ($0.routeGeneration, $0.routes) }
+    }
 }

@@ -4,14 +4,14 @@
 /// Syntax errors (a missing comma, a leading zero, a control character in a string) fail the file. Values
 /// that are well-formed JSON but cannot be represented (an integer beyond 64 bits, a string that is not
 /// UTF-8 or holds an unpaired surrogate escape) are ``FileValue/invalid(_:)`` and cost only their entry.
-struct JSONFileReader {
+package struct JSONFileReader {
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
 
     private init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     /// Reads a whole JSON file (an optional UTF-8 byte-order mark, one value, whitespace).
-    static func read(_ bytes: UnsafeRawBufferPointer) throws(FileSyntaxError) -> FileValue {
+    package static func read(_ bytes: UnsafeRawBufferPointer) throws(FileSyntaxError) -> FileValue {
         var reader = JSONFileReader(bytes)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { reader.index = 3 }
         reader.skipWhitespace()

@@ -39,14 +39,14 @@ enum InstanceSlot {
 }
 
 /// Marks an instance being created: other threads wait for it, the creating thread must not.
-final class CreationTicket: @unchecked Sendable {
+package final class CreationTicket: @unchecked Sendable {
     private let thread = pthread_self()
     private let group = DispatchGroup()
 
-    init() { group.enter() }
-    func finish() { group.leave() }
-    func wait() { group.wait() }
-    var isOnCurrentThread: Bool { pthread_equal(thread, pthread_self()) != 0 }
+    package init() { group.enter() }
+    package func finish() { group.leave() }
+    package func wait() { group.wait() }
+    package var isOnCurrentThread: Bool { pthread_equal(thread, pthread_self()) != 0 }
 }
 
 /// One registered service. Its mutable fields are guarded by the hive's lock.

@@ -1,4 +1,4 @@
-import _BeeHiveDiscovery
+internal import _BeeHiveDiscovery
 
 /// Finds Swift types by their module-qualified names, with a cache. A name that was not found is
 /// looked up again once another image has been loaded (a plugin may bring the type).
@@ -6,7 +6,7 @@ import _BeeHiveDiscovery
 /// `_typeByName("App.Type")` finds top-level classes. Structs, enums and nested types need a
 /// mangled name, whose kind letters (C class, V struct, O enum) the dotted name does not say; the
 /// lookup tries each combination (3 per level, at most 4 levels below the module).
-enum TypeLookup {
+package enum TypeLookup {
     private enum Cached {
         case found(Any.Type)
         /// Not found while the loader had loaded this many images; a later `dlopen` may bring it.
@@ -15,15 +15,18 @@ enum TypeLookup {
 
     private static let cache = LockedValue<[String: Cached]>([:])
 
-    static func type(named name: String) -> Any.Type? {
+    /// How many images the dynamic loader has loaded so far: a lookup that failed may succeed once it grows.
+    package static var loadedImageCount: UInt64 { ImageScanner.loadedImageCount }
+
+    package static func type(named name: String) -> Any.Type? {
         let loaded: UInt64
         switch cache.withLock({ $0[name] }) {
         case .found(let type)?: return type
         case .missing(let count)?:
-            loaded = ImageScanner.loadedImageCount
+            loaded = loadedImageCount
             if count == loaded { return nil }
         case nil:
-            loaded = ImageScanner.loadedImageCount
+            loaded = loadedImageCount
         }
         let found = uncachedType(named: name)
         cache.withLock { $0[name] = found.map { .found($0) } ?? .missing(loadedImages: loaded) }
@@ -67,5 +70,5 @@ enum TypeLookup {
     }
 
     /// The name a service type is registered under: its module-qualified name.
-    static func name(of type: Any.Type) -> String { _typeName(type, qualified: true) }
+    package static func name(of type: Any.Type) -> String { _typeName(type, qualified: true) }
 }

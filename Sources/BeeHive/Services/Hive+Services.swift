@@ -1,4 +1,4 @@
-import _BeeHiveDiscovery
+internal import _BeeHiveDiscovery
 
 extension Hive {
     /// Creates, or returns the shared instance of, the implementation of `service` (BeeHive's `createService:`).

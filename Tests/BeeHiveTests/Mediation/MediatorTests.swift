@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import BeeHive
+@testable import BeeHiveMediator
 
 /// Counts instances so that tests can tell a cached target from a fresh one.
 private let userTargetInstances = Atomic<Int>(0)

@@ -2,6 +2,8 @@ import Synchronization
 import Testing
 
 @testable import BeeHive
+@testable import BeeHiveMediator
+@testable import BeeHiveRouter
 
 private struct AccountTarget: MediatorTarget {
     static var actions: [MediatorAction<AccountTarget>] {

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Testing
 
 @testable import BeeHive
+@testable import BeeHiveModules
 
 #if canImport(Glibc)
 import Glibc

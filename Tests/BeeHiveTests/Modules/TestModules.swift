@@ -1,6 +1,7 @@
 import Synchronization
 
 @testable import BeeHive
+@testable import BeeHiveModules
 
 /// Collects what modules saw, in order; handed to modules through the context.
 final class EventLog: Sendable {

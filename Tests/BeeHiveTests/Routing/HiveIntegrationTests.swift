@@ -2,6 +2,9 @@ import Foundation
 import Testing
 
 @testable import BeeHive
+@testable import BeeHiveMediator
+@testable import BeeHiveModules
+@testable import BeeHiveRouter
 
 protocol CartService {}
 

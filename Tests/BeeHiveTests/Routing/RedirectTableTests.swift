@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BeeHive
+@testable import BeeHiveRouter
 
 @Suite("RedirectTable: rewriting routes before dispatch")
 struct RedirectTableTests {
@@ -217,12 +218,12 @@ struct RedirectTableTests {
         let file = directory.appendingPathComponent("redirects.json")
         try Data(#"{"redirects":[{"from":"app://a","to":"app://b"},{"to":"app://c"}]}"#.utf8).write(to: file)
 
-        let table = try RedirectTable(contentsOf: file)
+        let table = try RedirectTable(contentsOfFile: file.path)
         #expect(table.rules.count == 1)
         #expect(table.issues.first?.message.hasPrefix("\(file.path), redirects[1]: ") == true)
 
         let missing = directory.appendingPathComponent("absent.json")
-        let error = #expect(throws: RouterError.self) { try RedirectTable(contentsOf: missing) }
+        let error = #expect(throws: RouterError.self) { try RedirectTable(contentsOfFile: missing.path) }
         #expect(error?.code == .malformedRedirectFile)
         #expect(error?.message.contains(missing.path) == true)
     }

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import BeeHive
+@testable import BeeHiveRouter
 
 @Suite("Router: safe from any thread")
 struct RouterConcurrencyTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import BeeHive
+@testable import BeeHiveRouter
 
 /// Seed 002's "web page for unknown routes": what the fallback was asked to open.
 private struct FallbackWebPage: Equatable {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import BeeHive
+@testable import BeeHiveRouter
 
 @Suite("Router: matching URLs against patterns")
 struct RouterMatchingTests {

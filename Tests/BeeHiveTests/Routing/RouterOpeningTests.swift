@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 
 @testable import BeeHive
+@testable import BeeHiveRouter
 
 private let userRouteInstances = Atomic<Int>(0)
 

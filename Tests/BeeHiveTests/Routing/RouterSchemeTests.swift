@@ -1,6 +1,7 @@
 import Testing
 
 @testable import BeeHive
+@testable import BeeHiveRouter
 
 @Suite("Router: one router per scheme, and a global router")
 struct RouterSchemeTests {

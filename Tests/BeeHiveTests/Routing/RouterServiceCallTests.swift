@@ -1,6 +1,7 @@
 import Testing
 
 @testable import BeeHive
+@testable import BeeHiveRouter
 
 private struct SpecCartService: ActionHandling, Sendable {
     func handleAction(_ action: String, parameters: RouteParameters) throws -> Any? {

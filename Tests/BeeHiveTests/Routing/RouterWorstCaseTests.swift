@@ -1,6 +1,7 @@
 import Testing
 
 @testable import BeeHive
+@testable import BeeHiveRouter
 
 /// The router's worst case: patterns that overlap so that a backtracking walk explores long dead ends.
 ///

@@ -1,4 +1,5 @@
 import BeeHive
+import BeeHiveRouter
 import Synchronization
 
 // Types named by the annotation records in Tests/Annotations.

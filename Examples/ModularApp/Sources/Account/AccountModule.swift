@@ -1,6 +1,7 @@
 import AccountAnnotations
 import AppServices
 import BeeHive
+import BeeHiveModules
 
 public final class AccountServiceImpl: AccountService, ServiceImplementation {
     public static var isSingleton: Bool { true }

@@ -1,6 +1,7 @@
 import AnalyticsAnnotations
 import AppServices
 import BeeHive
+import BeeHiveModules
 
 /// An application-level module: starts last, subscribes to the cart event with a closure.
 public final class AnalyticsModule: HiveModule {

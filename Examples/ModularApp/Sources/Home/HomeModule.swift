@@ -1,5 +1,6 @@
 import AppServices
 import BeeHive
+import BeeHiveModules
 import HomeAnnotations
 
 /// Calls the account module's service, and handles the cart-changed custom event.

@@ -2,6 +2,7 @@
 // (or sends it to itself with --self-terminate) and shuts down gracefully, printing the profile.
 import AppServices
 import BeeHive
+import BeeHiveModules
 import Dispatch
 
 #if canImport(Glibc)

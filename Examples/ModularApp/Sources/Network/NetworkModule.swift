@@ -1,5 +1,6 @@
 import AppServices
 import BeeHive
+import BeeHiveModules
 import NetworkAnnotations
 import Synchronization
 

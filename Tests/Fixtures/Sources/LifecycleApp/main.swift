@@ -7,6 +7,7 @@
 //                              key=value lines: the previous signal actions restored, descriptors close-on-exec,
 //                              no descriptor closed twice.
 import BeeHive
+import BeeHiveModules
 import Dispatch
 
 #if canImport(Glibc)

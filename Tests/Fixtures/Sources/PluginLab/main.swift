@@ -26,6 +26,7 @@
 //   exit                        flushes and leaves with _exit(0)
 // The program always leaves with _exit(0): a library truncated under it would fault in its destructors.
 import BeeHive
+import BeeHiveRouter
 
 #if canImport(Glibc)
 import Glibc
@@ -159,7 +160,7 @@ for (index, step) in CommandLine.arguments.dropFirst().enumerated() {
         let diagnostics = Hive.shared.diagnostics
         if kind == "diagnostics" {
             for d in diagnostics {
-                let message = d.message.replacingOccurrences(of: "\n", with: " ")
+                let message = d.message.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " ")
                 emit(index, "diagnostic", "\(d.severity) \(d.code) \(describe(d.source)): \(message)")
             }
         }

@@ -1,0 +1,212 @@
+import BeeHive
+import Dispatch
+
+/// Creates modules and delivers events to them in order: BeeHive's `BHModuleManager`.
+///
+/// Modules come from the hive's declarations (annotation records, `BeeHive.plist`, code) and from
+/// ``register(_:level:priority:isAsync:triggersInit:fileID:line:)``. They are ordered by level (lower
+/// first), then priority (higher first), then the order they were declared in. Each module is
+/// created once, the first time an event reaches it.
+///
+/// ```swift
+/// let modules = ModuleManager(hive: .shared)
+/// modules.start()                    // setUp, init (async modules off this thread), then splash
+/// modules.installSystemEventHandlers()   // SIGTERM/SIGINT -> willTerminate + tearDown, SIGHUP -> reload
+/// ```
+public final class ModuleManager: Sendable {
+    /// The hive modules are declared in and resolve services from.
+    public let hive: Hive
+    /// Times every module × event when enabled.
+    public let profiler: TimeProfiler
+
+    let state: LockedValue<State>
+    let asyncInits = DispatchGroup()
+    let readyGroup = DispatchGroup()
+    let asyncQueue = DispatchQueue(label: "BeeHive.modules.async-init", attributes: .concurrent)
+
+    struct Subscription: Sendable {
+        let id: Int
+        let handler: @Sendable (ModuleContext) throws -> Void
+    }
+
+    struct HookKey: Hashable {
+        let type: ObjectIdentifier
+        let event: ModuleEvent
+    }
+
+    enum Phase { case idle, started, terminated }
+
+    struct State {
+        var entries: [String: ModuleEntry] = [:]
+        var sorted: [ModuleEntry]?
+        var sequence = 0
+        var subscriptions: [String: [ModuleEvent: [Subscription]]] = [:]
+        var notImplemented: Set<HookKey> = []
+        var context: ModuleContext
+        var phase = Phase.idle
+        var readyWaiters = 0
+
+        mutating func ordered() -> [ModuleEntry] {
+            if let sorted { return sorted }
+            let result = entries.values.sorted {
+                ($0.level, -$0.priority, $0.sequence) < ($1.level, -$1.priority, $1.sequence)
+            }
+            sorted = result
+            return result
+        }
+    }
+
+    /// Creates a manager for the modules declared in `hive`.
+    /// - Parameters:
+    ///   - hive: Where modules are declared and services resolved.
+    ///   - context: The context handed (as a copy) to every handler. Default: a context for `hive`.
+    ///   - profiler: The time profiler; off unless enabled (or `BEEHIVE_PROFILE=1`).
+    public init(hive: Hive = .shared, context: ModuleContext? = nil, profiler: TimeProfiler = TimeProfiler()) {
+        self.hive = hive
+        self.profiler = profiler
+        var base = context ?? ModuleContext(hive: hive)
+        base.hive = hive
+        self.state = LockedValue(State(context: base))
+        readyGroup.enter()
+        refresh()
+    }
+
+    /// The manager of ``Hive/shared``'s modules.
+    public static let shared = ModuleManager()
+
+    /// The context handed to handlers (before the event is set).
+    public var context: ModuleContext {
+        get { state.withLock { $0.context } }
+        set { state.withLock { $0.context = newValue } }
+    }
+
+    /// Adds modules declared in the hive since the manager was created or last refreshed, e.g. after
+    /// ``Hive/rescan()`` or ``Hive/loadModules(from:)``.
+    public func refresh() {
+        let declarations = hive.moduleDeclarations
+        state.withLock { state in
+            for declaration in declarations where state.entries[declaration.name] == nil {
+                state.add(ModuleEntry(declaration, type: nil, sequence: state.sequence))
+            }
+        }
+    }
+
+    /// Every module, in the order events reach them.
+    public var modules: [ModuleDeclaration] { state.withLock { $0.ordered().map(\.declaration) } }
+
+    // MARK: - Instances
+
+    /// The module's instance, created on first use; nil (with a diagnostic, once) if it cannot be created.
+    func instance(of entry: ModuleEntry) -> (any HiveModule)? {
+        while true {
+            enum Step {
+                case ready(any HiveModule)
+                case failed
+                case wait(CreationTicket)
+                case create(CreationTicket)
+            }
+            let step: Step = state.withLock { _ in
+                // A module type that was unknown may come with an image loaded since (a plugin).
+                if case .failed(let loadedImages?) = entry.slot, TypeLookup.loadedImageCount != loadedImages {
+                    entry.slot = .empty
+                }
+                switch entry.slot {
+                case .ready(let module): return .ready(module)
+                case .failed: return .failed
+                case .creating(let ticket): return ticket.isOnCurrentThread ? .failed : .wait(ticket)
+                case .empty:
+                    let ticket = CreationTicket()
+                    entry.slot = .creating(ticket)
+                    return .create(ticket)
+                }
+            }
+            switch step {
+            case .ready(let module): return module
+            case .failed: return nil
+            case .wait(let ticket): ticket.wait()
+            case .create(let ticket):
+                let made = makeModule(entry)
+                state.withLock { _ in
+                    switch made {
+                    case .success(let module): entry.slot = .ready(module)
+                    case .failure(let failure): entry.slot = .failed(loadedImages: failure.retryAfter)
+                    }
+                }
+                ticket.finish()
+                return try? made.get()
+            }
+        }
+    }
+
+    /// Why a module was not created; an unknown type may be retried once more images are loaded.
+    private struct CreationFailure: Error {
+        let retryAfter: UInt64?
+    }
+
+    /// Creates the module, or reports (once) why it cannot.
+    private func makeModule(_ entry: ModuleEntry) -> Result<any HiveModule, CreationFailure> {
+        let type: any HiveModule.Type
+        if let known = entry.type {
+            type = known
+        } else if let found = TypeLookup.type(named: entry.name) {
+            guard let module = found as? any HiveModule.Type else {
+                report(
+                    .notAModule,
+                    "expected \(entry.name) to be a module (a class conforming to HiveModule); it is not", entry)
+                return .failure(CreationFailure(retryAfter: nil))
+            }
+            type = module
+        } else {
+            let loadedImages = TypeLookup.loadedImageCount
+            hive.record([
+                Diagnostic(.error, .unknownType(entry.name, role: "a module", source: entry.declaration.source))
+            ])
+            return .failure(CreationFailure(retryAfter: loadedImages))
+        }
+        return .success(type.init())
+    }
+
+    func report(_ code: HiveError.Code, _ message: String, _ entry: ModuleEntry) {
+        hive.record([Diagnostic(.error, HiveError(code, message, source: entry.declaration.source))])
+    }
+}
+
+/// One module: its declaration and, once created, its instance. Mutable fields are guarded by the manager's lock.
+final class ModuleEntry: @unchecked Sendable {
+    enum Slot {
+        case empty
+        case creating(CreationTicket)
+        case ready(any HiveModule)
+        /// Not created; `loadedImages` is set when the type was unknown, to look again after a `dlopen`.
+        case failed(loadedImages: UInt64?)
+    }
+
+    let declaration: ModuleDeclaration
+    let type: (any HiveModule.Type)?
+    let sequence: Int
+    var slot = Slot.empty
+
+    init(_ declaration: ModuleDeclaration, type: (any HiveModule.Type)?, sequence: Int) {
+        self.declaration = declaration
+        self.type = type
+        self.sequence = sequence
+    }
+
+    var name: String { declaration.name }
+    var level: Int { declaration.level.rawValue }
+    var priority: Int { declaration.priority }
+    var isAsync: Bool { declaration.isAsync }
+
+    var readyInstance: (any HiveModule)? {
+        if case .ready(let module) = slot { return module }
+        return nil
+    }
+}
+
+extension ModuleManager.State {
+    mutating func add(_ entry: ModuleEntry) {
+        entries[entry.name] = entry
+        sequence += 1
+        sorted = nil
+    }
+}

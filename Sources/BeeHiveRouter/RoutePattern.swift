@@ -1,0 +1,145 @@
+import BeeHive
+
+/// A parsed route pattern such as `app://user/:id` or `app://web/~`.
+///
+/// A pattern is `scheme://` followed by `/`-separated components, the host being the first one. Each component
+/// is one of:
+/// - a literal, matched exactly after percent-decoding (`user`, `用户`, `%E7%94%A8%E6%88%B7`);
+/// - a parameter `:name` (letters, digits, `_` or `-`), which captures one component;
+/// - the wildcard `~`, allowed only last, which matches the rest of the path (zero or more components).
+///
+/// Patterns have no query: query items of an opened URL are always merged into the parameters instead (see
+/// ``RouteRequest/parameters``). Two patterns are the *same route* when they differ only in parameter names
+/// (`app://search/:query` and `app://search/:keyword`); a ``Router`` rejects the second one.
+///
+/// ```swift
+/// let pattern = try RoutePattern("app://user/:id/posts/:post")
+/// pattern.parameterNames  // ["id", "post"]
+/// ```
+public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
+    enum Segment: Sendable, Hashable {
+        case literal(String)
+        case parameter(String)
+        case wildcard
+    }
+
+    /// The lower-cased scheme, or `nil` for a scheme-less pattern such as `user/:id`.
+    public let scheme: String?
+
+    let segments: [Segment]
+
+    /// Parses a pattern.
+    ///
+    /// - Parameter text: The pattern, for example `app://user/:id`; `user/:id` (no scheme) is accepted here and
+    ///   given a scheme by the router it is registered with.
+    /// - Throws: ``RouterError`` with code ``RouterError/Code/malformedPattern`` when the pattern has a query or
+    ///   fragment, an empty or invalid parameter name, a repeated parameter name, or a `~` that is not last.
+    public init(_ text: String) throws(RouterError) {
+        let url: ParsedRouteURL
+        do {
+            url = try ParsedRouteURL(text, allowsMissingScheme: true, decodesComponents: false)
+        } catch {
+            throw RouterError(.malformedPattern, "pattern \(error.message)")
+        }
+        guard !url.hasQuery, url.fragment == nil else {
+            throw RouterError(
+                .malformedPattern,
+                "pattern '\(text)': expected 'scheme://host/path' without '?' or '#'; query items are not matched, "
+                    + "they are merged into the parameters when a URL is opened"
+            )
+        }
+        var segments: [Segment] = []
+        var names: Set<String> = []
+        for (index, raw) in url.rawSegments.enumerated() {
+            let position = "component \(index + 1)"
+            if raw == "~" {
+                guard index == url.rawSegments.count - 1 else {
+                    throw RouterError(
+                        .malformedPattern,
+                        "pattern '\(text)': expected '~' only as the last component, found it at \(position) of "
+                            + "\(url.rawSegments.count)"
+                    )
+                }
+                segments.append(.wildcard)
+            } else if raw.hasPrefix(":") {
+                let name = String(raw.dropFirst())
+                guard !name.isEmpty, name.unicodeScalars.allSatisfy(Self.isNameCharacter) else {
+                    throw RouterError(
+                        .malformedPattern,
+                        "pattern '\(text)': expected ':name' of letters, digits, '_' or '-' at \(position), "
+                            + "found '\(raw)'"
+                    )
+                }
+                guard names.insert(name).inserted else {
+                    throw RouterError(
+                        .malformedPattern,
+                        "pattern '\(text)': expected each parameter name once, found ':\(name)' again at \(position)"
+                    )
+                }
+                segments.append(.parameter(name))
+            } else {
+                guard let literal = RouteComponentCoding.decode(raw) else {
+                    throw RouterError(
+                        .malformedPattern,
+                        "pattern '\(text)': expected valid '%XX' escapes at \(position), found '\(raw)'"
+                    )
+                }
+                segments.append(.literal(literal))
+            }
+        }
+        self.scheme = url.scheme
+        self.segments = segments
+    }
+
+    init(scheme: String?, segments: [Segment]) {
+        self.scheme = scheme
+        self.segments = segments
+    }
+
+    /// The names of the `:name` components, in order.
+    public var parameterNames: [String] {
+        segments.compactMap { segment in
+            if case .parameter(let name) = segment { name } else { nil }
+        }
+    }
+
+    /// Whether the pattern ends with the `~` wildcard.
+    public var hasWildcard: Bool { segments.last == .wildcard }
+
+    /// The pattern with the given scheme, used when a scheme-less pattern is registered with a scheme router.
+    func withScheme(_ scheme: String) -> RoutePattern {
+        RoutePattern(scheme: scheme, segments: segments)
+    }
+
+    /// The normalised spelling, for example `app://user/:id` (literals percent-encoded only where needed).
+    public var description: String {
+        let body = segments.map { segment in
+            switch segment {
+            case .literal(let text): Self.encodeLiteral(text)
+            case .parameter(let name): ":" + name
+            case .wildcard: "~"
+            }
+        }
+        .joined(separator: "/")
+        return (scheme.map { "\($0)://" } ?? "") + body
+    }
+
+    /// Keeps readable text (including non-ASCII) and escapes only what would change the parse.
+    ///
+    /// Checked on UTF-8 bytes, so a `/` or a leading `:` followed by a combining mark is escaped too.
+    private static func encodeLiteral(_ text: String) -> String {
+        if text == "~" { return "%7E" }
+        let needsEscape =
+            text.utf8.first == UInt8(ascii: ":")
+            || text.utf8.contains { byte in
+                byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
+                    || byte == UInt8(ascii: "%")
+            }
+        return needsEscape ? RouteComponentCoding.encode(text) : text
+    }
+
+    private static func isNameCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.isASCII
+            && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == "-")
+    }
+}

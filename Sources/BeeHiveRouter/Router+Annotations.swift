@@ -1,0 +1,122 @@
+import BeeHive
+
+/// The shared hive's route declarations that the process-wide routers hold.
+private struct ImportedRoutes {
+    /// The hive's route generation last imported.
+    var generation = -1
+    /// Each declaration registered, with the router and pattern to remove it by when its image goes.
+    var registered: [RegistrationSource: (router: Router, pattern: String)] = [:]
+    /// Declarations that failed, with the message reported, so that a retry that fails the same way is quiet.
+    var failed: [RegistrationSource: String] = [:]
+}
+
+/// Held while routes are imported, so that concurrent imports never interleave.
+private let importedRoutes = LockedValue(ImportedRoutes())
+
+extension Router {
+    /// Registers routes declared by annotation records (`BH_ROUTE`) in `hive`: each on the process-wide
+    /// router of its pattern's scheme (``forScheme(_:)``), with its handler type found by name.
+    ///
+    /// The shared hive's routes need no call: ``forScheme(_:)`` and ``router(forURL:)`` bring the routers up to
+    /// date with its declarations before they answer (after ``Hive/rescan()`` too): routes of images loaded
+    /// since are added, routes of images unloaded since are removed. Call this for a hive of your own.
+    ///
+    /// - Parameter hive: The hive whose route declarations to register.
+    /// - Returns: The problems found (unknown or non-handler types, bad patterns, duplicates), each also
+    ///   recorded in the hive's diagnostics with the record's source.
+    @discardableResult
+    public static func registerDeclaredRoutes(from hive: Hive) -> [Diagnostic] {
+        var problems: [Diagnostic] = []
+        for declaration in hive.routeDeclarations {
+            do throws(HiveError) {
+                try register(declaration)
+            } catch {
+                problems.append(Diagnostic(.error, error))
+            }
+        }
+        hive.record(problems)
+        return problems
+    }
+
+    /// Brings the process-wide routers up to date with the shared hive's route declarations. Cheap when
+    /// nothing changed: one comparison of generations.
+    static func importSharedDeclarations() {
+        let hive = Hive.shared
+        let generation = hive.routeGeneration
+        guard importedRoutes.withLock({ $0.generation }) != generation else { return }
+        let problems: [Diagnostic] = importedRoutes.withLock { imported in
+            let (generation, declarations) = hive.versionedRouteDeclarations
+            guard imported.generation != generation else { return [] }
+            imported.generation = generation
+            let current = Set(declarations.map(\.source))
+            for (source, route) in imported.registered where !current.contains(source) {
+                route.router.deregister(pattern: route.pattern)
+                imported.registered[source] = nil
+            }
+            imported.failed = imported.failed.filter { current.contains($0.key) }
+            var problems: [Diagnostic] = []
+            for declaration in declarations where imported.registered[declaration.source] == nil {
+                do throws(HiveError) {
+                    let router = try register(declaration)
+                    imported.registered[declaration.source] = (router, declaration.pattern)
+                    imported.failed[declaration.source] = nil
+                } catch {
+                    guard imported.failed[declaration.source] != error.message else { continue }
+                    imported.failed[declaration.source] = error.message
+                    problems.append(Diagnostic(.error, error))
+                }
+            }
+            return problems
+        }
+        hive.record(problems)
+    }
+
+    /// Registers one declared route on the process-wide router of its scheme; returns that router.
+    @discardableResult
+    private static func register(_ declaration: RouteDeclaration) throws(HiveError) -> Router {
+        guard let found = TypeLookup.type(named: declaration.handler) else {
+            throw HiveError.unknownType(
+                declaration.handler, role: "the handler of \(declaration.pattern)", source: declaration.source)
+        }
+        guard let handler = found as? any RouteHandler.Type else {
+            throw HiveError(
+                .notAnImplementation,
+                "expected \(declaration.handler), the handler of \(declaration.pattern), to conform to "
+                    + "RouteHandler; it does not", source: declaration.source)
+        }
+        do throws(RouterError) {
+            let pattern = try RoutePattern(declaration.pattern)
+            let router = pattern.scheme.map(schemeRouter) ?? global
+            try router.register(pattern: declaration.pattern, handlerType: handler)
+            return router
+        } catch {
+            throw HiveError(
+                error.code == .duplicateRoute ? .duplicateRegistration : .malformedRecord, "\(error.message)",
+                source: declaration.source)
+        }
+    }
+}
+
+extension ServiceActionResolver {
+    /// Resolves the services of BeeHive call URLs (`scheme://call.service/<Service>.<action>`) from a hive:
+    /// the service is created by name and must conform to ``ActionHandling``.
+    ///
+    /// ```swift
+    /// Router.forScheme("app").setServiceResolver(.hive(.shared))
+    /// try Router.forScheme("app").open("app://call.service/App.CartService.add?sku=42")
+    /// ```
+    /// - Parameter hive: The hive services are created from.
+    public static func hive(_ hive: Hive) -> ServiceActionResolver {
+        ServiceActionResolver { name in
+            guard hive.registration(for: name) != nil else { return nil }
+            let service = try hive.createService(named: name)
+            guard let handler = service as? any ActionHandling else {
+                throw HiveError(
+                    .doesNotConform,
+                    "expected service \(name) to conform to ActionHandling to be called by URL; "
+                        + "\(type(of: service)) does not", source: hive.registration(for: name)?.source)
+            }
+            return handler
+        }
+    }
+}
