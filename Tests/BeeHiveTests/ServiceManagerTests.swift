@@ -40,6 +40,20 @@ struct ServiceManagerTests {
         #expect(!hive.hasService(Unregistered.self))
     }
 
+    @Test("the compile-time-checked factory form registers by type, with a name and a scope")
+    func registerFactoryForm() throws {
+        let hive = Hive()
+        let registration = try hive.register(Storage.self) { _ in MemoryStorage() }
+        try hive.register(Storage.self, name: "preset", scope: .singleton) { _ in PresetStorage(label: "made once") }
+        #expect(registration.service == "BeeHiveTests.Storage")
+        #expect(registration.source.isCode)
+        #expect(try hive.createService(Storage.self).label == "memory")
+        let first = try hive.createService(Storage.self, name: "preset")
+        let second = try hive.createService(Storage.self, name: "preset")
+        #expect(ObjectIdentifier(first) == ObjectIdentifier(second))
+        #expect(first.label == "made once")
+    }
+
     @Test("registration by names resolves the type lazily")
     func registerNames() throws {
         let hive = Hive()
@@ -145,11 +159,16 @@ struct ServiceManagerTests {
         #expect(error?.message.contains("Registered services: BeeHiveTests.Storage") == true)
     }
 
-    @Test("an unqualified registration serves a qualified request")
-    func unqualifiedFallback() throws {
+    @Test("an unqualified registration does not serve a qualified request: the error names it and its source")
+    func noUnqualifiedFallback() throws {
         let hive = Hive()
         try hive.register(service: "Storage", impl: "BeeHiveTests.MemoryStorage")
-        #expect(try hive.createService(Storage.self).label == "memory")
+        let error = #expect(throws: HiveError.self) { try hive.createService(Storage.self) }
+        #expect(error?.code == .serviceNotFound)
+        #expect(error?.message.contains("Storage is registered without its module by") == true)
+        #expect(error?.message.contains("as BeeHiveTests.Storage") == true)
+        #expect(error?.source == hive.registration(for: "Storage")?.source)
+        #expect(hive.registration(for: "BeeHiveTests.Storage") == nil)
     }
 
     @Test("an initializer asking for its own service on the same thread is a cycle, not a deadlock")

@@ -1,11 +1,5 @@
 internal import _BeeHiveDiscovery
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 extension Hive {
     private struct Bootstrap {
         var options: Options?
@@ -20,7 +14,7 @@ extension Hive {
             return state.options
         }
         var resolved = options ?? Options()
-        if options == nil, let strict = getenv("BEEHIVE_STRICT"), String(cString: strict) == "1" {
+        if options == nil, EnvironmentVariable.strict.value == "1" {
             resolved.isStrict = true
         }
         resolved.scansLoadedImages = true

@@ -1,5 +1,40 @@
 extension Hive {
+    /// Registers a factory for `service`: the primary way to register in code, checked by the compiler.
+    ///
+    /// The factory returns `Service`, so an implementation that does not conform is a compile error, not a
+    /// run-time one:
+    /// ```swift
+    /// try hive.register(UserTrackService.self) { _ in ConsoleTracker() }
+    /// try hive.register(Clock.self, name: "fake", scope: .singleton) { hive in
+    ///     FakeClock(log: try hive.createService(Log.self))
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - service: The service, usually a protocol.
+    ///   - name: A name, to register several implementations of one service.
+    ///   - scope: Whether every request gets a new instance (`.transient`, the default) or one shared instance.
+    ///   - factory: Makes an instance. Called without any lock held; it may resolve other services from the hive
+    ///     it is given.
+    /// - Returns: The registration.
+    /// - Throws: ``HiveError/Code-swift.struct/duplicateRegistration`` in strict mode when the service (and name)
+    ///   is taken. Otherwise the first registration wins and the duplicate is a warning.
+    @discardableResult
+    public func register<Service>(
+        _ service: Service.Type, name: String? = nil, scope: ServiceScope = .transient, fileID: String = #fileID,
+        line: Int = #line, factory: @escaping @Sendable (Hive) throws -> Service
+    ) throws(HiveError) -> ServiceRegistration {
+        try register(
+            ServiceRegistration(
+                service: TypeLookup.name(of: service), name: name, implementation: "factory",
+                source: .code(fileID: fileID, line: line)),
+            .factory(scope, { hive in try factory(hive) }))
+    }
+
     /// Registers `impl` as the implementation of `service`, in code (BeeHive's `registerService:implClass:`).
+    ///
+    /// Swift cannot require a type parameter to conform to another one that is a protocol, so here the
+    /// conformance is checked when the service is first created (or by ``validate()``). Prefer
+    /// ``register(_:name:scope:fileID:line:factory:)``, which the compiler checks.
     ///
     /// ```swift
     /// try hive.register(service: UserTrackService.self, impl: UserTrackServiceImpl.self)
@@ -23,7 +58,8 @@ extension Hive {
             .implementation(impl))
     }
 
-    /// Registers a factory for `service`, in code.
+    /// Registers a factory for `service`, in code: ``register(_:name:scope:fileID:line:factory:)`` with the
+    /// service labelled.
     ///
     /// ```swift
     /// try hive.register(service: Clock.self, scope: .singleton) { _ in SystemClock() }
@@ -41,11 +77,7 @@ extension Hive {
         service: Service.Type, name: String? = nil, scope: ServiceScope = .transient, fileID: String = #fileID,
         line: Int = #line, factory: @escaping @Sendable (Hive) throws -> Service
     ) throws(HiveError) -> ServiceRegistration {
-        try register(
-            ServiceRegistration(
-                service: TypeLookup.name(of: service), name: name, implementation: "factory",
-                source: .code(fileID: fileID, line: line)),
-            .factory(scope, { hive in try factory(hive) }))
+        try register(service, name: name, scope: scope, fileID: fileID, line: line, factory: factory)
     }
 
     /// Registers the type named `impl` as the implementation of the service named `service`.

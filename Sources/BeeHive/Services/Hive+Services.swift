@@ -99,7 +99,7 @@ extension Hive {
         case wait(CreationTicket)
         case create(ServiceEntry, Provider)
         case cycle(ServiceEntry)
-        case missing(available: [String])
+        case missing(available: [String], unqualified: ServiceRegistration?)
     }
 
     /// The instance for `key` (found through `typeKey` first, when given), with the entry and, for a
@@ -113,7 +113,9 @@ extension Hive {
         while true {
             let step: Step = state.withLock { state in
                 guard let entry = typeKey.flatMap({ state.typeIndex[$0] }) ?? state.entry(for: key) else {
-                    return .missing(available: state.serviceOrder.prefix(20).map(\.displayName))
+                    return .missing(
+                        available: state.serviceOrder.prefix(20).map(\.displayName),
+                        unqualified: state.unqualifiedEntry(for: key)?.registration)
                 }
                 if let typeKey { state.typeIndex[typeKey] = entry }
                 if shouldCache {
@@ -136,11 +138,17 @@ extension Hive {
                     "expected the initializer of \(entry.registration.implementation) not to ask for "
                         + "\(entry.registration.displayName) while it is being created; it did, on the same thread",
                     source: entry.registration.source)
-            case .missing(let available):
+            case .missing(let available, let unqualified):
                 let list = available.isEmpty ? "none" : available.joined(separator: ", ")
+                let hint = unqualified.map { registration in
+                    " (\(registration.displayName) is registered without its module by \(registration.source): "
+                        + "name services module-qualified, as \(key.service))"
+                }
                 throw HiveError(
                     .serviceNotFound,
-                    "expected a registration for \(key.displayName); found none. Registered services: \(list)")
+                    "expected a registration for \(key.displayName); found none\(hint ?? ""). Registered services: "
+                        + list,
+                    source: unqualified?.source)
             case .create(let entry, let provider):
                 let made = try resolve(provider, of: entry)
                 let isSingleton: Bool
@@ -254,10 +262,13 @@ extension ServiceEntry {
 }
 
 extension RegistryState {
-    /// The entry for `key`; a qualified name that is not registered falls back to its unqualified
-    /// form (`App.Tracker` → `Tracker`), as BeeHive's Objective-C files name protocols.
-    func entry(for key: ServiceKey) -> ServiceEntry? {
-        if let entry = services[key] { return entry }
+    /// The entry for `key`. Names match exactly: a request for `App.Tracker` is not served by a registration
+    /// of `Tracker`, which could be another module's service (``unqualifiedEntry(for:)`` finds it for the error).
+    func entry(for key: ServiceKey) -> ServiceEntry? { services[key] }
+
+    /// The registration of `key`'s service without its module (`Tracker` for `App.Tracker`), as BeeHive's
+    /// Objective-C files name protocols: named in the error when `key` is not found.
+    func unqualifiedEntry(for key: ServiceKey) -> ServiceEntry? {
         guard let dot = key.service.firstIndex(of: ".") else { return nil }
         return services[ServiceKey(service: String(key.service[key.service.index(after: dot)...]), name: key.name)]
     }

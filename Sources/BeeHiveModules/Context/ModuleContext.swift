@@ -44,7 +44,7 @@ public struct ModuleContext: Sendable {
     ) {
         self.hive = hive
         self.environment =
-            environment ?? Environment(rawValue: ProcessEnvironment.value("BEEHIVE_ENV")?.lowercased() ?? "") ?? .dev
+            environment ?? Environment(rawValue: EnvironmentVariable.environment.value?.lowercased() ?? "") ?? .dev
         self.appKey = appKey
         self.launchArguments = launchArguments
         self.moduleConfigName = moduleConfigName
@@ -52,14 +52,4 @@ public struct ModuleContext: Sendable {
         self.customParameters = customParameters
         self.config = config
     }
-}
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
-enum ProcessEnvironment {
-    static func value(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 }

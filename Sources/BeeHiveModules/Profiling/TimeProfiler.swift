@@ -34,7 +34,7 @@ public final class TimeProfiler: Sendable {
     /// Creates a profiler.
     /// - Parameter isEnabled: Whether to record; default from `BEEHIVE_PROFILE=1`.
     public init(isEnabled: Bool? = nil) {
-        enabled = Atomic(isEnabled ?? (ProcessEnvironment.value("BEEHIVE_PROFILE") == "1"))
+        enabled = Atomic(isEnabled ?? (EnvironmentVariable.profile.value == "1"))
     }
 
     /// Whether handlers are timed.

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+@testable import BeeHive
+
+/// Mistakes the compiler must refuse, type-checked for real with `swiftc` against the modules of this test build.
+@Suite("Compile-time checks: code registration")
+struct CompileTimeCheckTests {
+    /// The folder of this test binary's build products: `Modules/` and the C targets' module maps are there.
+    static let products = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+
+    /// Type-checks `source` as a program that imports BeeHive; returns the compiler's output and whether it passed.
+    static func typecheck(_ source: String) throws -> (passed: Bool, output: String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beehive-typecheck-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("main.swift")
+        try Data(source.utf8).write(to: file)
+        let arguments = [
+            "-typecheck", "-I", products.appendingPathComponent("Modules").path,
+            "-Xcc",
+            "-fmodule-map-file=" + products.appendingPathComponent("_BeeHiveScanner.build/module.modulemap").path,
+            "-Xcc", "-I" + Command.repository.appendingPathComponent("CSupport/_BeeHiveScanner/include").path,
+            file.path,
+        ]
+        do {
+            return (true, try Command.run("swiftc", arguments))
+        } catch let failure as Command.Failure {
+            return (false, failure.description)
+        }
+    }
+
+    static let declarations = """
+        import BeeHive
+
+        protocol Clock { var now: Int { get } }
+        struct SystemClock: Clock { var now: Int { 1 } }
+        struct WallClock { var now: Int { 2 } }
+        let hive = Hive()
+
+        """
+
+    @Test("a factory whose implementation conforms type-checks")
+    func conformingFactory() throws {
+        let result = try Self.typecheck(Self.declarations + "try hive.register(Clock.self) { _ in SystemClock() }\n")
+        #expect(result.passed, "\(result.output)")
+    }
+
+    @Test("a factory whose implementation does not conform is a compile error naming both types")
+    func nonConformingFactory() throws {
+        let result = try Self.typecheck(Self.declarations + "try hive.register(Clock.self) { _ in WallClock() }\n")
+        #expect(!result.passed)
+        #expect(result.output.contains("WallClock"), "\(result.output)")
+        #expect(result.output.contains("Clock"), "\(result.output)")
+        #expect(result.output.contains("main.swift:7"), "\(result.output)")
+    }
+
+    @Test("the same mistake through the by-type form compiles, and the hive reports it at the first resolve")
+    func byTypeFormIsCheckedAtRunTime() throws {
+        let hive = Hive()
+        try hive.register(service: Storage.self, impl: UnrelatedImplementation.self)
+        let error = #expect(throws: HiveError.self) { try hive.createService(Storage.self) }
+        #expect(error?.code == .doesNotConform)
+        #expect(error?.message.contains("UnrelatedImplementation") == true)
+        #expect(error?.message.contains("Storage") == true)
+    }
+}
+
+/// An implementation type that conforms to no service protocol of the tests.
+final class UnrelatedImplementation: ServiceImplementation {
+    init() {}
+}
