@@ -61,7 +61,7 @@ def emit_types(n: int) -> str:
         lines.append(f"/// Benchmark service {i} of {n}.")
         lines.append(f"public protocol Service{i}: AnyObject {{}}")
         lines.append(f"/// The implementation of ``Service{i}``.")
-        lines.append(f"public final class Impl{i}: Service{i} {{")
+        lines.append(f"public final class Impl{i}: Service{i}, Sendable {{")
         lines.append("    /// Creates an instance.")
         lines.append("    public init() {}")
         lines.append("}")

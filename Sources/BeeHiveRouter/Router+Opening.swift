@@ -34,6 +34,21 @@ extension Router {
             let parsed = try? ParsedRouteURL(target),
             acceptsScheme(of: parsed)
         else { return false }
+        if let form = pathComponentForm(of: parsed, settings) {
+            guard let requests = try? pathComponentRequests(parsed, form: form, settings) else { return false }
+            return requests.allSatisfy { component, request in
+                switch form {
+                case .call:
+                    guard component.handler == nil else { return true }
+                    let resolver =
+                        settings.serviceResolver ?? settings.pathComponentHive.map(ServiceActionResolver.hive)
+                    guard let handler = try? resolver?.resolve(request.target) else { return false }
+                    return handler.canHandleAction(request.action ?? "")
+                case .register: return settings.pathComponentHive != nil
+                case .jump: return component.handler != nil
+                }
+            }
+        }
         if let resolver = settings.serviceResolver, let call = try? ServiceCall(parsed, host: settings.serviceCallHost)
         {
             guard let handler = try? resolver.resolve(call.service) else { return false }
@@ -176,6 +191,13 @@ extension Router {
             return try fallback(RouteFallback(url: target, originalURL: url, reason: reason, userInfo: userInfo))
         }
 
+        if acceptsScheme(of: parsed), let form = pathComponentForm(of: parsed, settings) {
+            do {
+                return try openPathComponents(parsed, form: form, settings)
+            } catch let error as RouterError where error.code == .unknownPathComponent {
+                return try notHandled(error)
+            }
+        }
         if let resolver = settings.serviceResolver, acceptsScheme(of: parsed),
             let call = try ServiceCall(parsed, host: settings.serviceCallHost)
         {

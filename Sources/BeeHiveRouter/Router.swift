@@ -61,6 +61,10 @@ public final class Router: Sendable {
         var serviceCallHost = Router.defaultServiceCallHost
         var redirects: RedirectTable?
         var fallback: FallbackHandler?
+        /// BHRouter's path components by key.
+        var pathComponents: [String: PathComponent] = [:]
+        /// The hive of the register form (and of the call form without a resolver).
+        var pathComponentHive: Hive?
     }
 
     struct State: Sendable {

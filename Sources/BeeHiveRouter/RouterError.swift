@@ -33,6 +33,7 @@ public struct RouterError: Error, Sendable, Hashable, CustomStringConvertible {
             case invalidRedirectLimit
             case malformedRedirectFile
             case malformedRedirectEntry
+            case unknownPathComponent
         }
 
         private let value: Value
@@ -76,6 +77,8 @@ public struct RouterError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let malformedRedirectFile = Code(.malformedRedirectFile)
         /// One entry of a redirect file is invalid; the other entries still load.
         public static let malformedRedirectEntry = Code(.malformedRedirectEntry)
+        /// A BHRouter URL names a path component key the router does not have (``Router/addPathComponent(_:for:handler:)``).
+        public static let unknownPathComponent = Code(.unknownPathComponent)
     }
 
     /// The kind of failure.

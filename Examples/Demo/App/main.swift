@@ -2,6 +2,7 @@
 // through one hive. Run it with `Scripts/demo.sh`, or `swift run -c release beehive-demo`.
 import BeeHive
 import BeeHiveDemoServices
+import Synchronization
 
 // MARK: - Services (protocols) and implementations, named in Annotations/annotations.c
 
@@ -10,13 +11,18 @@ public protocol AccountService { func name(of id: Int) -> String? }
 public protocol Greeter { func greet(_ name: String) -> String }
 public protocol Clock { var description: String { get } }
 
+/// A singleton is shared by every thread that resolves it, so implementations are `Sendable`: its state is
+/// behind a mutex.
 public final class ConsoleUserTracker: UserTrackService, ServiceImplementation {
     public static var isSingleton: Bool { true }
-    private var events: [String] = []
+    private let events = Mutex<[String]>([])
     public init() {}
     public func track(_ event: String) {
-        events.append(event)
-        print("    tracked \"\(event)\" (\(events.count) so far in this singleton)")
+        let count = events.withLock { events in
+            events.append(event)
+            return events.count
+        }
+        print("    tracked \"\(event)\" (\(count) so far in this singleton)")
     }
 }
 

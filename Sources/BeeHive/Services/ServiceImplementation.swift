@@ -13,7 +13,7 @@
 ///     func track(_ event: String) { print(event) }
 /// }
 /// ```
-public protocol ServiceImplementation {
+public protocol ServiceImplementation: Sendable {
     /// Creates an instance. Called without any lock held: it may ask the hive for other services.
     init()
 

@@ -6,70 +6,70 @@
 /// Benchmark service 0 of 10.
 public protocol Service0: AnyObject {}
 /// The implementation of ``Service0``.
-public final class Impl0: Service0 {
+public final class Impl0: Service0, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 1 of 10.
 public protocol Service1: AnyObject {}
 /// The implementation of ``Service1``.
-public final class Impl1: Service1 {
+public final class Impl1: Service1, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 2 of 10.
 public protocol Service2: AnyObject {}
 /// The implementation of ``Service2``.
-public final class Impl2: Service2 {
+public final class Impl2: Service2, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 3 of 10.
 public protocol Service3: AnyObject {}
 /// The implementation of ``Service3``.
-public final class Impl3: Service3 {
+public final class Impl3: Service3, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 4 of 10.
 public protocol Service4: AnyObject {}
 /// The implementation of ``Service4``.
-public final class Impl4: Service4 {
+public final class Impl4: Service4, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 5 of 10.
 public protocol Service5: AnyObject {}
 /// The implementation of ``Service5``.
-public final class Impl5: Service5 {
+public final class Impl5: Service5, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 6 of 10.
 public protocol Service6: AnyObject {}
 /// The implementation of ``Service6``.
-public final class Impl6: Service6 {
+public final class Impl6: Service6, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 7 of 10.
 public protocol Service7: AnyObject {}
 /// The implementation of ``Service7``.
-public final class Impl7: Service7 {
+public final class Impl7: Service7, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 8 of 10.
 public protocol Service8: AnyObject {}
 /// The implementation of ``Service8``.
-public final class Impl8: Service8 {
+public final class Impl8: Service8, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 9 of 10.
 public protocol Service9: AnyObject {}
 /// The implementation of ``Service9``.
-public final class Impl9: Service9 {
+public final class Impl9: Service9, Sendable {
     /// Creates an instance.
     public init() {}
 }

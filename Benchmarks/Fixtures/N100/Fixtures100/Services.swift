@@ -6,700 +6,700 @@
 /// Benchmark service 0 of 100.
 public protocol Service0: AnyObject {}
 /// The implementation of ``Service0``.
-public final class Impl0: Service0 {
+public final class Impl0: Service0, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 1 of 100.
 public protocol Service1: AnyObject {}
 /// The implementation of ``Service1``.
-public final class Impl1: Service1 {
+public final class Impl1: Service1, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 2 of 100.
 public protocol Service2: AnyObject {}
 /// The implementation of ``Service2``.
-public final class Impl2: Service2 {
+public final class Impl2: Service2, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 3 of 100.
 public protocol Service3: AnyObject {}
 /// The implementation of ``Service3``.
-public final class Impl3: Service3 {
+public final class Impl3: Service3, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 4 of 100.
 public protocol Service4: AnyObject {}
 /// The implementation of ``Service4``.
-public final class Impl4: Service4 {
+public final class Impl4: Service4, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 5 of 100.
 public protocol Service5: AnyObject {}
 /// The implementation of ``Service5``.
-public final class Impl5: Service5 {
+public final class Impl5: Service5, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 6 of 100.
 public protocol Service6: AnyObject {}
 /// The implementation of ``Service6``.
-public final class Impl6: Service6 {
+public final class Impl6: Service6, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 7 of 100.
 public protocol Service7: AnyObject {}
 /// The implementation of ``Service7``.
-public final class Impl7: Service7 {
+public final class Impl7: Service7, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 8 of 100.
 public protocol Service8: AnyObject {}
 /// The implementation of ``Service8``.
-public final class Impl8: Service8 {
+public final class Impl8: Service8, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 9 of 100.
 public protocol Service9: AnyObject {}
 /// The implementation of ``Service9``.
-public final class Impl9: Service9 {
+public final class Impl9: Service9, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 10 of 100.
 public protocol Service10: AnyObject {}
 /// The implementation of ``Service10``.
-public final class Impl10: Service10 {
+public final class Impl10: Service10, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 11 of 100.
 public protocol Service11: AnyObject {}
 /// The implementation of ``Service11``.
-public final class Impl11: Service11 {
+public final class Impl11: Service11, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 12 of 100.
 public protocol Service12: AnyObject {}
 /// The implementation of ``Service12``.
-public final class Impl12: Service12 {
+public final class Impl12: Service12, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 13 of 100.
 public protocol Service13: AnyObject {}
 /// The implementation of ``Service13``.
-public final class Impl13: Service13 {
+public final class Impl13: Service13, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 14 of 100.
 public protocol Service14: AnyObject {}
 /// The implementation of ``Service14``.
-public final class Impl14: Service14 {
+public final class Impl14: Service14, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 15 of 100.
 public protocol Service15: AnyObject {}
 /// The implementation of ``Service15``.
-public final class Impl15: Service15 {
+public final class Impl15: Service15, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 16 of 100.
 public protocol Service16: AnyObject {}
 /// The implementation of ``Service16``.
-public final class Impl16: Service16 {
+public final class Impl16: Service16, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 17 of 100.
 public protocol Service17: AnyObject {}
 /// The implementation of ``Service17``.
-public final class Impl17: Service17 {
+public final class Impl17: Service17, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 18 of 100.
 public protocol Service18: AnyObject {}
 /// The implementation of ``Service18``.
-public final class Impl18: Service18 {
+public final class Impl18: Service18, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 19 of 100.
 public protocol Service19: AnyObject {}
 /// The implementation of ``Service19``.
-public final class Impl19: Service19 {
+public final class Impl19: Service19, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 20 of 100.
 public protocol Service20: AnyObject {}
 /// The implementation of ``Service20``.
-public final class Impl20: Service20 {
+public final class Impl20: Service20, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 21 of 100.
 public protocol Service21: AnyObject {}
 /// The implementation of ``Service21``.
-public final class Impl21: Service21 {
+public final class Impl21: Service21, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 22 of 100.
 public protocol Service22: AnyObject {}
 /// The implementation of ``Service22``.
-public final class Impl22: Service22 {
+public final class Impl22: Service22, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 23 of 100.
 public protocol Service23: AnyObject {}
 /// The implementation of ``Service23``.
-public final class Impl23: Service23 {
+public final class Impl23: Service23, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 24 of 100.
 public protocol Service24: AnyObject {}
 /// The implementation of ``Service24``.
-public final class Impl24: Service24 {
+public final class Impl24: Service24, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 25 of 100.
 public protocol Service25: AnyObject {}
 /// The implementation of ``Service25``.
-public final class Impl25: Service25 {
+public final class Impl25: Service25, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 26 of 100.
 public protocol Service26: AnyObject {}
 /// The implementation of ``Service26``.
-public final class Impl26: Service26 {
+public final class Impl26: Service26, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 27 of 100.
 public protocol Service27: AnyObject {}
 /// The implementation of ``Service27``.
-public final class Impl27: Service27 {
+public final class Impl27: Service27, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 28 of 100.
 public protocol Service28: AnyObject {}
 /// The implementation of ``Service28``.
-public final class Impl28: Service28 {
+public final class Impl28: Service28, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 29 of 100.
 public protocol Service29: AnyObject {}
 /// The implementation of ``Service29``.
-public final class Impl29: Service29 {
+public final class Impl29: Service29, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 30 of 100.
 public protocol Service30: AnyObject {}
 /// The implementation of ``Service30``.
-public final class Impl30: Service30 {
+public final class Impl30: Service30, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 31 of 100.
 public protocol Service31: AnyObject {}
 /// The implementation of ``Service31``.
-public final class Impl31: Service31 {
+public final class Impl31: Service31, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 32 of 100.
 public protocol Service32: AnyObject {}
 /// The implementation of ``Service32``.
-public final class Impl32: Service32 {
+public final class Impl32: Service32, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 33 of 100.
 public protocol Service33: AnyObject {}
 /// The implementation of ``Service33``.
-public final class Impl33: Service33 {
+public final class Impl33: Service33, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 34 of 100.
 public protocol Service34: AnyObject {}
 /// The implementation of ``Service34``.
-public final class Impl34: Service34 {
+public final class Impl34: Service34, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 35 of 100.
 public protocol Service35: AnyObject {}
 /// The implementation of ``Service35``.
-public final class Impl35: Service35 {
+public final class Impl35: Service35, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 36 of 100.
 public protocol Service36: AnyObject {}
 /// The implementation of ``Service36``.
-public final class Impl36: Service36 {
+public final class Impl36: Service36, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 37 of 100.
 public protocol Service37: AnyObject {}
 /// The implementation of ``Service37``.
-public final class Impl37: Service37 {
+public final class Impl37: Service37, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 38 of 100.
 public protocol Service38: AnyObject {}
 /// The implementation of ``Service38``.
-public final class Impl38: Service38 {
+public final class Impl38: Service38, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 39 of 100.
 public protocol Service39: AnyObject {}
 /// The implementation of ``Service39``.
-public final class Impl39: Service39 {
+public final class Impl39: Service39, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 40 of 100.
 public protocol Service40: AnyObject {}
 /// The implementation of ``Service40``.
-public final class Impl40: Service40 {
+public final class Impl40: Service40, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 41 of 100.
 public protocol Service41: AnyObject {}
 /// The implementation of ``Service41``.
-public final class Impl41: Service41 {
+public final class Impl41: Service41, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 42 of 100.
 public protocol Service42: AnyObject {}
 /// The implementation of ``Service42``.
-public final class Impl42: Service42 {
+public final class Impl42: Service42, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 43 of 100.
 public protocol Service43: AnyObject {}
 /// The implementation of ``Service43``.
-public final class Impl43: Service43 {
+public final class Impl43: Service43, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 44 of 100.
 public protocol Service44: AnyObject {}
 /// The implementation of ``Service44``.
-public final class Impl44: Service44 {
+public final class Impl44: Service44, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 45 of 100.
 public protocol Service45: AnyObject {}
 /// The implementation of ``Service45``.
-public final class Impl45: Service45 {
+public final class Impl45: Service45, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 46 of 100.
 public protocol Service46: AnyObject {}
 /// The implementation of ``Service46``.
-public final class Impl46: Service46 {
+public final class Impl46: Service46, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 47 of 100.
 public protocol Service47: AnyObject {}
 /// The implementation of ``Service47``.
-public final class Impl47: Service47 {
+public final class Impl47: Service47, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 48 of 100.
 public protocol Service48: AnyObject {}
 /// The implementation of ``Service48``.
-public final class Impl48: Service48 {
+public final class Impl48: Service48, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 49 of 100.
 public protocol Service49: AnyObject {}
 /// The implementation of ``Service49``.
-public final class Impl49: Service49 {
+public final class Impl49: Service49, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 50 of 100.
 public protocol Service50: AnyObject {}
 /// The implementation of ``Service50``.
-public final class Impl50: Service50 {
+public final class Impl50: Service50, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 51 of 100.
 public protocol Service51: AnyObject {}
 /// The implementation of ``Service51``.
-public final class Impl51: Service51 {
+public final class Impl51: Service51, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 52 of 100.
 public protocol Service52: AnyObject {}
 /// The implementation of ``Service52``.
-public final class Impl52: Service52 {
+public final class Impl52: Service52, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 53 of 100.
 public protocol Service53: AnyObject {}
 /// The implementation of ``Service53``.
-public final class Impl53: Service53 {
+public final class Impl53: Service53, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 54 of 100.
 public protocol Service54: AnyObject {}
 /// The implementation of ``Service54``.
-public final class Impl54: Service54 {
+public final class Impl54: Service54, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 55 of 100.
 public protocol Service55: AnyObject {}
 /// The implementation of ``Service55``.
-public final class Impl55: Service55 {
+public final class Impl55: Service55, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 56 of 100.
 public protocol Service56: AnyObject {}
 /// The implementation of ``Service56``.
-public final class Impl56: Service56 {
+public final class Impl56: Service56, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 57 of 100.
 public protocol Service57: AnyObject {}
 /// The implementation of ``Service57``.
-public final class Impl57: Service57 {
+public final class Impl57: Service57, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 58 of 100.
 public protocol Service58: AnyObject {}
 /// The implementation of ``Service58``.
-public final class Impl58: Service58 {
+public final class Impl58: Service58, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 59 of 100.
 public protocol Service59: AnyObject {}
 /// The implementation of ``Service59``.
-public final class Impl59: Service59 {
+public final class Impl59: Service59, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 60 of 100.
 public protocol Service60: AnyObject {}
 /// The implementation of ``Service60``.
-public final class Impl60: Service60 {
+public final class Impl60: Service60, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 61 of 100.
 public protocol Service61: AnyObject {}
 /// The implementation of ``Service61``.
-public final class Impl61: Service61 {
+public final class Impl61: Service61, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 62 of 100.
 public protocol Service62: AnyObject {}
 /// The implementation of ``Service62``.
-public final class Impl62: Service62 {
+public final class Impl62: Service62, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 63 of 100.
 public protocol Service63: AnyObject {}
 /// The implementation of ``Service63``.
-public final class Impl63: Service63 {
+public final class Impl63: Service63, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 64 of 100.
 public protocol Service64: AnyObject {}
 /// The implementation of ``Service64``.
-public final class Impl64: Service64 {
+public final class Impl64: Service64, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 65 of 100.
 public protocol Service65: AnyObject {}
 /// The implementation of ``Service65``.
-public final class Impl65: Service65 {
+public final class Impl65: Service65, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 66 of 100.
 public protocol Service66: AnyObject {}
 /// The implementation of ``Service66``.
-public final class Impl66: Service66 {
+public final class Impl66: Service66, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 67 of 100.
 public protocol Service67: AnyObject {}
 /// The implementation of ``Service67``.
-public final class Impl67: Service67 {
+public final class Impl67: Service67, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 68 of 100.
 public protocol Service68: AnyObject {}
 /// The implementation of ``Service68``.
-public final class Impl68: Service68 {
+public final class Impl68: Service68, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 69 of 100.
 public protocol Service69: AnyObject {}
 /// The implementation of ``Service69``.
-public final class Impl69: Service69 {
+public final class Impl69: Service69, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 70 of 100.
 public protocol Service70: AnyObject {}
 /// The implementation of ``Service70``.
-public final class Impl70: Service70 {
+public final class Impl70: Service70, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 71 of 100.
 public protocol Service71: AnyObject {}
 /// The implementation of ``Service71``.
-public final class Impl71: Service71 {
+public final class Impl71: Service71, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 72 of 100.
 public protocol Service72: AnyObject {}
 /// The implementation of ``Service72``.
-public final class Impl72: Service72 {
+public final class Impl72: Service72, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 73 of 100.
 public protocol Service73: AnyObject {}
 /// The implementation of ``Service73``.
-public final class Impl73: Service73 {
+public final class Impl73: Service73, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 74 of 100.
 public protocol Service74: AnyObject {}
 /// The implementation of ``Service74``.
-public final class Impl74: Service74 {
+public final class Impl74: Service74, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 75 of 100.
 public protocol Service75: AnyObject {}
 /// The implementation of ``Service75``.
-public final class Impl75: Service75 {
+public final class Impl75: Service75, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 76 of 100.
 public protocol Service76: AnyObject {}
 /// The implementation of ``Service76``.
-public final class Impl76: Service76 {
+public final class Impl76: Service76, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 77 of 100.
 public protocol Service77: AnyObject {}
 /// The implementation of ``Service77``.
-public final class Impl77: Service77 {
+public final class Impl77: Service77, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 78 of 100.
 public protocol Service78: AnyObject {}
 /// The implementation of ``Service78``.
-public final class Impl78: Service78 {
+public final class Impl78: Service78, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 79 of 100.
 public protocol Service79: AnyObject {}
 /// The implementation of ``Service79``.
-public final class Impl79: Service79 {
+public final class Impl79: Service79, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 80 of 100.
 public protocol Service80: AnyObject {}
 /// The implementation of ``Service80``.
-public final class Impl80: Service80 {
+public final class Impl80: Service80, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 81 of 100.
 public protocol Service81: AnyObject {}
 /// The implementation of ``Service81``.
-public final class Impl81: Service81 {
+public final class Impl81: Service81, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 82 of 100.
 public protocol Service82: AnyObject {}
 /// The implementation of ``Service82``.
-public final class Impl82: Service82 {
+public final class Impl82: Service82, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 83 of 100.
 public protocol Service83: AnyObject {}
 /// The implementation of ``Service83``.
-public final class Impl83: Service83 {
+public final class Impl83: Service83, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 84 of 100.
 public protocol Service84: AnyObject {}
 /// The implementation of ``Service84``.
-public final class Impl84: Service84 {
+public final class Impl84: Service84, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 85 of 100.
 public protocol Service85: AnyObject {}
 /// The implementation of ``Service85``.
-public final class Impl85: Service85 {
+public final class Impl85: Service85, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 86 of 100.
 public protocol Service86: AnyObject {}
 /// The implementation of ``Service86``.
-public final class Impl86: Service86 {
+public final class Impl86: Service86, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 87 of 100.
 public protocol Service87: AnyObject {}
 /// The implementation of ``Service87``.
-public final class Impl87: Service87 {
+public final class Impl87: Service87, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 88 of 100.
 public protocol Service88: AnyObject {}
 /// The implementation of ``Service88``.
-public final class Impl88: Service88 {
+public final class Impl88: Service88, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 89 of 100.
 public protocol Service89: AnyObject {}
 /// The implementation of ``Service89``.
-public final class Impl89: Service89 {
+public final class Impl89: Service89, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 90 of 100.
 public protocol Service90: AnyObject {}
 /// The implementation of ``Service90``.
-public final class Impl90: Service90 {
+public final class Impl90: Service90, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 91 of 100.
 public protocol Service91: AnyObject {}
 /// The implementation of ``Service91``.
-public final class Impl91: Service91 {
+public final class Impl91: Service91, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 92 of 100.
 public protocol Service92: AnyObject {}
 /// The implementation of ``Service92``.
-public final class Impl92: Service92 {
+public final class Impl92: Service92, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 93 of 100.
 public protocol Service93: AnyObject {}
 /// The implementation of ``Service93``.
-public final class Impl93: Service93 {
+public final class Impl93: Service93, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 94 of 100.
 public protocol Service94: AnyObject {}
 /// The implementation of ``Service94``.
-public final class Impl94: Service94 {
+public final class Impl94: Service94, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 95 of 100.
 public protocol Service95: AnyObject {}
 /// The implementation of ``Service95``.
-public final class Impl95: Service95 {
+public final class Impl95: Service95, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 96 of 100.
 public protocol Service96: AnyObject {}
 /// The implementation of ``Service96``.
-public final class Impl96: Service96 {
+public final class Impl96: Service96, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 97 of 100.
 public protocol Service97: AnyObject {}
 /// The implementation of ``Service97``.
-public final class Impl97: Service97 {
+public final class Impl97: Service97, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 98 of 100.
 public protocol Service98: AnyObject {}
 /// The implementation of ``Service98``.
-public final class Impl98: Service98 {
+public final class Impl98: Service98, Sendable {
     /// Creates an instance.
     public init() {}
 }
 /// Benchmark service 99 of 100.
 public protocol Service99: AnyObject {}
 /// The implementation of ``Service99``.
-public final class Impl99: Service99 {
+public final class Impl99: Service99, Sendable {
     /// Creates an instance.
     public init() {}
 }

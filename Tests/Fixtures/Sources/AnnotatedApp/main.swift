@@ -1,6 +1,7 @@
 // Prints, as JSON, what the shared hive registered from this executable's annotation records and
 // how the services resolve. The implementation types are referenced nowhere but by name.
 import BeeHive
+import Synchronization
 
 protocol Greeter { func greet() -> String }
 protocol Counter: AnyObject { func next() -> Int }
@@ -19,12 +20,9 @@ final class FrenchGreeter: Greeter, ServiceImplementation {
 
 final class SharedCounter: Counter, ServiceImplementation {
     static var isSingleton: Bool { true }
-    private var value = 0
+    private let value = Atomic(0)
     init() {}
-    func next() -> Int {
-        value += 1
-        return value
-    }
+    func next() -> Int { value.add(1, ordering: .relaxed).newValue }
 }
 
 // Structs and enums named only by records must be public: release builds strip internal ones.

@@ -1,0 +1,255 @@
+import BeeHive
+
+extension Router {
+    /// The host of BHRouter's register form, `scheme://register.beehive/<key>.<Service>/…`.
+    public static let registerHost = "register.beehive"
+    /// The host of BHRouter's jump form, `scheme://jump.vc.beehive/<key>.<Target>.<push or modal>/…`.
+    public static let jumpHost = "jump.vc.beehive"
+    /// BHRouter's own spelling of the call host, accepted beside ``serviceCallHost`` for path components.
+    public static let beeHiveServiceCallHost = "call.service.beehive"
+
+    /// Adds a path component for a type (BHRouter's `addPathComponent:forClass:handler:`).
+    ///
+    /// Once a router has path components, it answers BHRouter's URL forms (see ``PathComponent``); a router
+    /// without any treats those URLs like any other.
+    ///
+    /// ```swift
+    /// try router.addPathComponent("cart", for: CartService.self)
+    /// try router.addPathComponent("home", for: HomeModule.self) { request in
+    ///     HomeScreen(parameters: request.parameters)         // jump: what opening the target means here
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - key: The key URLs use: letters, digits, `_` and `-`.
+    ///   - type: The type the key stands for; its module-qualified name is what the register form registers.
+    ///   - handler: Runs for the key's call and jump components; `nil` calls the service's action (call form),
+    ///     and makes jump URLs fail with ``RouterError/Code/unknownAction``.
+    /// - Throws: ``RouterError/Code/malformedPattern`` for a bad key, ``RouterError/Code/duplicateRoute`` when the
+    ///   key is taken.
+    public func addPathComponent(
+        _ key: String, for type: Any.Type, handler: PathComponent.Handler? = nil
+    ) throws(RouterError) {
+        try addPathComponent(key, implementation: TypeLookup.name(of: type), handler: handler)
+    }
+
+    /// Adds a path component for a type named by its module-qualified name.
+    ///
+    /// ```swift
+    /// try router.addPathComponent("cart", implementation: "App.CartService")
+    /// ```
+    /// - Parameters:
+    ///   - key: The key URLs use: letters, digits, `_` and `-`.
+    ///   - implementation: The type's module-qualified name.
+    ///   - handler: Runs for the key's call and jump components, as in ``addPathComponent(_:for:handler:)``.
+    /// - Throws: ``RouterError/Code/malformedPattern`` for a bad key, ``RouterError/Code/duplicateRoute`` when the
+    ///   key is taken.
+    public func addPathComponent(
+        _ key: String, implementation: String, handler: PathComponent.Handler? = nil
+    ) throws(RouterError) {
+        let allowed = key.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+                || byte == UInt8(ascii: "-")
+        }
+        guard !key.isEmpty, allowed else {
+            throw RouterError(
+                .malformedPattern,
+                "path component '\(key)': expected a key of letters, digits, '_' and '-', found "
+                    + (key.isEmpty ? "an empty key" : "other characters"))
+        }
+        let component = PathComponent(key: key, implementation: implementation, handler: handler)
+        let taken: PathComponent? = state.withLock { state in
+            if let existing = state.settings.pathComponents[key] { return existing }
+            state.settings.pathComponents[key] = component
+            return nil
+        }
+        if let taken {
+            throw RouterError(
+                .duplicateRoute,
+                "path component '\(key)': expected a new key, found it taken by \(taken.implementation)")
+        }
+    }
+
+    /// Removes a path component (BHRouter's `removePathComponent:`).
+    ///
+    /// - Parameter key: The key.
+    /// - Returns: `true` when a component was removed.
+    @discardableResult
+    public func removePathComponent(_ key: String) -> Bool {
+        state.withLock { $0.settings.pathComponents.removeValue(forKey: key) } != nil
+    }
+
+    /// The path components, sorted by key.
+    public var pathComponents: [PathComponent] {
+        state.withLock { $0.settings.pathComponents.values.sorted { $0.key < $1.key } }
+    }
+
+    /// Sets the hive that the register form registers into, and that the call form resolves services from when
+    /// the router has no service resolver.
+    ///
+    /// ```swift
+    /// router.setPathComponentHive(.shared)
+    /// try router.open("app://register.beehive/cart.App.CartService")
+    /// ```
+    /// - Parameter hive: The hive, or `nil` to refuse register URLs.
+    public func setPathComponentHive(_ hive: Hive?) {
+        state.withLock { $0.settings.pathComponentHive = hive }
+    }
+
+    // MARK: - Internals
+
+    /// The BHRouter form of `url`, if the router has path components and the URL is one of their forms.
+    func pathComponentForm(of url: ParsedRouteURL, _ settings: Settings) -> PathComponentRequest.Form? {
+        guard !settings.pathComponents.isEmpty, url.segments.count >= 2, let host = url.segments.first else {
+            return nil
+        }
+        switch host {
+        case Router.registerHost: return .register
+        case Router.jumpHost: return .jump
+        case settings.serviceCallHost, Router.beeHiveServiceCallHost:
+            // `<key>.<Service>.<action>` with a known key; `<Service>.<action>` stays a plain service call.
+            let key = url.segments[1].split(separator: ".", maxSplits: 1).first.map(String.init) ?? ""
+            return settings.pathComponents[key] != nil ? .call : nil
+        default: return nil
+        }
+    }
+
+    /// The requests of a BHRouter URL, one per path component, in order.
+    func pathComponentRequests(
+        _ url: ParsedRouteURL, form: PathComponentRequest.Form, _ settings: Settings
+    ) throws(RouterError) -> [(PathComponent, PathComponentRequest)] {
+        let shape =
+            switch form {
+            case .call: "<key>.<Service>.<action>"
+            case .register: "<key>.<Service>"
+            case .jump: "<key>.<Target>[.push|.modal]"
+            }
+        let perKey = try Self.pathComponentParameters(url)
+        var query = url.queryDictionary
+        query["params"] = nil
+        var requests: [(PathComponent, PathComponentRequest)] = []
+        for segment in url.segments.dropFirst() {
+            let parts = segment.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count >= (form == .call ? 3 : 2), !parts.contains(where: \.isEmpty) else {
+                throw RouterError(
+                    .malformedURL, "'\(url.original)': expected path components '\(shape)', found '\(segment)'")
+            }
+            guard let component = settings.pathComponents[parts[0]] else {
+                let known = settings.pathComponents.keys.sorted().joined(separator: ", ")
+                throw RouterError(
+                    .unknownPathComponent,
+                    "'\(url.original)': expected a path component key (\(known)); found '\(parts[0])'")
+            }
+            var target = parts.dropFirst().joined(separator: ".")
+            var action: String?
+            switch form {
+            case .call:
+                action = parts.last
+                target = parts.dropFirst().dropLast().joined(separator: ".")
+            case .jump:
+                if parts.count >= 3, let mode = parts.last, mode == "push" || mode == "modal" {
+                    action = mode
+                    target = parts.dropFirst().dropLast().joined(separator: ".")
+                }
+                if let fragment = url.fragment, fragment == "push" || fragment == "modal" { action = fragment }
+            case .register: break
+            }
+            let values = query.merging(perKey[component.key] ?? [:]) { _, own in own }
+            let request = PathComponentRequest(
+                form: form, key: component.key, implementation: component.implementation, target: target,
+                action: action,
+                parameters: RouteParameters(values, origin: "'\(url.original)' (path component '\(component.key)')"),
+                url: url.original)
+            requests.append((component, request))
+        }
+        return requests
+    }
+
+    /// Runs a BHRouter URL's path components in order; returns what each gave.
+    func openPathComponents(
+        _ url: ParsedRouteURL, form: PathComponentRequest.Form, _ settings: Settings
+    ) throws -> [PathComponentResult] {
+        var results: [PathComponentResult] = []
+        for (component, request) in try pathComponentRequests(url, form: form, settings) {
+            let value: Any?
+            switch form {
+            case .call:
+                if let handler = component.handler {
+                    value = try handler(request)
+                } else {
+                    value = try callAction(request, settings)
+                }
+            case .register:
+                guard let hive = settings.pathComponentHive else {
+                    throw RouterError(
+                        .serviceNotFound,
+                        "'\(request.url)': expected a hive to register \(request.target) into "
+                            + "(Router.setPathComponentHive); found none")
+                }
+                let registration = try hive.register(service: request.target, impl: component.implementation)
+                value = try component.handler.map { try $0(request) } ?? registration
+            case .jump:
+                guard let handler = component.handler else {
+                    throw RouterError(
+                        .unknownAction,
+                        "'\(request.url)': expected a handler for path component '\(component.key)' to open "
+                            + "\(request.target); found none (addPathComponent(_:for:handler:))")
+                }
+                value = try handler(request)
+            }
+            results.append(PathComponentResult(key: component.key, target: request.target, value: value))
+        }
+        return results
+    }
+
+    /// The call form without a handler: the service's action, through the resolver or the hive.
+    private func callAction(_ request: PathComponentRequest, _ settings: Settings) throws -> Any? {
+        let resolver = settings.serviceResolver ?? settings.pathComponentHive.map(ServiceActionResolver.hive)
+        guard let resolver, let handler = try resolver.resolve(request.target) else {
+            throw RouterError(
+                .serviceNotFound,
+                "'\(request.url)': expected a service named '\(request.target)', found none "
+                    + (resolver == nil ? "(the router has no service resolver or hive)" : "in the resolver"))
+        }
+        return try handler.handleAction(request.action ?? "", parameters: request.parameters)
+    }
+
+    /// BHRouter's `params` query value: a JSON object keyed by path component, each an object of scalars.
+    private static func pathComponentParameters(_ url: ParsedRouteURL) throws(RouterError) -> [String: [String: String]]
+    {
+        guard let text = url.queryDictionary["params"] else { return [:] }
+        let expected =
+            "expected 'params' to be a JSON object keyed by path component, each an object of strings, "
+            + "numbers or booleans"
+        let parsed = Array(text.utf8).withUnsafeBytes { buffer in
+            Result { () throws(FileSyntaxError) in try JSONFileReader.read(buffer) }
+        }
+        guard case .success(.dictionary(let keys)) = parsed else {
+            let found = (try? parsed.get()).map { "found \($0.kind)" } ?? "found text that is not JSON"
+            throw RouterError(.invalidParameter, "'\(url.original)': \(expected); \(found)")
+        }
+        var result: [String: [String: String]] = [:]
+        for field in keys {
+            guard case .dictionary(let values) = field.value else {
+                throw RouterError(
+                    .invalidParameter, "'\(url.original)': \(expected); found \(field.value.kind) for '\(field.key)'")
+            }
+            var strings: [String: String] = [:]
+            for value in values {
+                switch value.value {
+                case .string(let text): strings[value.key] = text
+                case .integer(let number): strings[value.key] = String(number)
+                case .real(let number): strings[value.key] = String(number)
+                case .bool(let flag): strings[value.key] = String(flag)
+                default:
+                    throw RouterError(
+                        .invalidParameter,
+                        "'\(url.original)': \(expected); found \(value.value.kind) for '\(field.key)'.'\(value.key)'")
+                }
+            }
+            result[field.key] = strings
+        }
+        return result
+    }
+}
