@@ -60,8 +60,9 @@ extension Mediator {
 
     /// Calls an action named by a URL that came from outside the process (another app, a push, a web page).
     ///
-    /// Only actions marked remote-callable (``MediatorAction/remote(_:_:)``) are reachable; any other action is
-    /// refused with ``MediatorError/Code/remoteCallRefused`` before it or any handler runs.
+    /// Only actions marked remote-callable (``MediatorAction/remote(_:_:)-(_,MediatorAction<Target>.Body)``) are
+    /// reachable; any other action is refused with ``MediatorError/Code/remoteCallRefused`` before it or any
+    /// handler runs.
     ///
     /// - Parameter url: The URL, `scheme://<target>/<action>?k=v`.
     /// - Returns: The action's result.

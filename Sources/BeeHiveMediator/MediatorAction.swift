@@ -3,9 +3,9 @@ import BeeHiveRouter
 
 /// A named action of a ``MediatorTarget``: CTMediator's `Action_<name>:` method, as a typed value.
 ///
-/// Actions are local-only unless made with ``remote(_:_:)``: a call from outside the process
-/// (``MediatorOrigin/remote``) reaches only remote-callable actions. This generalises CTMediator's rule that
-/// URL calls cannot reach `native`-prefixed actions: here every action opts in explicitly.
+/// Actions are local-only unless made with ``remote(_:_:)-(_,MediatorAction<Target>.Body)``: a call from
+/// outside the process (``MediatorOrigin/remote``) reaches only remote-callable actions. This generalises
+/// CTMediator's rule that URL calls cannot reach `native`-prefixed actions: here every action opts in explicitly.
 ///
 /// ```swift
 /// static var actions: [MediatorAction<Target_User>] {

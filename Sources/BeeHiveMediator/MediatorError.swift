@@ -75,6 +75,6 @@ public struct MediatorError: Error, Sendable, Hashable, CustomStringConvertible 
         self.underlying = underlying
     }
 
-    /// The code and the message, for logs.
-    public var description: String { "MediatorError.\(code): \(message)" }
+    /// The message and the code, for logs: `<message> [<code>]`, as every BeeHive error prints.
+    public var description: String { "\(message) [\(code)]" }
 }

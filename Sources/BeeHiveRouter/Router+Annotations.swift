@@ -17,15 +17,24 @@ extension Router {
     /// Registers routes declared by annotation records (`BH_ROUTE`) in `hive`: each on the process-wide
     /// router of its pattern's scheme (``forScheme(_:)``), with its handler type found by name.
     ///
-    /// The shared hive's routes need no call: ``forScheme(_:)`` and ``router(forURL:)`` bring the routers up to
-    /// date with its declarations before they answer (after ``Hive/rescan()`` too): routes of images loaded
-    /// since are added, routes of images unloaded since are removed. Call this for a hive of your own.
+    /// Once the shared hive is in use, its routes need no call: ``forScheme(_:)`` and ``router(forURL:)`` bring the
+    /// routers up to date with its declarations before they answer (after `Hive.rescan()` too): routes of images
+    /// loaded since are added, routes of images unloaded since are removed. A router never creates the shared hive
+    /// itself (that would make `Hive.bootstrap` fail): a program that uses nothing else of the hive calls this once,
+    /// with `.shared`, after bootstrapping. Call it too for a hive of your own.
     ///
+    /// ```swift
+    /// try Hive.bootstrap(.init(logger: logger))       // optional
+    /// Router.registerDeclaredRoutes(from: .shared)    // BH_ROUTE records join their schemes' routers
+    /// try Router.router(forURL: "app://user/42").open("app://user/42")
+    /// ```
     /// - Parameter hive: The hive whose route declarations to register.
     /// - Returns: The problems found (unknown or non-handler types, bad patterns, duplicates), each also
     ///   recorded in the hive's diagnostics with the record's source.
     @discardableResult
     public static func registerDeclaredRoutes(from hive: Hive) -> [Diagnostic] {
+        // The shared hive's routes are followed (added and withdrawn with their images), not copied once.
+        if hive === Hive.sharedIfCreated { return importSharedDeclarations() }
         var problems: [Diagnostic] = []
         for declaration in hive.routeDeclarations {
             do throws(HiveError) {
@@ -38,12 +47,15 @@ extension Router {
         return problems
     }
 
-    /// Brings the process-wide routers up to date with the shared hive's route declarations. Cheap when
-    /// nothing changed: one comparison of generations.
-    static func importSharedDeclarations() {
-        let hive = Hive.shared
+    /// Brings the process-wide routers up to date with the shared hive's route declarations, if the shared hive
+    /// exists: using a router never creates it (so `Hive.bootstrap` stays possible). Cheap when nothing changed:
+    /// one comparison of generations.
+    /// - Returns: The problems of this import (also recorded in the hive's diagnostics).
+    @discardableResult
+    static func importSharedDeclarations() -> [Diagnostic] {
+        guard let hive = Hive.sharedIfCreated else { return [] }
         let generation = hive.routeGeneration
-        guard importedRoutes.withLock({ $0.generation }) != generation else { return }
+        guard importedRoutes.withLock({ $0.generation }) != generation else { return [] }
         let problems: [Diagnostic] = importedRoutes.withLock { imported in
             let (generation, declarations) = hive.versionedRouteDeclarations
             guard imported.generation != generation else { return [] }
@@ -69,6 +81,7 @@ extension Router {
             return problems
         }
         hive.record(problems)
+        return problems
     }
 
     /// Registers one declared route on the process-wide router of its scheme; returns that router.
@@ -118,5 +131,14 @@ extension ServiceActionResolver {
             }
             return handler
         }
+    }
+}
+
+extension Router {
+    /// Said when no route matched while the shared hive does not exist yet, so annotated routes cannot have joined.
+    static var declaredRoutesHint: String {
+        guard Hive.sharedIfCreated == nil else { return "" }
+        return " (routes declared by BH_ROUTE records join once Hive.shared is in use, or with "
+            + "Router.registerDeclaredRoutes(from: .shared); neither has happened yet)"
     }
 }

@@ -54,13 +54,7 @@ extension Router {
             guard let handler = try? resolver.resolve(call.service) else { return false }
             return handler.canHandleAction(call.action)
         }
-        switch mode {
-        case .exact:
-            return (try? matchRoute(parsed)) != nil
-        case .prefix:
-            guard let scheme = parsed.scheme else { return false }
-            return state.withLock { $0.routes.hasRoute(withPrefix: parsed.segments, scheme: scheme) }
-        }
+        return table.canOpen(parsed, matching: mode)
     }
 
     // MARK: - Opening
@@ -131,52 +125,9 @@ extension Router {
         try findRoute(url).match
     }
 
-    /// Looks a parsed URL up in the route index under the lock and copies out the match and its handler.
+    /// Looks a parsed URL up in the routes; copies out the match and its handler.
     private func findRoute(_ url: ParsedRouteURL) throws(RouterError) -> (match: RouteMatch, handler: Handler) {
-        guard let urlScheme = url.scheme else {
-            throw RouterError(.malformedURL, "'\(url.original)': expected 'scheme://host/path', found no scheme")
-        }
-        if let scheme, urlScheme != scheme {
-            throw RouterError(
-                .unknownScheme,
-                "'\(url.original)': expected scheme '\(scheme)' on this router, found '\(urlScheme)'"
-            )
-        }
-        let (found, known, count) = state.withLock { state in
-            (
-                state.routes.match(scheme: urlScheme, segments: url.segments),
-                state.routes.contains(scheme: urlScheme), state.routes.count
-            )
-        }
-        guard let found else {
-            if !known && scheme == nil {
-                throw RouterError(
-                    .unknownScheme,
-                    "'\(url.original)': expected a scheme with registered routes, found '\(urlScheme)' with none"
-                )
-            }
-            let path = url.segments.joined(separator: ", ")
-            throw RouterError(
-                .routeNotFound,
-                "'\(url.original)': expected a registered pattern to match path [\(path)], found none among \(count) "
-                    + "route\(count == 1 ? "" : "s")"
-            )
-        }
-        let pattern = found.route.text
-        // Path captures win over query items of the same name. Without a query the captures are the values as
-        // they are: a URL of thousands of components is not copied into a second dictionary.
-        var values = found.captures
-        if !url.queryItems.isEmpty {
-            values = url.queryDictionary.merging(found.captures) { _, capture in capture }
-        }
-        let match = RouteMatch(
-            url: url.original,
-            pattern: pattern,
-            parameters: RouteParameters(values, origin: "'\(url.original)' (route '\(pattern)')"),
-            wildcardComponents: found.wildcardComponents,
-            cost: found.cost
-        )
-        return (match, found.route.payload)
+        try table.find(url, hint: Self.declaredRoutesHint)
     }
 
     /// Resolves and runs a URL; every user closure runs after the lock is released, and only "nothing handles
@@ -219,14 +170,6 @@ extension Router {
             guard error.code == .routeNotFound || error.code == .unknownScheme else { throw error }
             return try notHandled(error)
         }
-        let request = RouteRequest(
-            url: target,
-            originalURL: url,
-            pattern: route.match.pattern,
-            parameters: route.match.parameters,
-            wildcardComponents: route.match.wildcardComponents,
-            userInfo: userInfo
-        )
-        return try route.handler(request)
+        return try route.handler(RouteRequest(route.match, url: target, originalURL: url, userInfo: userInfo))
     }
 }

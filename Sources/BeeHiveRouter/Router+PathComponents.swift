@@ -5,7 +5,8 @@ extension Router {
     public static let registerHost = "register.beehive"
     /// The host of BHRouter's jump form, `scheme://jump.vc.beehive/<key>.<Target>.<push or modal>/…`.
     public static let jumpHost = "jump.vc.beehive"
-    /// BHRouter's own spelling of the call host, accepted beside ``serviceCallHost`` for path components.
+    /// BHRouter's own spelling of the call host, accepted for path components beside the router's service-call
+    /// host (``defaultServiceCallHost`` unless ``setServiceResolver(_:host:)`` names another).
     public static let beeHiveServiceCallHost = "call.service.beehive"
 
     /// Adds a path component for a type (BHRouter's `addPathComponent:forClass:handler:`).

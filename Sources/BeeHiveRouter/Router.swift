@@ -28,6 +28,9 @@ import BeeHive
 /// Every method may be called from any thread. Handlers, completions, resolvers and fallbacks are always called
 /// with no lock held, so they may use the router themselves.
 ///
+/// Results are `Any?`, as MGJRouter's and BHRouter's are. Where the handlers' output has one type, use a
+/// ``RouteTable`` of that type instead: the compiler then checks every handler, and opening needs no cast.
+///
 /// ```swift
 /// let router = Router.forScheme("app")
 /// try router.register(pattern: "app://user/:id") { request in
@@ -39,7 +42,7 @@ import BeeHive
 /// ```
 public final class Router: Sendable {
     /// A route handler closure: receives the request, returns the route's result (or `nil`).
-    public typealias Handler = @Sendable (RouteRequest) throws -> Any?
+    public typealias Handler = RouteTable<Any?>.Handler
 
     /// A fallback handler closure for URLs no route handles; see ``setFallback(_:)``.
     public typealias FallbackHandler = @Sendable (RouteFallback) throws -> Any?
@@ -68,7 +71,6 @@ public final class Router: Sendable {
     }
 
     struct State: Sendable {
-        var routes = RouteIndex<Handler>()
         var settings = Settings()
     }
 
@@ -76,6 +78,9 @@ public final class Router: Sendable {
     public let scheme: String?
 
     let state: LockedValue<State>
+    /// The routes: BeeHive's router is a table of untyped routes with service calls, path components,
+    /// redirects and a fallback around it.
+    let table: RouteTable<Any?>
 
     /// Makes an independent router, for example for a test.
     ///
@@ -84,6 +89,7 @@ public final class Router: Sendable {
     ///   - serviceResolver: Resolves service names in `scheme://call.service/<Service>.<action>` URLs.
     public init(scheme: String? = nil, serviceResolver: ServiceActionResolver? = nil) {
         self.scheme = scheme?.lowercased()
+        table = RouteTable(scheme: scheme)
         var state = State()
         state.settings.serviceResolver = serviceResolver
         self.state = LockedValue(state)
@@ -106,10 +112,7 @@ public final class Router: Sendable {
     ///   ``RouterError/Code/unknownScheme`` (the pattern's scheme is not the router's), or
     ///   ``RouterError/Code/duplicateRoute`` (a pattern matching the same URLs is registered).
     public func register(pattern: String, handler: @escaping Handler) throws(RouterError) {
-        let parsed = try routePattern(pattern)
-        try state.withLock { (state) throws(RouterError) in
-            try state.routes.insert(parsed, payload: handler)
-        }
+        try table.register(pattern: pattern, handler: handler)
     }
 
     /// Registers a handler type for a pattern; a fresh instance handles each opened URL.
@@ -133,18 +136,17 @@ public final class Router: Sendable {
     /// - Returns: `true` when a route was removed; `false` when none had this pattern or it does not parse.
     @discardableResult
     public func deregister(pattern: String) -> Bool {
-        guard let parsed = try? routePattern(pattern) else { return false }
-        return state.withLock { $0.routes.remove(parsed) != nil }
+        table.deregister(pattern: pattern)
     }
 
     /// The registered patterns, normalised and sorted.
     public var registeredPatterns: [String] {
-        state.withLock { $0.routes.patterns }.map(\.description)
+        table.registeredPatterns
     }
 
     /// The number of registered routes.
     public var routeCount: Int {
-        state.withLock { $0.routes.count }
+        table.routeCount
     }
 
     // MARK: - Configuration
@@ -178,28 +180,6 @@ public final class Router: Sendable {
     }
 
     // MARK: - Internals
-
-    /// Gives a pattern the router's scheme, or checks that it has the router's scheme.
-    func routePattern(_ text: String) throws(RouterError) -> RoutePattern {
-        let pattern = try RoutePattern(text)
-        switch (pattern.scheme, scheme) {
-        case (nil, let own?):
-            return pattern.withScheme(own)
-        case (nil, nil):
-            throw RouterError(
-                .malformedPattern,
-                "pattern '\(text)': expected 'scheme://…' on a router that accepts every scheme, found no scheme"
-            )
-        case (let given?, let own?) where given != own:
-            throw RouterError(
-                .unknownScheme,
-                "pattern '\(text)': expected scheme '\(own)' on this router, found '\(given)'; "
-                    + "use Router.forScheme(\"\(given)\")"
-            )
-        default:
-            return pattern
-        }
-    }
 
     func acceptsScheme(of url: ParsedRouteURL) -> Bool {
         scheme == nil || url.scheme == scheme

@@ -92,8 +92,8 @@ public struct RouterError: Error, Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    /// The code and the message, for logs.
-    public var description: String { "RouterError.\(code): \(message)" }
+    /// The message and the code, for logs: `<message> [<code>]`, as every BeeHive error prints.
+    public var description: String { "\(message) [\(code)]" }
 }
 
 // MARK: - Factories for action handlers

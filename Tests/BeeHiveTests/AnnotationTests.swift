@@ -191,8 +191,12 @@ struct MalformedRecordTests {
 
 @Suite("Routes from annotation records")
 struct AnnotatedRouteTests {
-    @Test("an annotated route opens on its scheme's router without any registration code")
+    @Test("an annotated route opens on its scheme's router once the shared hive's routes are registered")
     func annotatedRouteOpens() throws {
+        // A router never creates the shared hive; this call (or any use of Hive.shared) makes the routes join.
+        let problems = Router.registerDeclaredRoutes(from: .shared)
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(Router.registerDeclaredRoutes(from: .shared).isEmpty, "a second call adds nothing and finds nothing")
         let router = try Router.router(forURL: "annotated://user/42")
         #expect(router.scheme == "annotated")
         #expect(try router.open("annotated://user/42") as? String == "user 42")

@@ -19,6 +19,7 @@ public struct HiveError: Error, Sendable, Hashable, CustomStringConvertible {
             case malformedEntry, unreadableImage, imageUnloaded, cyclicDependency, creationFailed
             case alreadyBootstrapped, validationFailed, unknownModuleLevel
             case notAModule, moduleNotFound, moduleEventFailed, invalidCustomEvent, noEntryPoint, blockedQueue
+            case unsupportedEvent
         }
 
         private let base: Base
@@ -60,7 +61,7 @@ public struct HiveError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let validationFailed = Code(.validationFailed)
         /// A module level is neither a known name nor an integer.
         public static let unknownModuleLevel = Code(.unknownModuleLevel)
-        /// The type exists but does not conform to ``HiveModule``.
+        /// The type exists but does not conform to `HiveModule`.
         public static let notAModule = Code(.notAModule)
         /// No module of that name is registered.
         public static let moduleNotFound = Code(.moduleNotFound)
@@ -68,10 +69,17 @@ public struct HiveError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let moduleEventFailed = Code(.moduleEventFailed)
         /// A custom event number is below the custom range (1000).
         public static let invalidCustomEvent = Code(.invalidCustomEvent)
-        /// A module launched by name has no entry point (``HiveModule/modLaunch(_:_:)``).
+        /// A module launched by name has no entry point (`HiveModule.modLaunch(_:_:)`).
         public static let noEntryPoint = Code(.noEntryPoint)
         /// The watchdog found its queue blocked.
         public static let blockedQueue = Code(.blockedQueue)
+        /// A module event with no meaning on Linux (an iOS application event such as `didEnterBackground`) was
+        /// triggered (an error) or is listed in a module's `events` (a warning).
+        ///
+        /// ```swift
+        /// do { try await manager.trigger(.didEnterBackground) } catch where error.code == .unsupportedEvent { … }
+        /// ```
+        public static let unsupportedEvent = Code(.unsupportedEvent)
 
         public var description: String { base.rawValue }
     }

@@ -8,6 +8,13 @@ extension Hive {
 
     private static let bootstrapState = LockedValue(Bootstrap())
 
+    /// The shared hive once it exists; `nil` before its first use.
+    private static let createdShared = LockedValue<Hive?>(nil)
+
+    /// ``shared`` if something has used it already; never creates it. Other products (the router) read the
+    /// shared hive's declarations through this, so that using them does not bootstrap the shared hive.
+    package static var sharedIfCreated: Hive? { createdShared.withLock { $0 } }
+
     private static let sharedHive: Hive = {
         let options = bootstrapState.withLock { state in
             state.sharedCreated = true
@@ -18,7 +25,9 @@ extension Hive {
             resolved.isStrict = true
         }
         resolved.scansLoadedImages = true
-        return Hive(options: resolved, adopting: ImageScanner.startup)
+        let hive = Hive(options: resolved, adopting: ImageScanner.startup)
+        createdShared.withLock { $0 = hive }
+        return hive
     }()
 
     /// The process-wide hive, holding the annotation records of every loaded image.

@@ -11,7 +11,7 @@ extension Hive {
     /// Each bad entry (a missing or unknown key, a key given twice, a value of another type such as
     /// `null`, a `<date>` or `<data>`) gives a diagnostic naming the file, the entry's index and the key;
     /// every good entry is registered. Keys compare by their UTF-8 bytes. Files are read by BeeHive's own
-    /// readers (see ``FileReader``): at most 4 MiB, nesting at most 64 levels, no cycles.
+    /// readers (see `FileReader`): at most 4 MiB, nesting at most 64 levels, no cycles.
     /// - Parameter path: The file's path.
     /// - Returns: The problems found in this file (also in ``diagnostics``).
     /// - Throws: ``HiveError`` `fileNotFound` or `malformedFile` when nothing could be read; in strict

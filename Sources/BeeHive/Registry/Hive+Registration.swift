@@ -15,6 +15,8 @@ extension Hive {
     ///   - scope: Whether every request gets a new instance (`.transient`, the default) or one shared instance.
     ///   - factory: Makes an instance. Called without any lock held; it may resolve other services from the hive
     ///     it is given.
+    ///   - fileID: The file that registers, recorded in the registration's source; leave the default.
+    ///   - line: The line that registers, recorded with `fileID`; leave the default.
     /// - Returns: The registration.
     /// - Throws: ``HiveError/Code-swift.struct/duplicateRegistration`` in strict mode when the service (and name)
     ///   is taken. Otherwise the first registration wins and the duplicate is a warning.
@@ -44,6 +46,8 @@ extension Hive {
     ///   - impl: The implementation type. Its instances must conform to `service`; this is checked
     ///     when the service is created.
     ///   - name: A name, to register several implementations of one service.
+    ///   - fileID: The file that registers, recorded in the registration's source; leave the default.
+    ///   - line: The line that registers, recorded with `fileID`; leave the default.
     /// - Returns: The registration.
     /// - Throws: ``HiveError/Code-swift.struct/duplicateRegistration`` in strict mode when the service
     ///   (and name) is taken. Otherwise the first registration wins and the duplicate is a warning.
@@ -70,6 +74,8 @@ extension Hive {
     ///   - scope: Whether every request gets a new instance or one shared instance.
     ///   - factory: Makes an instance. Called without any lock held; it may resolve other services
     ///     from the hive it is given.
+    ///   - fileID: The file that registers, recorded in the registration's source; leave the default.
+    ///   - line: The line that registers, recorded with `fileID`; leave the default.
     /// - Returns: The registration.
     /// - Throws: ``HiveError/Code-swift.struct/duplicateRegistration`` in strict mode when taken.
     @discardableResult
@@ -90,6 +96,8 @@ extension Hive {
     ///   - service: The service's module-qualified name.
     ///   - impl: The implementation type's module-qualified name.
     ///   - name: A name, to register several implementations of one service.
+    ///   - fileID: The file that registers, recorded in the registration's source; leave the default.
+    ///   - line: The line that registers, recorded with `fileID`; leave the default.
     /// - Returns: The registration.
     /// - Throws: ``HiveError/Code-swift.struct/duplicateRegistration`` in strict mode when taken.
     @discardableResult
@@ -109,6 +117,8 @@ extension Hive {
     ///   - level: Its level; lower starts first.
     ///   - priority: Its priority within the level; higher starts first.
     ///   - isAsync: Whether its init event runs off the caller's thread.
+    ///   - fileID: The file that declares, recorded in the registration's source; leave the default.
+    ///   - line: The line that declares, recorded with `fileID`; leave the default.
     /// - Returns: The declaration.
     /// - Throws: ``HiveError/Code-swift.struct/duplicateRegistration`` in strict mode when declared before.
     @discardableResult

@@ -55,6 +55,24 @@ struct CompileTimeCheckTests {
         #expect(result.output.contains("main.swift:7"), "\(result.output)")
     }
 
+    @Test("a typed route table refuses, at compile time, a handler of another output type")
+    func routeTableHandlerType() throws {
+        let source = """
+            import BeeHiveRouter
+
+            enum Screen { case user(Int) }
+            let table = RouteTable<Screen>(scheme: "app")
+            try table.register(pattern: "app://user/:id") { request in .user(try request.parameters.int("id")) }
+            try table.register(pattern: "app://about") { _ in "about" }
+
+            """
+        let result = try Self.typecheck(source)
+        #expect(!result.passed)
+        #expect(result.output.contains("main.swift:6"), "\(result.output)")
+        #expect(result.output.contains("Screen"), "\(result.output)")
+        #expect(!result.output.contains("main.swift:5"), "the well-typed handler is accepted: \(result.output)")
+    }
+
     @Test("the same mistake through the by-type form compiles, and the hive reports it at the first resolve")
     func byTypeFormIsCheckedAtRunTime() throws {
         let hive = Hive()

@@ -254,4 +254,27 @@ struct PluginLifecycleTests {
         #expect(dropped > 0)
         #expect(kept + dropped == 2_000, "one imageUnloaded warning per cycle, each kept or counted")
     }
+
+    @Test(
+        "a router never creates the shared hive: Hive.bootstrap still works after routing; routes join once it is used")
+    func routersDoNotBootstrapTheSharedHive() throws {
+        let folder = try LabFolder()
+        let a = try folder.plugin("alpha.so", from: "alpha.c")
+
+        var script = LabScript()
+        script.open(a)
+        let before = script.route("lab://alpha/1")
+        let bootstrap = script.bootstrap()
+        script.services()
+        let after = script.route("lab://alpha/1")
+        let second = script.bootstrap()
+        let run = try PluginLab.run(script)
+
+        try #require(run.outcome.succeeded, "\(run)")
+        #expect(run.route(before)?.canOpen == false)
+        #expect(run.value(before, "routeError")?.contains("neither has happened yet") == true, "\(run)")
+        #expect(run.value(bootstrap, "bootstrap") == "ok", "using a router left Hive.bootstrap possible, \(run)")
+        #expect(run.route(after).map { "\($0.canOpen) \($0.openedBy)" } == "true LabRoute", "\(run)")
+        #expect(run.value(second, "bootstrap")?.contains("alreadyBootstrapped") == true, "\(run)")
+    }
 }

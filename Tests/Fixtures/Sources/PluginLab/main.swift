@@ -23,6 +23,7 @@
 //   cycles:<count>:<path>       count times: open, rescan, close, rescan; prints how many failed
 //   exhaust-fds                 opens /dev/null until the process runs out of file descriptors (EMFILE)
 //   release-fds                 closes the descriptors exhaust-fds opened
+//   bootstrap                   Hive.bootstrap(_:) with default options; prints ok or the error
 //   exit                        flushes and leaves with _exit(0)
 // The program always leaves with _exit(0): a library truncated under it would fault in its destructors.
 import BeeHive
@@ -154,8 +155,16 @@ for (index, step) in CommandLine.arguments.dropFirst().enumerated() {
             opened = "\(try router.open(url) ?? "nil")"
         } catch {
             opened = "error"
+            emit(index, "routeError", "\(error)")
         }
         emit(index, "route", "canOpen:\(router.canOpen(url)) opened:\(opened)")
+    case "bootstrap":
+        do {
+            try Hive.bootstrap(Hive.Options())
+            emit(index, "bootstrap", "ok")
+        } catch {
+            emit(index, "bootstrap", "\(error)")
+        }
     case "diagnostics", "counts":
         let diagnostics = Hive.shared.diagnostics
         if kind == "diagnostics" {
