@@ -9,12 +9,13 @@ import Glibc
 import Musl
 #endif
 
-/// Runs BeeHive modules as a service of a swift-service-lifecycle `ServiceGroup`.
+/// Runs BeeHive modules as a service of a swift-service-lifecycle `ServiceGroup`, in structured concurrency.
 ///
-/// When the group starts it, the modules get setUp, init (async ones off the group's task) and splash.
-/// On graceful shutdown (the group's SIGTERM/SIGINT handling, or `triggerGracefulShutdown()`), they get
-/// willTerminate and then tearDown in reverse order. SIGHUP becomes the reload event. Signals then go
-/// through service-lifecycle: do not also call `ModuleManager.installSystemEventHandlers`.
+/// ``run()`` awaits `ModuleManager.start(parameters:)` (setUp, init, with the async modules' inits as child
+/// tasks, then splash), waits for graceful shutdown (the group's SIGTERM/SIGINT handling, or
+/// `triggerGracefulShutdown()`), then awaits `ModuleManager.terminate(parameters:)` (willTerminate, then tearDown
+/// in reverse order) and returns. SIGHUP becomes the reload event meanwhile. Signals then go through
+/// service-lifecycle: do not also call `ModuleManager.installSystemEventHandlers`.
 ///
 /// ```swift
 /// let modules = ModuleLifecycleService(manager: .shared)
@@ -26,10 +27,14 @@ import Musl
 public struct ModuleLifecycleService: Service, CustomStringConvertible {
     /// The modules this service runs.
     public let manager: ModuleManager
-    /// Whether SIGHUP delivers ``BeeHive/ModuleEvent/reload``.
+    /// Whether SIGHUP delivers `ModuleEvent.reload`.
     public let reloadsOnHangup: Bool
 
     /// Creates the service.
+    ///
+    /// ```swift
+    /// let service = ModuleLifecycleService(manager: manager, reloadsOnHangup: false)
+    /// ```
     /// - Parameters:
     ///   - manager: The modules to run.
     ///   - reloadsOnHangup: Deliver the reload event on SIGHUP.
@@ -38,28 +43,44 @@ public struct ModuleLifecycleService: Service, CustomStringConvertible {
         self.reloadsOnHangup = reloadsOnHangup
     }
 
+    /// "BeeHive modules", the name the service group logs.
+    ///
+    /// ```swift
+    /// print(ModuleLifecycleService())   // BeeHive modules
+    /// ```
     public var description: String { "BeeHive modules" }
 
-    /// Starts the modules, waits for graceful shutdown, then tears them down.
+    /// Starts the modules, waits for graceful shutdown, then tears them down; returns when tearDown is done.
+    ///
+    /// Everything runs in this task and its child tasks:
+    /// 1. `await manager.start()`. A SIGHUP that arrives meanwhile is delivered once start has returned.
+    /// 2. Until graceful shutdown (`gracefulShutdown()`), each SIGHUP (when ``reloadsOnHangup``) awaits
+    ///    `manager.trigger(.reload)`, in a child task.
+    /// 3. `await manager.terminate()`: willTerminate, then tearDown in reverse order.
+    ///
+    /// If the task is cancelled instead (the group ends without a graceful shutdown), step 2 ends at once and
+    /// tearDown still runs, its hooks seeing `Task.isCancelled`.
+    ///
+    /// ```swift
+    /// try await ModuleLifecycleService(manager: manager).run()   // usually run by a ServiceGroup
+    /// ```
     public func run() async throws {
-        manager.start()
-        await manager.ready()
         let manager = self.manager
-        let reloads = reloadsOnHangup
-        await withTaskGroup(of: Void.self) { group in
-            if reloads {
+        // Trapped before the modules start: a SIGHUP during start waits in the sequence instead of ending the process.
+        let hangups: UnixSignalsSequence? =
+            if reloadsOnHangup { await UnixSignalsSequence(trapping: .sighup) } else { nil }
+        await manager.start()
+        await withDiscardingTaskGroup { group in
+            if let hangups {
                 group.addTask {
-                    for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
-                        manager.trigger(.reload, parameters: ["signal": Int(SIGHUP)])
+                    for await _ in hangups.cancelOnGracefulShutdown() {
+                        try? await manager.trigger(.reload, parameters: ["signal": Int(SIGHUP)])
                     }
                 }
             }
-            group.addTask {
-                try? await gracefulShutdown()
-            }
-            await group.next()
+            try? await gracefulShutdown()
             group.cancelAll()
         }
-        manager.terminate()
+        await manager.terminate()
     }
 }

@@ -120,11 +120,12 @@ struct CheckTests {
         let internalClock = "expected type AnnotatedApp.InternalClock"
         #expect(lines(release, code: "missingType").contains { $0.contains(internalClock) }, "\(release)")
         #expect(!lines(debug, code: "missingType").contains { $0.contains(internalClock) }, "\(debug)")
-        // Public types named only by records survive both builds; the fixture's modules and route have no types.
+        // Public types named only by records survive both builds: services, modules and the route handler.
         for output in [release, debug] {
             #expect(!output.stdout.contains("AnnotatedApp.ValueClock ("))
             #expect(!output.stdout.contains("AnnotatedApp.Stores.DiskStorage ("))
-            #expect(lines(output, code: "missingType").contains { $0.contains("AnnotatedApp.UserRoute") })
+            #expect(!lines(output, code: "missingType").contains { $0.contains("AnnotatedApp.UserRoute") }, "\(output)")
+            #expect(!lines(output, code: "missingType").contains { $0.contains("AnnotatedApp.LoginModule") })
         }
     }
 

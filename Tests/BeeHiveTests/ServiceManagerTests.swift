@@ -54,6 +54,19 @@ struct ServiceManagerTests {
         #expect(first.label == "made once")
     }
 
+    @Test("validate() finds a module whose type is not loaded (a typo would leave it silently never run), once")
+    func validateFindsUnknownModules() throws {
+        let hive = Hive()
+        try hive.register(service: Storage.self, impl: MemoryStorage.self)
+        try hive.declareModule("BeeHiveTests.NoSuchModule", fileID: "App/Modules.swift", line: 12)
+        let error = #expect(throws: HiveError.self) { try hive.validate() }
+        #expect(error?.code == .validationFailed)
+        #expect(error?.message.contains("App/Modules.swift:12") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("BeeHiveTests.NoSuchModule (a module)") == true)
+        #expect(throws: HiveError.self) { try hive.validate() }
+        #expect(hive.diagnostics.filter { $0.code == .unknownType }.count == 1, "reported once, not per validation")
+    }
+
     @Test("registration by names resolves the type lazily")
     func registerNames() throws {
         let hive = Hive()

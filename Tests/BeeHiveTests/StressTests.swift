@@ -129,14 +129,22 @@ struct StressTests {
             }
             _ = Router.forScheme("stress").canOpen("stress://p1/3")
         }
-        let manager = ModuleManager(hive: Hive())
+        // Declared by name (registering in code is async): this test's threads wait, the pool's must not.
+        let moduleHive = Hive()
+        try moduleHive.declareModule("BeeHiveTests.ModuleB")
+        let manager = ModuleManager(hive: moduleHive)
         let events = Atomic<Int>(0)
-        try manager.register(ModuleB.self)
         try manager.subscribe(module: "BeeHiveTests.ModuleB", to: .custom(1_001)) { _ in
             events.add(1, ordering: .relaxed)
         }
         worker("events") {
-            try? manager.triggerCustomEvent(1_001)
+            // The worker is a thread of its own (not the concurrency pool): it may wait for the async trigger.
+            let delivered = DispatchSemaphore(value: 0)
+            Task {
+                try? await manager.triggerCustomEvent(1_001)
+                delivered.signal()
+            }
+            delivered.wait()
         }
 
         let finished = group.wait(timeout: deadline + 60) == .success

@@ -23,7 +23,11 @@ let package = Package(
         .target(name: "FixtureAnnotations", dependencies: [.product(name: "CBeeHive", package: "BeeHive")]),
         .executableTarget(
             name: "AnnotatedApp",
-            dependencies: ["FixtureAnnotations", .product(name: "BeeHive", package: "BeeHive")]
+            dependencies: [
+                "FixtureAnnotations", .product(name: "BeeHive", package: "BeeHive"),
+                .product(name: "BeeHiveModules", package: "BeeHive"),
+                .product(name: "BeeHiveRouter", package: "BeeHive"),
+            ]
         ),
 
         // Modules driven by signals.

@@ -46,6 +46,10 @@ package final class CreationTicket: @unchecked Sendable {
     package init() { group.enter() }
     package func finish() { group.leave() }
     package func wait() { group.wait() }
+    /// Waits for the instance without blocking a thread (for async callers, e.g. the module manager).
+    package func wait() async {
+        await withCheckedContinuation { continuation in group.notify(queue: .global()) { continuation.resume() } }
+    }
     package var isOnCurrentThread: Bool { pthread_equal(thread, pthread_self()) != 0 }
 }
 

@@ -1,9 +1,14 @@
 extension Hive {
-    /// Looks up every implementation type now, instead of on first use, and fails if anything is wrong.
+    /// Looks up every type the hive's registrations name now, instead of on first use, and fails if anything is
+    /// wrong.
     ///
     /// Type names of annotation records and files are normally looked up lazily, when a service is
-    /// first created. Call this at startup (or in a test) to find unknown types and types that do not
-    /// conform to ``ServiceImplementation`` before a user does. Nothing is instantiated.
+    /// first created. Call this at startup (or in a test) to find, before a user does: unknown service
+    /// implementations and implementations that do not conform to ``ServiceImplementation``, and unknown module
+    /// and route handler types (a typo in a `BH_MODULE` would otherwise leave the module silently never run).
+    /// Nothing is instantiated. Whether a module type conforms to `HiveModule` and a handler to `RouteHandler` is
+    /// for the products that define them to check: `ModuleManager.validate()` and
+    /// `Router.validateDeclaredRoutes(in:)`.
     ///
     /// ```swift
     /// try Hive.shared.validate()
@@ -17,10 +22,27 @@ extension Hive {
             }
         }
         for (entry, provider) in pending { _ = try? resolve(provider, of: entry) }
+        record(unknownDeclaredTypes())
         let errors = diagnostics.filter { $0.severity == .error }
         guard errors.isEmpty else {
             let lines = errors.map { "  - \($0.error)" }.joined(separator: "\n")
             throw HiveError(.validationFailed, "expected no errors; found \(errors.count):\n\(lines)")
         }
+    }
+}
+
+extension Hive {
+    /// An `unknownType` error for every module and route handler named by a declaration but not loaded, once per
+    /// declaration (a second validation does not repeat it).
+    func unknownDeclaredTypes() -> [Diagnostic] {
+        var found: [HiveError] = []
+        for module in moduleDeclarations where TypeLookup.type(named: module.name) == nil {
+            found.append(.unknownType(module.name, role: "a module", source: module.source))
+        }
+        for route in routeDeclarations where TypeLookup.type(named: route.handler) == nil {
+            found.append(.unknownType(route.handler, role: "the handler of \(route.pattern)", source: route.source))
+        }
+        let reported = diagnostics.compactMap { $0.code == .unknownType ? $0.message : nil }
+        return found.filter { !reported.contains($0.message) }.map { Diagnostic(.error, $0) }
     }
 }

@@ -13,13 +13,14 @@ import Musl
 ///
 /// | Linux                                              | event                                      |
 /// |----------------------------------------------------|--------------------------------------------|
-/// | SIGTERM, SIGINT                                    | ``ModuleEvent/willTerminate``, then ``ModuleEvent/tearDown``, then `onTerminate` |
-/// | SIGHUP                                             | ``ModuleEvent/reload``                     |
-/// | `/proc/pressure/memory` or the cgroup's `memory.pressure` trigger | ``ModuleEvent/didReceiveMemoryWarning`` |
+/// | SIGTERM, SIGINT                                    | ``ModuleEvent/willTerminate`` (``HiveModule/modWillTerminate(_:)``), then ``ModuleEvent/tearDown``, then `onTerminate` |
+/// | SIGHUP                                             | ``ModuleEvent/reload`` (``HiveModule/modReload(_:)``) |
+/// | `/proc/pressure/memory` or the cgroup's `memory.pressure` trigger | ``ModuleEvent/didReceiveMemoryWarning`` (``HiveModule/modDidReceiveMemoryWarning(_:)``) |
 ///
 /// Signals are caught from the moment ``ModuleManager/installSystemEventHandlers(signals:memoryPressure:onTerminate:)``
 /// returns: a signal handler (`sigaction`, with `SA_RESTART`) writes each signal to a pipe, and a dispatch queue reads
-/// the pipe and delivers the events, so a signal that arrives before the queue first looks is delivered, not lost.
+/// the pipe and starts a task per signal that delivers its event (after the previous signal's), so a signal that
+/// arrives before the queue first looks is delivered, not lost.
 /// The signals are also unblocked in the installing thread: a process started with them blocked (the signal mask is
 /// inherited from the parent) would otherwise never take them. A system call that a signal interrupts restarts
 /// (`SA_RESTART`), except those Linux never restarts (`poll`, `nanosleep`, …), which fail with `EINTR` as they do under
@@ -61,31 +62,47 @@ extension ModuleManager {
     /// Use this when the program does not run under swift-service-lifecycle; under a `ServiceGroup`,
     /// the BeeHiveServiceLifecycle product's `ModuleLifecycleService` handles termination instead.
     /// A signal that arrives at any moment after this returns is delivered, even one the program sends itself
-    /// at once.
+    /// at once, or one that arrives while ``start(parameters:)`` runs (it is delivered once start has returned).
+    ///
+    /// Signals and pressure reports arrive on dispatch queues; for each one a task is started there that awaits
+    /// the previous one's, so that they reach the modules in the order they came:
+    ///
+    /// - SIGTERM, SIGINT: `await` ``terminate(parameters:)`` (willTerminate, then tearDown in reverse order), then
+    ///   `onTerminate(signal)`.
+    /// - SIGHUP: `try await` ``trigger(_:parameters:)`` with ``ModuleEvent/reload``.
+    /// - Memory pressure: `try await` ``trigger(_:parameters:)`` with ``ModuleEvent/didReceiveMemoryWarning``.
+    ///
+    /// The parameters carry `"signal"` (the signal's number) or `"source"` (the pressure file).
     ///
     /// ```swift
     /// let handlers = manager.installSystemEventHandlers()
-    /// dispatchMain()
+    /// await manager.start()
+    /// while true { try await Task.sleep(for: .seconds(3600)) }   // SIGTERM ends the process (onTerminate)
     /// ```
     /// - Parameters:
     ///   - signals: Whether to handle SIGTERM, SIGINT and SIGHUP.
     ///   - memoryPressure: Whether to watch memory pressure, where the kernel offers it.
-    ///   - onTerminate: Called with the signal after tearDown; by default exits with status 0.
+    ///   - onTerminate: Called with the signal once ``terminate(parameters:)`` has finished. The default exits the
+    ///     process with status 0 (`exit(0)`: `atexit` handlers run, other threads and tasks are not waited for);
+    ///     pass your own to exit otherwise or to keep running.
     /// - Returns: The installed handlers; keep them alive.
     public func installSystemEventHandlers(
         signals: Bool = true, memoryPressure: Bool = true,
         onTerminate: @escaping @Sendable (Int32) -> Void = { _ in exit(0) }
     ) -> SystemEventHandlers {
+        let queue = DeliveryQueue()
         var catcher: SignalCatcher?
         if signals {
             do {
                 catcher = try SignalCatcher(signals: [SIGTERM, SIGINT, SIGHUP]) { [self] signal in
                     let parameters: [String: any Sendable] = ["signal": Int(signal)]
-                    if signal == SIGHUP {
-                        trigger(.reload, parameters: parameters)
-                    } else {
-                        terminate(parameters: parameters)
-                        onTerminate(signal)
+                    queue.enqueue { [self] in
+                        if signal == SIGHUP {
+                            try? await trigger(.reload, parameters: parameters)
+                        } else {
+                            await terminate(parameters: parameters)
+                            onTerminate(signal)
+                        }
                     }
                 }
             } catch {
@@ -96,10 +113,27 @@ extension ModuleManager {
         var monitor: MemoryPressureMonitor?
         if memoryPressure {
             monitor = MemoryPressureMonitor.start(logger: hive.options.logger) { [self] path in
-                trigger(.didReceiveMemoryWarning, parameters: ["source": path])
+                queue.enqueue { [self] in try? await trigger(.didReceiveMemoryWarning, parameters: ["source": path]) }
             }
         }
         return SystemEventHandlers(catcher: catcher, pressure: monitor)
+    }
+}
+
+/// Runs the deliveries of system events one after the other, in the order they were enqueued: each is a task,
+/// started on the dispatch queue the event arrived on, that first awaits the task before it.
+final class DeliveryQueue: Sendable {
+    private let last = LockedValue<Task<Void, Never>?>(nil)
+
+    /// Starts a task that runs `delivery` once every delivery enqueued before it has finished.
+    func enqueue(_ delivery: @escaping @Sendable () async -> Void) {
+        last.withLock { last in
+            let previous = last
+            last = Task {
+                await previous?.value
+                await delivery()
+            }
+        }
     }
 }
 

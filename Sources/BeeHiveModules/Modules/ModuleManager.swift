@@ -8,10 +8,25 @@ import Dispatch
 /// first), then priority (higher first), then the order they were declared in. Each module is
 /// created once, the first time an event reaches it.
 ///
+/// Hooks may be `async`: the manager awaits each module's hook before it calls the next module's, in that
+/// order (``ModuleEvent/tearDown`` in reverse). ``start(parameters:)`` delivers setUp to every module, then init
+/// (modules declared async run theirs concurrently, as child tasks of a task group, while the others init in
+/// order), then splash once every init is done, and returns after splash.
+///
+/// **Events during start.** An event, ``terminate(parameters:)``,
+/// ``register(_:level:priority:isAsync:triggersInit:fileID:line:)``, ``unregister(moduleNamed:)`` or
+/// ``launch(moduleNamed:parameters:)`` that arrives while ``start(parameters:)`` is still running (a SIGHUP, say)
+/// waits until start has returned, and is then delivered: no module gets a hook while it is being set up,
+/// initialized or splashed. Deliveries already running when start is called finish
+/// before setUp begins. What a hook itself triggers (in its own task or its child tasks) is delivered at once,
+/// not held back: it is part of the work being waited for. So a hook must not wait for ``ready()`` or for an
+/// unstructured task (`Task.detached`) that triggers events during start: that would wait for itself.
+///
 /// ```swift
 /// let modules = ModuleManager(hive: .shared)
-/// modules.start()                    // setUp, init (async modules off this thread), then splash
-/// modules.installSystemEventHandlers()   // SIGTERM/SIGINT -> willTerminate + tearDown, SIGHUP -> reload
+/// let handlers = modules.installSystemEventHandlers()   // SIGTERM/SIGINT → terminate(), SIGHUP → reload
+/// await modules.start()                                 // setUp, init (async modules concurrently), then splash
+/// try await modules.trigger(.custom(1001), parameters: ["items": 3])
 /// ```
 public final class ModuleManager: Sendable {
     /// The hive modules are declared in and resolve services from.
@@ -20,21 +35,23 @@ public final class ModuleManager: Sendable {
     public let profiler: TimeProfiler
 
     let state: LockedValue<State>
-    let asyncInits = DispatchGroup()
+    /// Left once start has delivered splash: what ``waitUntilReady()`` and ``ready()`` wait for.
     let readyGroup = DispatchGroup()
-    let asyncQueue = DispatchQueue(label: "BeeHive.modules.async-init", attributes: .concurrent)
 
     struct Subscription: Sendable {
         let id: Int
-        let handler: @Sendable (ModuleContext) throws -> Void
+        let handler: @Sendable (ModuleContext) async throws -> Void
     }
 
+    /// A hook a module type does not implement: the named or lifecycle hook of `event`, or (`viaHandleEvent`)
+    /// `modHandleEvent` for it.
     struct HookKey: Hashable {
         let type: ObjectIdentifier
         let event: ModuleEvent
+        let viaHandleEvent: Bool
     }
 
-    enum Phase { case idle, started, terminated }
+    enum Phase { case idle, starting, started, terminated }
 
     struct State {
         var entries: [String: ModuleEntry] = [:]
@@ -44,7 +61,16 @@ public final class ModuleManager: Sendable {
         var notImplemented: Set<HookKey> = []
         var context: ModuleContext
         var phase = Phase.idle
-        var readyWaiters = 0
+        /// Start has delivered splash.
+        var isReady = false
+        /// Module types already warned about for listing events with no Linux meaning.
+        var warnedTypes: Set<ObjectIdentifier> = []
+        /// Deliveries from outside start running now; start waits for them to finish.
+        var inFlight = 0
+        var drainWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Whether ``ModuleManager/terminate(parameters:)`` has finished, and who waits for it.
+        var terminationDone = false
+        var terminationWaiters: [CheckedContinuation<Void, Never>] = []
 
         mutating func ordered() -> [ModuleEntry] {
             if let sorted { return sorted }
@@ -71,7 +97,7 @@ public final class ModuleManager: Sendable {
         refresh()
     }
 
-    /// The manager of ``Hive/shared``'s modules.
+    /// The manager of `Hive.shared`'s modules.
     public static let shared = ModuleManager()
 
     /// The context handed to handlers (before the event is set).
@@ -81,7 +107,7 @@ public final class ModuleManager: Sendable {
     }
 
     /// Adds modules declared in the hive since the manager was created or last refreshed, e.g. after
-    /// ``Hive/rescan()`` or ``Hive/loadModules(from:)``.
+    /// `Hive.rescan()` or `Hive.loadModules(from:)`.
     public func refresh() {
         let declarations = hive.moduleDeclarations
         state.withLock { state in
@@ -97,7 +123,7 @@ public final class ModuleManager: Sendable {
     // MARK: - Instances
 
     /// The module's instance, created on first use; nil (with a diagnostic, once) if it cannot be created.
-    func instance(of entry: ModuleEntry) -> (any HiveModule)? {
+    func instance(of entry: ModuleEntry) async -> (any HiveModule)? {
         while true {
             enum Step {
                 case ready(any HiveModule)
@@ -123,7 +149,7 @@ public final class ModuleManager: Sendable {
             switch step {
             case .ready(let module): return module
             case .failed: return nil
-            case .wait(let ticket): ticket.wait()
+            case .wait(let ticket): await ticket.wait()
             case .create(let ticket):
                 let made = makeModule(entry)
                 state.withLock { _ in
@@ -163,7 +189,26 @@ public final class ModuleManager: Sendable {
             ])
             return .failure(CreationFailure(retryAfter: loadedImages))
         }
+        warnAboutEventsWithoutLinuxMeaning(type, entry)
         return .success(type.init())
+    }
+
+    /// Records one warning per module type that lists events with no Linux meaning: they are never delivered.
+    private func warnAboutEventsWithoutLinuxMeaning(_ type: any HiveModule.Type, _ entry: ModuleEntry) {
+        let rejected = type.events.sorted().compactMap(\.linuxRejection)
+        guard !rejected.isEmpty,
+            state.withLock({ $0.warnedTypes.insert(ObjectIdentifier(type)).inserted })
+        else { return }
+        hive.record([
+            Diagnostic(
+                .warning,
+                HiveError(
+                    .unsupportedEvent,
+                    "expected module \(entry.name) to list events with a meaning on Linux in its events; found "
+                        + rejected.joined(separator: "; ")
+                        + ". They are never delivered (trigger rejects them): remove them, or use a custom event",
+                    source: entry.declaration.source))
+        ])
     }
 
     func report(_ code: HiveError.Code, _ message: String, _ entry: ModuleEntry) {
@@ -185,6 +230,8 @@ final class ModuleEntry: @unchecked Sendable {
     let type: (any HiveModule.Type)?
     let sequence: Int
     var slot = Slot.empty
+    /// Whether setUp, init and splash were (or are being) delivered to it by start or by a registration after start.
+    var lifecycleClaimed = false
 
     init(_ declaration: ModuleDeclaration, type: (any HiveModule.Type)?, sequence: Int) {
         self.declaration = declaration

@@ -50,6 +50,23 @@ struct SignalTests {
         #expect(Array(lines.drop { !$0.contains("willTerminate") }) == Self.shutdown)
     }
 
+    @Test("a SIGHUP that arrives while the modules start is delivered once start has returned, never during an init")
+    func hangupDuringStart() throws {
+        let child = try LifecycleChild(Self.lifecycleApp(), ["hup-during-start"])
+        defer { child.kill() }
+        #expect(child.read(until: "ShellModule.reload", seconds: 30), "\(child)")
+        child.send(SIGTERM)
+        #expect(child.wait(seconds: 30) == .exited(0), "\(child)")
+        let lines = child.lines
+        let raised = try #require(lines.firstIndex(of: "FeedModule.raising SIGHUP"), "\(child)")
+        let feedInit = try #require(lines.firstIndex(of: "FeedModule.init"), "\(child)")
+        let lastSplash = try #require(lines.lastIndex { $0.hasSuffix(".splash") }, "\(child)")
+        let reloads = lines.indices.filter { lines[$0].contains(".reload") }
+        #expect(raised < feedInit && feedInit < lastSplash)
+        #expect(reloads.count == 3 && reloads.allSatisfy { $0 > lastSplash }, "\(child)")
+        #expect(Array(lines.drop { !$0.contains("willTerminate") }) == Self.shutdown)
+    }
+
     @Test("a SIGTERM the program raises the moment the handlers are installed is never lost (1,000 runs, no hang)")
     func raisedAtOnce() throws {
         let app = try Self.lifecycleApp()

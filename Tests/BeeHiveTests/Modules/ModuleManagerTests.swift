@@ -50,92 +50,102 @@ struct ModuleLifecycleTests {
     ]
 
     @Test("setUp, init and splash follow level then priority; tearDown runs in reverse", arguments: orderCases)
-    func order(_ c: OrderCase) throws {
+    func order(_ c: OrderCase) async throws {
         let (manager, log, _) = makeManager()
-        for (type, level, priority) in c.modules { try manager.register(type, level: level, priority: priority) }
-        manager.start()
-        manager.waitUntilReady()
+        for (type, level, priority) in c.modules { try await manager.register(type, level: level, priority: priority) }
+        await manager.start()
         #expect(log.events("setUp") == c.expected)
         #expect(log.events("init") == c.expected)
         #expect(log.events("splash") == c.expected)
-        manager.terminate()
+        await manager.terminate()
         #expect(log.events("tearDown") == c.expected.reversed())
         #expect(log.all.firstIndex(of: "\(c.expected.last!).splash")! > log.all.lastIndex { $0.hasSuffix(".init") }!)
     }
 
     @Test("modules from annotation-style declarations, files and code are ordered together")
-    func mergedSources() throws {
+    func mergedSources() async throws {
         let (manager, log, hive) = makeManager()
         try hive.declareModule("BeeHiveTests.ModuleA", level: .normal, priority: 5)
         try hive.declareModule("BeeHiveTests.ModuleB", level: .basic)
-        try manager.register(ModuleC.self, level: .normal, priority: 50)
+        try await manager.register(ModuleC.self, level: .normal, priority: 50)
         manager.refresh()
-        manager.start()
-        manager.waitUntilReady()
+        await manager.start()
         #expect(log.events("setUp") == ["ModuleB", "ModuleC", "ModuleA"])
     }
 
-    @Test("async modules run init off the caller's thread; waitUntilReady waits for them, then splash")
-    func asyncInit() throws {
+    @Test("async modules run init as child tasks; start returns after splash, which waits for every init")
+    func asyncInit() async throws {
         let (manager, log, _) = makeManager()
-        try manager.register(ModuleA.self)
-        try manager.register(SlowAsyncModule.self, isAsync: true)
-        manager.start()
-        #expect(!log.all.contains("SlowAsyncModule.init"), "start returned before the async init finished")
-        manager.waitUntilReady()
+        try await manager.register(ModuleA.self)
+        try await manager.register(SlowAsyncModule.self, isAsync: true)
+        await manager.start()
         #expect(log.events("init") == ["ModuleA", "SlowAsyncModule"])
         #expect(log.events("splash") == ["ModuleA", "SlowAsyncModule"])
         #expect(log.all.firstIndex(of: "ModuleA.splash")! > log.all.firstIndex(of: "SlowAsyncModule.init")!)
     }
 
-    @Test("ready() can be awaited")
+    @Test("ready() returns once start has finished, and at once after that; waitUntilReady() blocks a thread for it")
     func awaitReady() async throws {
         let (manager, log, _) = makeManager()
-        try manager.register(SlowAsyncModule.self, isAsync: true)
-        manager.start()
+        try await manager.register(SlowAsyncModule.self, isAsync: true)
+        await withDiscardingTaskGroup { group in
+            group.addTask { await manager.start() }
+            group.addTask {
+                await manager.ready()
+                #expect(log.events("splash") == ["SlowAsyncModule"], "ready() returned before splash")
+            }
+        }
         await manager.ready()
-        #expect(log.events("splash") == ["SlowAsyncModule"])
+        let blocked = EventLog()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                manager.waitUntilReady()
+                blocked.append("ready")
+                continuation.resume()
+            }
+        }
+        #expect(blocked.all == ["ready"])
+        await manager.start()
+        #expect(log.events("setUp") == ["SlowAsyncModule"], "start runs once")
     }
 
     @Test("a module registered after start gets setUp, init and splash at once; unregister delivers tearDown")
-    func dynamicRegistration() throws {
+    func dynamicRegistration() async throws {
         let (manager, log, _) = makeManager()
-        try manager.register(ModuleA.self)
-        manager.start()
-        manager.waitUntilReady()
-        try manager.register(ModuleB.self)
+        try await manager.register(ModuleA.self)
+        await manager.start()
+        try await manager.register(ModuleB.self)
         #expect(log.all.suffix(3) == ["ModuleB.setUp", "ModuleB.init", "ModuleB.splash"])
-        try manager.register(ModuleC.self, triggersInit: false)
+        try await manager.register(ModuleC.self, triggersInit: false)
         #expect(!log.all.contains("ModuleC.setUp"))
-        try manager.unregister(ModuleB.self)
+        try await manager.unregister(ModuleB.self)
         #expect(log.all.suffix(2) == ["ModuleB.tearDown", "ModuleB.unmount"])
         #expect(manager.modules.map(\.name) == ["BeeHiveTests.ModuleA", "BeeHiveTests.ModuleC"])
-        #expect(throws: HiveError.self) { try manager.unregister(moduleNamed: "BeeHiveTests.Nope") }
+        await #expect(throws: HiveError.self) { try await manager.unregister(moduleNamed: "BeeHiveTests.Nope") }
     }
 
     @Test("a module declared twice is one module, created once, with a duplicate diagnostic")
-    func duplicate() throws {
+    func duplicate() async throws {
         let (manager, _, hive) = makeManager()
         try hive.declareModule("BeeHiveTests.SilentModule", priority: 3)
         manager.refresh()
         let before = SilentModule.created.load(ordering: .relaxed)
-        let kept = try manager.register(SilentModule.self, priority: 9)
+        let kept = try await manager.register(SilentModule.self, priority: 9)
         #expect(kept.priority == 3)
-        manager.start()
-        manager.trigger(.setUp)
+        await manager.start()
+        try await manager.trigger(.setUp)
         #expect(SilentModule.created.load(ordering: .relaxed) == before + 1)
         #expect(hive.diagnostics.contains { $0.code == .duplicateRegistration && $0.message.contains("SilentModule") })
     }
 
     @Test("unknown module names and types that are not modules are reported; the other modules still run")
-    func badModules() throws {
+    func badModules() async throws {
         let (manager, log, hive) = makeManager()
         try hive.declareModule("BeeHiveTests.NoSuchModule")
         try hive.declareModule("BeeHiveTests.PlainType")
-        try manager.register(ModuleA.self)
+        try await manager.register(ModuleA.self)
         manager.refresh()
-        manager.start()
-        manager.waitUntilReady()
+        await manager.start()
         #expect(log.events("init") == ["ModuleA"])
         let codes = hive.diagnostics.map(\.code)
         #expect(codes.contains(.unknownType) && codes.contains(.notAModule))
@@ -143,12 +153,11 @@ struct ModuleLifecycleTests {
     }
 
     @Test("a handler that throws is reported, and the modules after it still get the event")
-    func throwingHandler() throws {
+    func throwingHandler() async throws {
         let (manager, log, hive) = makeManager()
-        try manager.register(FailingModule.self, priority: 10)
-        try manager.register(ModuleA.self)
-        manager.start()
-        manager.waitUntilReady()
+        try await manager.register(FailingModule.self, priority: 10)
+        try await manager.register(ModuleA.self)
+        await manager.start()
         #expect(log.events("init") == ["ModuleA"])
         let failure = try #require(hive.diagnostics.first { $0.code == .moduleEventFailed })
         #expect(failure.message.contains("BeeHiveTests.FailingModule") && failure.message.contains("initialize"))
@@ -156,23 +165,22 @@ struct ModuleLifecycleTests {
     }
 
     @Test("a module is only called for the hooks it implements")
-    func onlyImplementedHooks() throws {
+    func onlyImplementedHooks() async throws {
         let (manager, _, _) = makeManager(profiled: true)
-        try manager.register(SilentModule.self)
-        try manager.register(ModuleA.self)
-        manager.start()
-        manager.waitUntilReady()
-        manager.trigger(.setUp)
+        try await manager.register(SilentModule.self)
+        try await manager.register(ModuleA.self)
+        await manager.start()
+        try await manager.trigger(.setUp)
         #expect(!manager.profiler.records.contains { $0.module == "BeeHiveTests.SilentModule" })
         #expect(manager.profiler.records.filter { $0.module == "BeeHiveTests.ModuleA" }.count == 4)
     }
 
     @Test("each handler gets its own copy of the context, carrying the event")
-    func contextCopies() throws {
+    func contextCopies() async throws {
         let (manager, log, _) = makeManager()
-        try manager.register(ContextMutatingModule.self, priority: 2)
-        try manager.register(ContextReadingModule.self, priority: 1)
-        manager.trigger(.setUp)
+        try await manager.register(ContextMutatingModule.self, priority: 2)
+        try await manager.register(ContextReadingModule.self, priority: 1)
+        try await manager.trigger(.setUp)
         #expect(log.all.contains("ContextReadingModule.setUp:true:setUp"))
     }
 }
@@ -180,11 +188,11 @@ struct ModuleLifecycleTests {
 @Suite("Modules: custom and system events")
 struct ModuleEventTests {
     @Test("a custom event reaches only the modules that handle or subscribed to it, with its parameters")
-    func customEvent() throws {
+    func customEvent() async throws {
         let (manager, log, _) = makeManager()
-        try manager.register(CustomSubscriber.self)
-        try manager.register(ModuleA.self)
-        try manager.register(ModuleB.self)
+        try await manager.register(CustomSubscriber.self)
+        try await manager.register(ModuleA.self)
+        try await manager.register(ModuleB.self)
         try manager.subscribe(module: "BeeHiveTests.ModuleB", to: .custom(1001)) { context in
             (context.customParameters["log"] as? EventLog)?.append(
                 "ModuleB.closure=\(context.eventParameters["value"]!)")
@@ -192,28 +200,28 @@ struct ModuleEventTests {
         try manager.subscribe(module: "BeeHiveTests.ModuleA", to: .custom(1002)) { context in
             (context.customParameters["log"] as? EventLog)?.append("ModuleA.closure1002")
         }
-        try manager.triggerCustomEvent(1001, parameters: ["value": 7])
+        try await manager.triggerCustomEvent(1001, parameters: ["value": 7])
         #expect(log.all == ["CustomSubscriber.custom(1001)=7", "ModuleB.closure=7"])
     }
 
     @Test("two modules subscribing to one custom event each get their own handler (BeeHive kept only the first)")
-    func perModuleHandlers() throws {
+    func perModuleHandlers() async throws {
         let (manager, log, _) = makeManager()
-        try manager.register(ModuleA.self)
-        try manager.register(ModuleB.self)
+        try await manager.register(ModuleA.self)
+        try await manager.register(ModuleB.self)
         for name in ["ModuleA", "ModuleB"] {
             try manager.subscribe(module: "BeeHiveTests.\(name)", to: .custom(2000)) { context in
                 (context.customParameters["log"] as? EventLog)?.append("\(name) handler for \(context.moduleName!)")
             }
         }
-        manager.trigger(try .custom(2000))
+        try await manager.trigger(try .custom(2000))
         #expect(log.all == ["ModuleA handler for BeeHiveTests.ModuleA", "ModuleB handler for BeeHiveTests.ModuleB"])
     }
 
     @Test("a custom event number below 1000 is refused with a diagnostic", arguments: [0, 9, 999, -1])
-    func belowCustomRange(_ value: Int) {
+    func belowCustomRange(_ value: Int) async {
         let (manager, log, hive) = makeManager()
-        let error = #expect(throws: HiveError.self) { try manager.triggerCustomEvent(value) }
+        let error = await #expect(throws: HiveError.self) { try await manager.triggerCustomEvent(value) }
         #expect(error?.code == .invalidCustomEvent)
         #expect(error?.message.contains("at least 1000") == true)
         #expect(hive.diagnostics.first?.code == .invalidCustomEvent)
@@ -221,19 +229,19 @@ struct ModuleEventTests {
     }
 
     @Test("a throwing custom handler is reported and the others still run")
-    func throwingCustomHandler() throws {
+    func throwingCustomHandler() async throws {
         let (manager, log, hive) = makeManager()
-        try manager.register(FailingModule.self, priority: 1)
-        try manager.register(CustomSubscriber.self)
-        try manager.triggerCustomEvent(1001)
+        try await manager.register(FailingModule.self, priority: 1)
+        try await manager.register(CustomSubscriber.self)
+        try await manager.triggerCustomEvent(1001)
         #expect(log.all == ["CustomSubscriber.custom(1001)"])
         #expect(hive.diagnostics.contains { $0.code == .moduleEventFailed && $0.message.contains("custom(1001)") })
     }
 
     @Test("subscribing for an unknown module names the known ones")
-    func subscribeUnknown() throws {
+    func subscribeUnknown() async throws {
         let (manager, _, _) = makeManager()
-        try manager.register(ModuleA.self)
+        try await manager.register(ModuleA.self)
         let error = #expect(throws: HiveError.self) {
             try manager.subscribe(module: "Nope", to: .reload) { _ in }
         }
@@ -241,12 +249,12 @@ struct ModuleEventTests {
     }
 
     @Test("system events reach modules that list them")
-    func systemEvents() throws {
+    func systemEvents() async throws {
         let (manager, log, _) = makeManager()
-        try manager.register(CustomSubscriber.self)
-        try manager.register(ModuleA.self)
-        manager.trigger(.reload)
-        manager.trigger(.didEnterBackground)
+        try await manager.register(CustomSubscriber.self)
+        try await manager.register(ModuleA.self)
+        try await manager.trigger(.reload)
+        await #expect(throws: HiveError.self) { try await manager.trigger(.didEnterBackground) }
         #expect(log.all == ["CustomSubscriber.reload"])
         #expect(ModuleEvent.didReceiveMemoryWarning.description == "didReceiveMemoryWarning")
         #expect(ModuleEvent.willTerminate.rawValue == 9 && ModuleEvent.openURL.rawValue == 11)
@@ -263,28 +271,240 @@ struct ModuleEventTests {
     }
 }
 
+@Suite("Modules: async hooks, named hooks and events with no Linux meaning")
+struct ModuleAsyncTests {
+    /// The log entries of `event`, with their begin/end markers.
+    static func hooks(_ log: EventLog, _ event: String) -> [String] {
+        log.all.filter { $0.contains(".\(event)-") }
+    }
+
+    /// What each module logs, begin then end, one module after the other.
+    static func sequential(_ modules: [String], _ event: String) -> [String] {
+        modules.flatMap { ["\($0).\(event)-begin", "\($0).\(event)-end"] }
+    }
+
+    @Test("async hooks are awaited one module after the other, in level and priority order")
+    func asyncHooksInOrder() async throws {
+        let (manager, log, _) = makeManager()
+        try await manager.register(PausingThird.self, level: .application)
+        try await manager.register(PausingFirst.self, level: .basic)
+        try await manager.register(PausingSecond.self, level: .normal)
+        await manager.start()
+        let order = ["PausingFirst", "PausingSecond", "PausingThird"]
+        for event in ["setUp", "init", "splash"] {
+            #expect(Self.hooks(log, event) == Self.sequential(order, event), "\(event)")
+        }
+        #expect(Self.hooks(log, "splash").first == "PausingFirst.splash-begin")
+        #expect(log.all.last == "PausingThird.splash-end", "start returned before the last splash finished")
+    }
+
+    @Test("tearDown awaits each module in reverse order, after willTerminate in order")
+    func tearDownReverse() async throws {
+        let (manager, log, _) = makeManager()
+        try await manager.register(PausingFirst.self, priority: 3)
+        try await manager.register(PausingSecond.self, priority: 2)
+        try await manager.register(PausingThird.self, priority: 1)
+        await manager.start()
+        await manager.terminate()
+        let order = ["PausingFirst", "PausingSecond", "PausingThird"]
+        #expect(Self.hooks(log, "willTerminate") == Self.sequential(order, "willTerminate"))
+        #expect(Self.hooks(log, "tearDown") == Self.sequential(order.reversed(), "tearDown"))
+        #expect(
+            log.all.firstIndex(of: "PausingFirst.tearDown-begin")! > log.all.lastIndex { $0.contains("willTerminate") }!
+        )
+        await manager.terminate()
+        #expect(Self.hooks(log, "tearDown").count == 6, "terminate delivers once")
+    }
+
+    @Test("terminate before start: tearDown once, start does nothing after it, ready() returns")
+    func terminateBeforeStart() async throws {
+        let (manager, log, _) = makeManager()
+        try await manager.register(PausingFirst.self)
+        async let waiting: Void = manager.ready()
+        await withDiscardingTaskGroup { group in
+            group.addTask { await manager.terminate() }
+            group.addTask { await manager.terminate() }
+        }
+        await waiting
+        await manager.start()
+        // Not created before, the module gets no willTerminate (it does not list it); tearDown, once.
+        #expect(log.all == Self.sequential(["PausingFirst"], "tearDown"))
+    }
+
+    @Test("async modules' inits overlap, beside the others' in order; splash waits for all of them")
+    func asyncInitsOverlap() async throws {
+        let (manager, log, hive) = makeManager()
+        manager.context.customParameters["rendezvous"] = Rendezvous(expected: 2)
+        try await manager.register(MeetingA.self, isAsync: true)
+        try await manager.register(ModuleA.self)
+        try await manager.register(MeetingB.self, isAsync: true)
+        try await manager.register(ModuleB.self)
+        await manager.start()
+        #expect(log.all.contains("MeetingA.init-overlapped=true"), "\(log.all)")
+        #expect(log.all.contains("MeetingB.init-overlapped=true"), "\(log.all)")
+        #expect(log.events("init").filter { $0.hasPrefix("Module") } == ["ModuleA", "ModuleB"])
+        let lastInit = try #require(log.all.lastIndex { $0.hasSuffix(".init") })
+        let firstSplash = try #require(log.all.firstIndex { $0.hasSuffix(".splash") })
+        #expect(firstSplash > lastInit, "splash began before every init had finished: \(log.all)")
+        #expect(log.events("splash") == ["MeetingA", "ModuleA", "MeetingB", "ModuleB"])
+        #expect(hive.diagnostics.isEmpty)
+    }
+
+    @Test("a reload that arrives while start runs is delivered after start, never during init")
+    func reloadDuringStart() async throws {
+        let (manager, log, _) = makeManager()
+        try await manager.register(LongInitModule.self, isAsync: true)
+        try await manager.register(CustomSubscriber.self)
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { await manager.start() }
+            while !log.all.contains("LongInitModule.init-begin") { try await Task.sleep(for: .milliseconds(2)) }
+            group.addTask { try await manager.trigger(.reload) }
+            group.addTask { try await manager.triggerCustomEvent(1001) }
+        }
+        let entries = log.all
+        let initEnd = try #require(entries.firstIndex(of: "LongInitModule.init-end"))
+        let splash = try #require(entries.lastIndex { $0.hasSuffix(".splash") })
+        let reload = try #require(entries.firstIndex(of: "LongInitModule.reload"), "the reload was lost: \(entries)")
+        #expect(reload > initEnd && reload > splash, "\(entries)")
+        #expect(entries.firstIndex(of: "CustomSubscriber.reload")! > splash)
+        #expect(entries.firstIndex(of: "CustomSubscriber.custom(1001)")! > splash)
+    }
+
+    @Test("a module written as on iOS, with a synchronous modWillTerminate(_:), is called on terminate")
+    func iosStyleWillTerminate() async throws {
+        let (manager, log, _) = makeManager()
+        try await manager.register(IOSStyleModule.self)
+        await manager.start()
+        await manager.terminate()
+        #expect(log.all == ["IOSStyleModule.modWillTerminate"])
+    }
+
+    @Test("named hooks for willTerminate, memory warnings and reload; modHandleEvent when a module lists the event")
+    func namedHooksAndFallback() async throws {
+        let (manager, log, _) = makeManager()
+        try await manager.register(IOSStyleModule.self, priority: 3)
+        try await manager.register(HandleEventModule.self, priority: 2)
+        try await manager.register(NamedAndListedModule.self, priority: 1)
+        try await manager.register(ModuleA.self)
+        await manager.start()
+        try await manager.trigger(.reload)
+        try await manager.trigger(.didReceiveMemoryWarning)
+        try await manager.trigger(.reload)
+        await manager.terminate()
+        let lifecycle = ["setUp", "init", "splash", "tearDown"]
+        #expect(
+            log.all.filter { entry in !lifecycle.contains { entry.hasSuffix(".\($0)") } } == [
+                "IOSStyleModule.modReload", "HandleEventModule.reload", "NamedAndListedModule.modReload",
+                "IOSStyleModule.modDidReceiveMemoryWarning", "HandleEventModule.didReceiveMemoryWarning",
+                "IOSStyleModule.modReload", "HandleEventModule.reload", "NamedAndListedModule.modReload",
+                "IOSStyleModule.modWillTerminate", "HandleEventModule.willTerminate",
+            ])
+    }
+
+    @Test("before start, a named hook's event reaches only the modules that list it: the others are not created")
+    func namedHooksBeforeStart() async throws {
+        let (manager, log, _) = makeManager()
+        try await manager.register(IOSStyleModule.self)
+        try await manager.register(HandleEventModule.self)
+        try await manager.trigger(.reload)
+        #expect(log.all == ["HandleEventModule.reload"])
+        await manager.start()
+        try await manager.trigger(.reload)
+        #expect(log.all.suffix(2) == ["IOSStyleModule.modReload", "HandleEventModule.reload"])
+    }
+
+    static let withoutLinuxMeaning: [ModuleEvent] = [
+        .quickAction, .willResignActive, .didEnterBackground, .willEnterForeground, .didBecomeActive, .openURL,
+        .didFailToRegisterForRemoteNotifications, .didRegisterForRemoteNotifications, .didReceiveRemoteNotification,
+        .didReceiveLocalNotification, .willPresentNotification, .didReceiveNotificationResponse,
+        .willContinueUserActivity, .continueUserActivity, .didFailToContinueUserActivity, .didUpdateUserActivity,
+        .handleWatchKitExtensionRequest,
+    ]
+
+    @Test("triggering an iOS event with no Linux meaning throws unsupportedEvent; nothing is delivered")
+    func rejectedEvent() async throws {
+        let (manager, log, hive) = makeManager()
+        try await manager.register(BackgroundListingModule.self)
+        try await manager.register(ModuleA.self)
+        let error = await #expect(throws: HiveError.self) { try await manager.trigger(.didEnterBackground) }
+        #expect(error?.code == .unsupportedEvent)
+        #expect(
+            error?.message.hasPrefix(
+                "expected an event with a meaning on Linux; found didEnterBackground, an iOS application event with "
+                    + "no Linux counterpart") == true, "\(error.map(String.init(describing:)) ?? "")")
+        #expect(hive.diagnostics.contains { $0.code == .unsupportedEvent && $0.severity == .error })
+        #expect(log.all.isEmpty)
+        for event in Self.withoutLinuxMeaning {
+            #expect(!event.hasLinuxMeaning)
+            let error = await #expect(throws: HiveError.self, "\(event)") { try await manager.trigger(event) }
+            #expect(error?.code == .unsupportedEvent && error?.message.contains("found \(event), ") == true)
+        }
+        #expect(log.all.isEmpty)
+        let subscription = #expect(throws: HiveError.self) {
+            try manager.subscribe(module: "BeeHiveTests.ModuleA", to: .didBecomeActive) { _ in }
+        }
+        #expect(subscription?.code == .unsupportedEvent)
+        for event in [ModuleEvent.setUp, .willTerminate, .didReceiveMemoryWarning, .reload, try .custom(1000)] {
+            #expect(event.hasLinuxMeaning, "\(event)")
+        }
+    }
+
+    @Test("a module that lists iOS events gets one warning naming it and the events; the rest of its events work")
+    func warningForListedIOSEvents() async throws {
+        let (manager, log, hive) = makeManager()
+        try await manager.register(BackgroundListingModule.self)
+        await manager.start()
+        try await manager.trigger(.reload)
+        try await manager.trigger(.reload)
+        let warnings = hive.diagnostics.filter { $0.code == .unsupportedEvent }
+        #expect(warnings.count == 1, "\(warnings)")
+        let warning = try #require(warnings.first)
+        #expect(warning.severity == .warning)
+        #expect(warning.message.contains("BeeHiveTests.BackgroundListingModule"))
+        #expect(warning.message.contains("didEnterBackground") && warning.message.contains("openURL"))
+        #expect(!warning.message.contains("reload"))
+        #expect(log.events("reload") == ["BackgroundListingModule", "BackgroundListingModule"])
+    }
+
+    @Test("a subscription handler may be async and is awaited in its module's turn")
+    func asyncSubscription() async throws {
+        let (manager, log, _) = makeManager()
+        try await manager.register(ModuleA.self, priority: 1)
+        try await manager.register(CustomSubscriber.self)
+        try manager.subscribe(module: "BeeHiveTests.ModuleA", to: .custom(1001)) { context in
+            try await Task.sleep(for: .milliseconds(30))
+            context.log("ModuleA.async-handler")
+        }
+        try await manager.triggerCustomEvent(1001)
+        #expect(log.all == ["ModuleA.async-handler", "CustomSubscriber.custom(1001)"])
+    }
+}
+
 @Suite("Modules: launch, profiler, config, watchdog")
 struct ModuleToolsTests {
     @Test("a module is launched by name with parameters (FisherMan)")
-    func launch() throws {
+    func launch() async throws {
         let (manager, _, _) = makeManager()
-        try manager.register(LaunchableModule.self)
-        try manager.register(ModuleA.self)
-        let result = try manager.launch(moduleNamed: "BeeHiveTests.LaunchableModule", parameters: ["id": 42])
+        try await manager.register(LaunchableModule.self)
+        try await manager.register(ModuleA.self)
+        let result = try await manager.launch(moduleNamed: "BeeHiveTests.LaunchableModule", parameters: ["id": 42])
         #expect(result as? String == "launched 42 in test")
-        let noEntry = #expect(throws: HiveError.self) { try manager.launch(moduleNamed: "BeeHiveTests.ModuleA") }
+        let noEntry = await #expect(throws: HiveError.self) {
+            try await manager.launch(moduleNamed: "BeeHiveTests.ModuleA")
+        }
         #expect(noEntry?.code == .noEntryPoint)
-        let missing = #expect(throws: HiveError.self) { try manager.launch(moduleNamed: "BeeHiveTests.Nope") }
+        let missing = await #expect(throws: HiveError.self) {
+            try await manager.launch(moduleNamed: "BeeHiveTests.Nope")
+        }
         #expect(missing?.code == .moduleNotFound)
     }
 
     @Test("the profiler times every module × event, prints a table and exports JSON")
-    func profiler() throws {
+    func profiler() async throws {
         let (manager, _, _) = makeManager(profiled: true)
-        try manager.register(ModuleA.self)
-        try manager.register(SlowAsyncModule.self, isAsync: true)
-        manager.start()
-        manager.waitUntilReady()
+        try await manager.register(ModuleA.self)
+        try await manager.register(SlowAsyncModule.self, isAsync: true)
+        await manager.start()
         let records = manager.profiler.records
         #expect(Set(records.map(\.event)) == ["setUp", "initialize", "splash"])
         let slow = try #require(
@@ -299,11 +519,10 @@ struct ModuleToolsTests {
     }
 
     @Test("the profiler records nothing when off")
-    func profilerOff() throws {
+    func profilerOff() async throws {
         let (manager, _, _) = makeManager(profiled: false)
-        try manager.register(ModuleA.self)
-        manager.start()
-        manager.waitUntilReady()
+        try await manager.register(ModuleA.self)
+        await manager.start()
         #expect(manager.profiler.records.isEmpty)
     }
 

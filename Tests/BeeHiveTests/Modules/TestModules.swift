@@ -13,7 +13,12 @@ final class EventLog: Sendable {
     }
 }
 
-/// A module that logs every lifecycle hook as "<Type>.<event>".
+extension ModuleContext {
+    /// Appends `entry` to the test's log, if the context carries one.
+    func log(_ entry: String) { (customParameters["log"] as? EventLog)?.append(entry) }
+}
+
+/// A module that logs every lifecycle hook as "<Type>.<event>"; its hooks are synchronous.
 class LoggingModule: HiveModule {
     required init() {}
     class var events: Set<ModuleEvent> { [] }
@@ -58,12 +63,15 @@ final class FailingModule: LoggingModule {
     override func modHandleEvent(_ event: ModuleEvent, _ context: ModuleContext) throws { throw Failure() }
 }
 
-/// Runs init off the caller's thread, slowly.
-final class SlowAsyncModule: LoggingModule {
-    override func modInit(_ context: ModuleContext) throws {
-        usleep(100_000)
-        log("init", context)
+/// Its init is async and slow (100 ms); registered async, it runs as a child task. Logs setUp, init, splash.
+final class SlowAsyncModule: HiveModule {
+    init() {}
+    func modSetUp(_ context: ModuleContext) { context.log("SlowAsyncModule.setUp") }
+    func modInit(_ context: ModuleContext) async throws {
+        try await Task.sleep(for: .milliseconds(100))
+        context.log("SlowAsyncModule.init")
     }
+    func modSplash(_ context: ModuleContext) { context.log("SlowAsyncModule.splash") }
 }
 
 /// FisherMan-style entry point.
@@ -93,3 +101,114 @@ final class ContextReadingModule: LoggingModule {
 #if canImport(Glibc)
 import Glibc
 #endif
+
+// MARK: - Async hooks
+
+/// Every hook is async: logs "<Type>.<event>-begin", sleeps `pause`, logs "<Type>.<event>-end". A hook that was not
+/// awaited before the next module's would show up interleaved.
+class PausingModule: HiveModule {
+    required init() {}
+    class var pause: Duration { .milliseconds(20) }
+
+    func log(_ entry: String, _ context: ModuleContext) { context.log("\(type(of: self)).\(entry)") }
+
+    func hook(_ event: String, _ context: ModuleContext) async throws {
+        log("\(event)-begin", context)
+        try await Task.sleep(for: Self.pause)
+        log("\(event)-end", context)
+    }
+
+    func modSetUp(_ context: ModuleContext) async throws { try await hook("setUp", context) }
+    func modInit(_ context: ModuleContext) async throws { try await hook("init", context) }
+    func modSplash(_ context: ModuleContext) async throws { try await hook("splash", context) }
+    func modTearDown(_ context: ModuleContext) async throws { try await hook("tearDown", context) }
+    func modWillTerminate(_ context: ModuleContext) async throws { try await hook("willTerminate", context) }
+}
+
+/// The longest pause: if it were not awaited, the others would finish first.
+final class PausingFirst: PausingModule {
+    override class var pause: Duration { .milliseconds(60) }
+}
+final class PausingSecond: PausingModule {
+    override class var pause: Duration { .milliseconds(30) }
+}
+final class PausingThird: PausingModule {
+    override class var pause: Duration { .milliseconds(1) }
+}
+
+/// Counts the async inits that have begun; each waits (up to 5 s) until `expected` have, to prove they overlap.
+final class Rendezvous: Sendable {
+    let expected: Int
+    private let arrived = Atomic<Int>(0)
+    init(expected: Int) { self.expected = expected }
+
+    /// Arrives and waits for the others; whether they all came.
+    func meet() async -> Bool {
+        arrived.add(1, ordering: .relaxed)
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(5)
+        while arrived.load(ordering: .relaxed) < expected && clock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return arrived.load(ordering: .relaxed) >= expected
+    }
+}
+
+/// An async module whose init meets the other async modules' inits; logs "<Type>.init-overlapped=<Bool>".
+class MeetingModule: HiveModule {
+    required init() {}
+    var name: String { "\(type(of: self))" }
+    func modInit(_ context: ModuleContext) async throws {
+        context.log("\(name).init-begin")
+        let met = await (context.customParameters["rendezvous"] as? Rendezvous)?.meet() ?? false
+        context.log("\(name).init-overlapped=\(met)")
+        context.log("\(name).init")
+    }
+    func modSplash(_ context: ModuleContext) { context.log("\(name).splash") }
+}
+final class MeetingA: MeetingModule {}
+final class MeetingB: MeetingModule {}
+
+/// Its init takes 300 ms; it handles reload with the named hook.
+final class LongInitModule: HiveModule {
+    init() {}
+    func modInit(_ context: ModuleContext) async throws {
+        context.log("LongInitModule.init-begin")
+        try await Task.sleep(for: .milliseconds(300))
+        context.log("LongInitModule.init-end")
+    }
+    func modSplash(_ context: ModuleContext) { context.log("LongInitModule.splash") }
+    func modReload(_ context: ModuleContext) async throws { context.log("LongInitModule.reload") }
+}
+
+// MARK: - Named hooks
+
+/// Written as on iOS: a synchronous, non-throwing `modWillTerminate` (and the two other named hooks), no `events`.
+final class IOSStyleModule: HiveModule {
+    init() {}
+    func modWillTerminate(_ context: ModuleContext) { context.log("IOSStyleModule.modWillTerminate") }
+    func modDidReceiveMemoryWarning(_ context: ModuleContext) {
+        context.log("IOSStyleModule.modDidReceiveMemoryWarning")
+    }
+    func modReload(_ context: ModuleContext) { context.log("IOSStyleModule.modReload") }
+}
+
+/// Lists the three events and handles them in `modHandleEvent` only (no named hook): the fallback.
+final class HandleEventModule: LoggingModule {
+    override class var events: Set<ModuleEvent> { [.willTerminate, .didReceiveMemoryWarning, .reload] }
+}
+
+/// Implements the named hook and also lists the event: the named hook only is called, once.
+final class NamedAndListedModule: HiveModule {
+    init() {}
+    static var events: Set<ModuleEvent> { [.reload] }
+    func modReload(_ context: ModuleContext) async throws { context.log("NamedAndListedModule.modReload") }
+    func modHandleEvent(_ event: ModuleEvent, _ context: ModuleContext) {
+        context.log("NamedAndListedModule.modHandleEvent")
+    }
+}
+
+/// Lists events with no Linux meaning, beside one that has one.
+final class BackgroundListingModule: LoggingModule {
+    override class var events: Set<ModuleEvent> { [.didEnterBackground, .openURL, .reload] }
+}

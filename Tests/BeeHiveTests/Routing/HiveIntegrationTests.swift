@@ -66,7 +66,7 @@ struct HiveIntegrationTests {
     }
 
     @Test("start() loads the module and service files the context names")
-    func configuredFiles() throws {
+    func configuredFiles() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beehive-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let modules = directory.appendingPathComponent("BeeHive.json")
@@ -79,8 +79,7 @@ struct HiveIntegrationTests {
             hive: hive, moduleConfigName: modules.path, serviceConfigName: services.path, customParameters: ["log": log]
         )
         let manager = ModuleManager(hive: hive, context: context)
-        manager.start()
-        manager.waitUntilReady()
+        await manager.start()
         #expect(log.events("init") == ["ModuleA"])
         #expect(try hive.createService(Storage.self).label == "memory")
     }

@@ -3,17 +3,17 @@ import AppServices
 import BeeHive
 import BeeHiveModules
 
-/// An application-level module: starts last, subscribes to the cart event with a closure.
+/// An application-level module: starts last, subscribes to the cart event with a closure, flushes on SIGTERM.
 public final class AnalyticsModule: HiveModule {
     public init() {}
-    public static var events: Set<ModuleEvent> { [.willTerminate] }
 
     public func modSetUp(_ context: ModuleContext) throws {
         print("  [analytics] setUp (\(context.environment))")
     }
 
-    public func modHandleEvent(_ event: ModuleEvent, _ context: ModuleContext) throws {
-        print("  [analytics] \(event): flushing events")
+    /// SIGTERM or SIGINT: written as on iOS (`applicationWillTerminate:`), a synchronous named hook.
+    public func modWillTerminate(_ context: ModuleContext) {
+        print("  [analytics] willTerminate: flushing events")
     }
 
     public func modTearDown(_ context: ModuleContext) throws { print("  [analytics] tearDown") }

@@ -1,5 +1,6 @@
 // Runs four modules that announced themselves with C annotation records, then waits for SIGTERM
 // (or sends it to itself with --self-terminate) and shuts down gracefully, printing the profile.
+// Hooks may be async (NetworkModule's init); the manager awaits each in order, tearDown in reverse.
 import AppServices
 import BeeHive
 import BeeHiveModules
@@ -27,11 +28,13 @@ let handlers = manager.installSystemEventHandlers { signal in
 }
 
 print("\nsetUp, init, splash:")
-manager.start()
-manager.waitUntilReady()
+await manager.start()  // returns after splash: every init, the async ones included, is done
 
 print("\ncustom event \(AppEvents.cartChanged):")
-try manager.triggerCustomEvent(AppEvents.cartChanged, parameters: ["items": 3])
+try await manager.triggerCustomEvent(AppEvents.cartChanged, parameters: ["items": 3])
+
+print("\nreload (what SIGHUP delivers):")
+try await manager.trigger(.reload)
 
 let diagnostics = Hive.shared.diagnostics
 if !diagnostics.isEmpty { print("\ndiagnostics:"); diagnostics.forEach { print("  \($0)") } }
@@ -42,4 +45,8 @@ if CommandLine.arguments.contains("--self-terminate") {
 } else {
     print("\nrunning; stop with: kill -TERM \(getpid())")
 }
-dispatchMain()
+// The signal handlers end the process (onTerminate above); until then, keep them installed.
+while true {
+    try await Task.sleep(for: .seconds(3600))
+    withExtendedLifetime(handlers) {}
+}

@@ -4,10 +4,6 @@ import BeeHiveModules
 import NetworkAnnotations
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 public final class NetworkServiceImpl: NetworkService, ServiceImplementation {
     public static var isSingleton: Bool { true }
     private let online = Atomic(false)
@@ -16,14 +12,18 @@ public final class NetworkServiceImpl: NetworkService, ServiceImplementation {
     func connect() { online.store(true, ordering: .releasing) }
 }
 
-/// An async module: its init runs off the caller's thread; splash waits for it.
+/// An async module (declared with `true` in its record): its init runs as a child task, concurrently with the
+/// other inits, and awaits without blocking a thread; splash waits for it.
 public final class NetworkModule: HiveModule {
     public init() {}
-    public func modInit(_ context: ModuleContext) throws {
+    public func modInit(_ context: ModuleContext) async throws {
         print("  [network] init (async): connecting…")
-        usleep(150_000)
+        try await Task.sleep(for: .milliseconds(150))
         (try context.hive.createService(NetworkService.self) as? NetworkServiceImpl)?.connect()
         print("  [network] connected")
     }
-    public func modTearDown(_ context: ModuleContext) throws { print("  [network] tearDown: disconnecting") }
+    public func modTearDown(_ context: ModuleContext) async throws {
+        print("  [network] tearDown: disconnecting")
+        try await Task.sleep(for: .milliseconds(10))
+    }
 }

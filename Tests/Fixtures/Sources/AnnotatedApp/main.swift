@@ -1,6 +1,8 @@
 // Prints, as JSON, what the shared hive registered from this executable's annotation records and
 // how the services resolve. The implementation types are referenced nowhere but by name.
 import BeeHive
+import BeeHiveModules
+import BeeHiveRouter
 import Synchronization
 
 protocol Greeter { func greet() -> String }
@@ -23,6 +25,20 @@ final class SharedCounter: Counter, ServiceImplementation {
     private let value = Atomic(0)
     init() {}
     func next() -> Int { value.add(1, ordering: .relaxed).newValue }
+}
+
+// The modules and the route handler the records declare: validate() looks every one of them up.
+public final class NetworkModule: HiveModule {
+    public init() {}
+}
+
+public final class LoginModule: HiveModule {
+    public init() {}
+}
+
+public struct UserRoute: RouteHandler {
+    public init() {}
+    public func handle(_ request: RouteRequest) throws -> Any? { "user \(request.parameters["id"] ?? "")" }
 }
 
 // Structs and enums named only by records must be public: release builds strip internal ones.

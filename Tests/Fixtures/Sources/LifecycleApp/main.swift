@@ -1,11 +1,13 @@
 // Modules declared by annotation records, driven by Linux signals: prints each event as it is delivered.
-// SIGHUP -> reload; SIGTERM/SIGINT -> willTerminate, tearDown (reverse order), then exit 0.
+// SIGHUP -> reload; SIGTERM/SIGINT -> willTerminate, tearDown (reverse order), then exit 0. Storage and Feed take
+// them through modHandleEvent (they list the events), Shell through its named hooks, written as on iOS.
 //
-// LifecycleApp                 installs the handlers, starts the modules, prints "ready", waits for signals.
-// LifecycleApp raise-at-once   starts the modules, installs the handlers and at once raises SIGTERM on itself.
-// LifecycleApp cancel          installs and cancels the handlers (twice), then prints what it finds in
-//                              key=value lines: the previous signal actions restored, descriptors close-on-exec,
-//                              no descriptor closed twice.
+// LifecycleApp                   installs the handlers, starts the modules, prints "ready", waits for signals.
+// LifecycleApp raise-at-once     starts the modules, installs the handlers and at once raises SIGTERM on itself.
+// LifecycleApp hup-during-start  as LifecycleApp, but FeedModule's (async) init sends itself SIGHUP, then takes 200 ms.
+// LifecycleApp cancel            installs and cancels the handlers (twice), then prints what it finds in
+//                                key=value lines: the previous signal actions restored, descriptors close-on-exec,
+//                                no descriptor closed twice.
 import BeeHive
 import BeeHiveModules
 import Dispatch
@@ -19,14 +21,25 @@ func say(_ line: String) {
     _ = text.withCString { write(1, $0, strlen($0)) }
 }
 
+/// Handles willTerminate and reload through `modHandleEvent` (it lists them in `events`). Its init is async.
 public class PrintingModule: HiveModule {
     public required init() {}
     public class var events: Set<ModuleEvent> { [.willTerminate, .reload] }
     var name: String { String(describing: type(of: self)) }
     public func modSetUp(_ context: ModuleContext) throws { say("\(name).setUp") }
-    public func modInit(_ context: ModuleContext) throws { say("\(name).init") }
+    public func modInit(_ context: ModuleContext) async throws {
+        if name == "FeedModule" && mode == "hup-during-start" {
+            say("FeedModule.raising SIGHUP")
+            // To the process, not this thread: the concurrency pool's threads block signals.
+            kill(getpid(), SIGHUP)
+            try await Task.sleep(for: .milliseconds(200))
+        } else {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        say("\(name).init")
+    }
     public func modSplash(_ context: ModuleContext) throws { say("\(name).splash") }
-    public func modTearDown(_ context: ModuleContext) throws { say("\(name).tearDown") }
+    public func modTearDown(_ context: ModuleContext) async throws { say("\(name).tearDown") }
     public func modHandleEvent(_ event: ModuleEvent, _ context: ModuleContext) throws {
         say("\(name).\(event) signal=\(context.eventParameters["signal"] ?? "none")")
     }
@@ -34,9 +47,21 @@ public class PrintingModule: HiveModule {
 
 public final class StorageModule: PrintingModule {}
 public final class FeedModule: PrintingModule {}
-public final class ShellModule: PrintingModule {}
+
+/// Written as on iOS: synchronous hooks, and the named hooks `modWillTerminate` and `modReload` instead of events.
+public final class ShellModule: HiveModule {
+    public init() {}
+    func signal(_ context: ModuleContext) -> String { "signal=\(context.eventParameters["signal"] ?? "none")" }
+    public func modSetUp(_ context: ModuleContext) { say("ShellModule.setUp") }
+    public func modInit(_ context: ModuleContext) { say("ShellModule.init") }
+    public func modSplash(_ context: ModuleContext) { say("ShellModule.splash") }
+    public func modWillTerminate(_ context: ModuleContext) { say("ShellModule.willTerminate \(signal(context))") }
+    public func modReload(_ context: ModuleContext) { say("ShellModule.reload \(signal(context))") }
+    public func modTearDown(_ context: ModuleContext) { say("ShellModule.tearDown") }
+}
 
 let manager = ModuleManager.shared
+let mode = CommandLine.arguments.dropFirst().first
 
 func install() -> SystemEventHandlers {
     manager.installSystemEventHandlers(memoryPressure: false) { signal in
@@ -107,19 +132,25 @@ func cancelTwice() {
     say("done")
 }
 
-switch CommandLine.arguments.dropFirst().first {
+/// Keeps `handlers` installed until a signal ends the process (`onTerminate` exits).
+func waitForSignals(keeping handlers: SystemEventHandlers) async -> Never {
+    while true {
+        try? await Task.sleep(for: .seconds(3600))
+        withExtendedLifetime(handlers) {}
+    }
+}
+
+switch mode {
 case "raise-at-once":
-    manager.start()
-    manager.waitUntilReady()
+    await manager.start()
     let handlers = install()
     raise(SIGTERM)
-    withExtendedLifetime(handlers) { dispatchMain() }
+    await waitForSignals(keeping: handlers)
 case "cancel":
     cancelTwice()
 default:
     let handlers = install()
-    manager.start()
-    manager.waitUntilReady()
+    await manager.start()
     say("ready")
-    withExtendedLifetime(handlers) { dispatchMain() }
+    await waitForSignals(keeping: handlers)
 }

@@ -43,8 +43,9 @@ struct LabRouteV2: RouteHandler {
     func handle(_ request: RouteRequest) throws -> Any? { "LabRouteV2" }
 }
 
-// The shared hive's first use registers what is loaded now, so that each rescan's report counts only its own step.
-_ = Hive.shared.diagnostics
+// The shared hive's first use registers what is loaded now, so that each rescan's report counts only its own step;
+// a script with a bootstrap step leaves the shared hive to the steps (it must not exist before bootstrap).
+if !CommandLine.arguments.contains("bootstrap") { _ = Hive.shared.diagnostics }
 
 var handles: [UnsafeMutableRawPointer?] = []
 var spareDescriptors: [Int32] = []
