@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "BeeHiveRouter", targets: ["BeeHiveRouter"]),
         // The target-action mediator (CTMediator's model).
         .library(name: "BeeHiveMediator", targets: ["BeeHiveMediator"]),
+        // For tests of code that uses BeeHive: hives of their own, and the log lines they write.
+        .library(name: "BeeHiveTesting", targets: ["BeeHiveTesting"]),
         // The C annotation macros: `#include <beehive.h>` in any C target.
         .library(name: "CBeeHive", targets: ["CBeeHive"]),
         // Every Swift product above as one shared library, for hosts that `dlopen` plugins built against it.
@@ -61,6 +63,7 @@ let package = Package(
         ),
         .target(name: "BeeHiveRouter", dependencies: ["BeeHive"]),
         .target(name: "BeeHiveMediator", dependencies: ["BeeHive", "BeeHiveRouter"]),
+        .target(name: "BeeHiveTesting", dependencies: ["BeeHive", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "BeeHiveServiceLifecycle",
             dependencies: [
@@ -86,7 +89,10 @@ let package = Package(
         .testTarget(name: "_BeeHiveDiscoveryTests", dependencies: ["_BeeHiveDiscovery"]),
         .testTarget(
             name: "BeeHiveTests",
-            dependencies: ["BeeHive", "BeeHiveModules", "BeeHiveRouter", "BeeHiveMediator", "BeeHiveTestAnnotations"]
+            dependencies: [
+                "BeeHive", "BeeHiveModules", "BeeHiveRouter", "BeeHiveMediator", "BeeHiveTesting",
+                "BeeHiveTestAnnotations",
+            ]
         ),
         // Runs the built beehive tool on binaries it builds (needs no module of the package).
         .testTarget(name: "BeeHiveCommandTests"),
