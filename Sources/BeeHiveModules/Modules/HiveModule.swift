@@ -34,7 +34,11 @@ import BeeHive
 /// In a class hierarchy, implement in the base class every hook a subclass overrides: a hook that only a
 /// subclass declares is not seen through the base class's conformance (Swift's rule for protocol requirements
 /// with default implementations), so the default runs instead.
-public protocol HiveModule: AnyObject {
+///
+/// Modules are `Sendable`: their hooks run on whatever thread the manager's task runs on, and async modules'
+/// inits run concurrently. Keep mutable state behind a lock (`Synchronization.Mutex`) or in an actor; a base
+/// class that cannot be `final` declares `@unchecked Sendable`, with a comment that says why that is safe.
+public protocol HiveModule: AnyObject, Sendable {
     /// Creates the module. Called once, without any lock held.
     init()
 

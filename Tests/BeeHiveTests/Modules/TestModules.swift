@@ -19,7 +19,8 @@ extension ModuleContext {
 }
 
 /// A module that logs every lifecycle hook as "<Type>.<event>"; its hooks are synchronous.
-class LoggingModule: HiveModule {
+/// `@unchecked Sendable`: a base class (not final) with no stored state, nor any in its subclasses.
+class LoggingModule: HiveModule, @unchecked Sendable {
     required init() {}
     class var events: Set<ModuleEvent> { [] }
 
@@ -38,14 +39,14 @@ class LoggingModule: HiveModule {
     }
 }
 
-final class ModuleA: LoggingModule {}
-final class ModuleB: LoggingModule {}
-final class ModuleC: LoggingModule {}
-final class ModuleD: LoggingModule {}
-final class ModuleE: LoggingModule {}
+final class ModuleA: LoggingModule, @unchecked Sendable {}
+final class ModuleB: LoggingModule, @unchecked Sendable {}
+final class ModuleC: LoggingModule, @unchecked Sendable {}
+final class ModuleD: LoggingModule, @unchecked Sendable {}
+final class ModuleE: LoggingModule, @unchecked Sendable {}
 
 /// Handles custom event 1001 and the reload event.
-final class CustomSubscriber: LoggingModule {
+final class CustomSubscriber: LoggingModule, @unchecked Sendable {
     override class var events: Set<ModuleEvent> { [ModuleEvent(rawValue: 1001), .reload] }
 }
 
@@ -56,7 +57,7 @@ final class SilentModule: HiveModule {
 }
 
 /// Throws from init and from a custom event.
-final class FailingModule: LoggingModule {
+final class FailingModule: LoggingModule, @unchecked Sendable {
     struct Failure: Error {}
     override class var events: Set<ModuleEvent> { [ModuleEvent(rawValue: 1001)] }
     override func modInit(_ context: ModuleContext) throws { throw Failure() }
@@ -83,7 +84,7 @@ final class LaunchableModule: HiveModule {
 }
 
 /// Changes its own copy of the context; the next module must not see it.
-final class ContextMutatingModule: LoggingModule {
+final class ContextMutatingModule: LoggingModule, @unchecked Sendable {
     override func modSetUp(_ context: ModuleContext) throws {
         var copy = context
         copy.customParameters["mutated"] = true
@@ -92,7 +93,7 @@ final class ContextMutatingModule: LoggingModule {
     }
 }
 
-final class ContextReadingModule: LoggingModule {
+final class ContextReadingModule: LoggingModule, @unchecked Sendable {
     override func modSetUp(_ context: ModuleContext) throws {
         log("setUp:\(context.customParameters["mutated"] == nil && context.appKey == "key"):\(context.event!)", context)
     }
@@ -106,7 +107,8 @@ import Glibc
 
 /// Every hook is async: logs "<Type>.<event>-begin", sleeps `pause`, logs "<Type>.<event>-end". A hook that was not
 /// awaited before the next module's would show up interleaved.
-class PausingModule: HiveModule {
+/// `@unchecked Sendable`: a base class (not final) with no stored state, nor any in its subclasses.
+class PausingModule: HiveModule, @unchecked Sendable {
     required init() {}
     class var pause: Duration { .milliseconds(20) }
 
@@ -126,13 +128,13 @@ class PausingModule: HiveModule {
 }
 
 /// The longest pause: if it were not awaited, the others would finish first.
-final class PausingFirst: PausingModule {
+final class PausingFirst: PausingModule, @unchecked Sendable {
     override class var pause: Duration { .milliseconds(60) }
 }
-final class PausingSecond: PausingModule {
+final class PausingSecond: PausingModule, @unchecked Sendable {
     override class var pause: Duration { .milliseconds(30) }
 }
-final class PausingThird: PausingModule {
+final class PausingThird: PausingModule, @unchecked Sendable {
     override class var pause: Duration { .milliseconds(1) }
 }
 
@@ -155,7 +157,8 @@ final class Rendezvous: Sendable {
 }
 
 /// An async module whose init meets the other async modules' inits; logs "<Type>.init-overlapped=<Bool>".
-class MeetingModule: HiveModule {
+/// `@unchecked Sendable`: a base class (not final) with no stored state, nor any in its subclasses.
+class MeetingModule: HiveModule, @unchecked Sendable {
     required init() {}
     var name: String { "\(type(of: self))" }
     func modInit(_ context: ModuleContext) async throws {
@@ -166,8 +169,8 @@ class MeetingModule: HiveModule {
     }
     func modSplash(_ context: ModuleContext) { context.log("\(name).splash") }
 }
-final class MeetingA: MeetingModule {}
-final class MeetingB: MeetingModule {}
+final class MeetingA: MeetingModule, @unchecked Sendable {}
+final class MeetingB: MeetingModule, @unchecked Sendable {}
 
 /// Its init takes 300 ms; it handles reload with the named hook.
 final class LongInitModule: HiveModule {
@@ -194,7 +197,7 @@ final class IOSStyleModule: HiveModule {
 }
 
 /// Lists the three events and handles them in `modHandleEvent` only (no named hook): the fallback.
-final class HandleEventModule: LoggingModule {
+final class HandleEventModule: LoggingModule, @unchecked Sendable {
     override class var events: Set<ModuleEvent> { [.willTerminate, .didReceiveMemoryWarning, .reload] }
 }
 
@@ -209,6 +212,6 @@ final class NamedAndListedModule: HiveModule {
 }
 
 /// Lists events with no Linux meaning, beside one that has one.
-final class BackgroundListingModule: LoggingModule {
+final class BackgroundListingModule: LoggingModule, @unchecked Sendable {
     override class var events: Set<ModuleEvent> { [.didEnterBackground, .openURL, .reload] }
 }

@@ -22,7 +22,8 @@ func say(_ line: String) {
 }
 
 /// Handles willTerminate and reload through `modHandleEvent` (it lists them in `events`). Its init is async.
-public class PrintingModule: HiveModule {
+/// `@unchecked Sendable`: a base class (not final) with no stored state, nor any in its subclasses.
+public class PrintingModule: HiveModule, @unchecked Sendable {
     public required init() {}
     public class var events: Set<ModuleEvent> { [.willTerminate, .reload] }
     var name: String { String(describing: type(of: self)) }
@@ -45,8 +46,8 @@ public class PrintingModule: HiveModule {
     }
 }
 
-public final class StorageModule: PrintingModule {}
-public final class FeedModule: PrintingModule {}
+public final class StorageModule: PrintingModule, @unchecked Sendable {}
+public final class FeedModule: PrintingModule, @unchecked Sendable {}
 
 /// Written as on iOS: synchronous hooks, and the named hooks `modWillTerminate` and `modReload` instead of events.
 public final class ShellModule: HiveModule {
