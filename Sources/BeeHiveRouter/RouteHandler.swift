@@ -1,7 +1,7 @@
 import BeeHive
 
 /// A route handler written as a type, so that annotation records can name it (`BH_ROUTE("app://user/:id",
-/// App.UserRoute)`) and the registry can register it with ``Router/register(pattern:handlerType:)``.
+/// App.UserRoute)`) and the registry can register it with ``Router/register(pattern:handlerType:fileID:line:)``.
 ///
 /// The router makes a fresh instance for every URL it dispatches to the type.
 ///

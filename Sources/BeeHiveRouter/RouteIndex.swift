@@ -49,6 +49,8 @@ struct RouteIndex<Payload: Sendable>: Sendable {
     struct Route: Sendable {
         var pattern: RoutePattern
         var payload: Payload
+        /// Where the route was registered (`File.swift:12`, or a record's source), for messages.
+        var origin: String?
         /// The pattern's spelling, parameter names and their positions, computed once at registration, not per
         /// match.
         var text: String
@@ -60,9 +62,10 @@ struct RouteIndex<Payload: Sendable>: Sendable {
         /// Bit `j` is set when component `j` is a `:param`: what ranks routes that match the same URL.
         var parameterBits: [UInt64]
 
-        init(pattern: RoutePattern, payload: Payload) {
+        init(pattern: RoutePattern, payload: Payload, origin: String? = nil) {
             self.pattern = pattern
             self.payload = payload
+            self.origin = origin
             self.text = pattern.description
             self.parameterNames = pattern.parameterNames
             self.parameterPositions = pattern.segments.indices.filter { position in
@@ -136,13 +139,13 @@ struct RouteIndex<Payload: Sendable>: Sendable {
     /// Stores a route.
     ///
     /// - Throws: ``RouterError/Code/duplicateRoute`` when a pattern of the same shape is stored; nothing changes.
-    mutating func insert(_ pattern: RoutePattern, payload: Payload) throws(RouterError) {
+    mutating func insert(_ pattern: RoutePattern, payload: Payload, origin: String? = nil) throws(RouterError) {
         guard let scheme = pattern.scheme else {
             throw RouterError(.malformedPattern, "pattern '\(pattern)': expected 'scheme://…', found no scheme")
         }
         var table = tables.removeValue(forKey: scheme) ?? Table()
         defer { tables[scheme] = table.count > 0 ? table : nil }
-        try table.insert(Route(pattern: pattern, payload: payload))
+        try table.insert(Route(pattern: pattern, payload: payload, origin: origin))
         count += 1
     }
 
@@ -214,7 +217,7 @@ extension RouteIndex {
         mutating func insert(_ route: Route) throws(RouterError) {
             let shape = route.pattern.shape
             if let existing = shapes[shape], let stored = routes[existing] {
-                throw Self.duplicate(route.pattern, stored.pattern)
+                throw Self.duplicate(route, stored)
             }
             let slot: Int
             if let free = freeSlots.popLast() {
@@ -264,14 +267,18 @@ extension RouteIndex {
             return route
         }
 
-        private static func duplicate(_ new: RoutePattern, _ existing: RoutePattern) -> RouterError {
+        private static func duplicate(_ new: Route, _ existing: Route) -> RouterError {
+            let registered = existing.origin.map { " at \($0)" } ?? ""
             let detail =
-                new == existing
-                ? "it is already registered"
-                : "it matches exactly the same URLs as the registered '\(existing)' (only parameter names differ)"
+                new.pattern == existing.pattern
+                ? "it is already registered\(registered)"
+                : "it matches exactly the same URLs as '\(existing.pattern)', registered\(registered) (only parameter "
+                    + "names differ)"
+            let place = new.origin.map { " (\($0))" } ?? ""
             return RouterError(
                 .duplicateRoute,
-                "pattern '\(new)': expected a route no other pattern covers, found that \(detail); deregister it first"
+                "pattern '\(new.pattern)'\(place): expected a route no other pattern covers, found that \(detail); "
+                    + "deregister it first"
             )
         }
 

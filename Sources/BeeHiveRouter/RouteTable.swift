@@ -49,12 +49,24 @@ public final class RouteTable<Output>: Sendable {
     /// ```
     /// - Parameters:
     ///   - pattern: The pattern, for example `app://user/:id`; on a table with a scheme `user/:id` is accepted too.
+    ///   - fileID: Where the route is registered, named by a later duplicate's error (default: the call site).
+    ///   - line: The line of the registration.
     ///   - handler: Runs (with no lock held) each time a matching URL is opened.
     /// - Throws: ``RouterError`` with code ``RouterError/Code/malformedPattern``, ``RouterError/Code/unknownScheme``
-    ///   (the pattern's scheme is not the table's), or ``RouterError/Code/duplicateRoute``.
-    public func register(pattern: String, handler: @escaping Handler) throws(RouterError) {
+    ///   (the pattern's scheme is not the table's), or ``RouterError/Code/duplicateRoute`` (naming where both were
+    ///   registered).
+    public func register(
+        pattern: String, fileID: String = #fileID, line: Int = #line, handler: @escaping Handler
+    ) throws(RouterError) {
+        try register(pattern: pattern, origin: "\(fileID):\(line)", handler: handler)
+    }
+
+    /// Registers a handler for a pattern, with where it comes from for messages.
+    func register(pattern: String, origin: String, handler: @escaping Handler) throws(RouterError) {
         let parsed = try routePattern(pattern)
-        try state.withLock { (state) throws(RouterError) in try state.routes.insert(parsed, payload: handler) }
+        try state.withLock { (state) throws(RouterError) in
+            try state.routes.insert(parsed, payload: handler, origin: origin)
+        }
     }
 
     /// Removes the route registered with exactly this pattern (parameter names included).

@@ -100,7 +100,7 @@ extension Router {
         do throws(RouterError) {
             let pattern = try RoutePattern(declaration.pattern)
             let router = pattern.scheme.map(schemeRouter) ?? global
-            try router.register(pattern: declaration.pattern, handlerType: handler)
+            try router.register(pattern: declaration.pattern, handlerType: handler, origin: "\(declaration.source)")
             return router
         } catch {
             throw HiveError(

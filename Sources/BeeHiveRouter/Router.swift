@@ -107,12 +107,17 @@ public final class Router: Sendable {
     ///
     /// - Parameters:
     ///   - pattern: The pattern, for example `app://user/:id`; on a scheme router `user/:id` is accepted too.
+    ///   - fileID: Where the route is registered, named by a later duplicate's error (default: the call site).
+    ///   - line: The line of the registration.
     ///   - handler: Runs (with no lock held) each time a matching URL is opened.
     /// - Throws: ``RouterError`` with code ``RouterError/Code/malformedPattern``,
     ///   ``RouterError/Code/unknownScheme`` (the pattern's scheme is not the router's), or
-    ///   ``RouterError/Code/duplicateRoute`` (a pattern matching the same URLs is registered).
-    public func register(pattern: String, handler: @escaping Handler) throws(RouterError) {
-        try table.register(pattern: pattern, handler: handler)
+    ///   ``RouterError/Code/duplicateRoute`` (a pattern matching the same URLs is registered; the message names
+    ///   where both were registered).
+    public func register(
+        pattern: String, fileID: String = #fileID, line: Int = #line, handler: @escaping Handler
+    ) throws(RouterError) {
+        try table.register(pattern: pattern, origin: "\(fileID):\(line)", handler: handler)
     }
 
     /// Registers a handler type for a pattern; a fresh instance handles each opened URL.
@@ -123,11 +128,18 @@ public final class Router: Sendable {
     /// - Parameters:
     ///   - pattern: The pattern, for example `app://user/:id`.
     ///   - handlerType: The type to instantiate with `init()`.
-    /// - Throws: The same errors as ``register(pattern:handler:)``.
-    public func register(pattern: String, handlerType: any RouteHandler.Type) throws(RouterError) {
-        try register(pattern: pattern) { request in
-            try handlerType.init().handle(request)
-        }
+    ///   - fileID: Where the route is registered, named by a later duplicate's error (default: the call site).
+    ///   - line: The line of the registration.
+    /// - Throws: The same errors as ``register(pattern:fileID:line:handler:)``.
+    public func register(
+        pattern: String, handlerType: any RouteHandler.Type, fileID: String = #fileID, line: Int = #line
+    ) throws(RouterError) {
+        try register(pattern: pattern, handlerType: handlerType, origin: "\(fileID):\(line)")
+    }
+
+    /// Registers a handler type, with where it comes from for messages (a record's source for declared routes).
+    func register(pattern: String, handlerType: any RouteHandler.Type, origin: String) throws(RouterError) {
+        try table.register(pattern: pattern, origin: origin) { request in try handlerType.init().handle(request) }
     }
 
     /// Removes the route registered with exactly this pattern (parameter names included).

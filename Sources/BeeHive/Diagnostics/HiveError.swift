@@ -12,76 +12,54 @@
 /// ```
 public struct HiveError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of error. New codes may be added; match the ones you handle.
+    ///
+    /// Codes are grouped by the product that raises them: the registry's are here; the module system's
+    /// (`moduleNotFound`, `unsupportedEvent`, …) are declared by `BeeHiveModules`.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: String, Sendable, Hashable {
-            case malformedRecord, invalidUTF8, unterminatedRecord, unknownType, notAnImplementation
-            case doesNotConform, duplicateRegistration, serviceNotFound, fileNotFound, malformedFile
-            case malformedEntry, unreadableImage, imageUnloaded, cyclicDependency, creationFailed
-            case alreadyBootstrapped, validationFailed, unknownModuleLevel
-            case notAModule, moduleNotFound, moduleEventFailed, invalidCustomEvent, noEntryPoint, blockedQueue
-            case unsupportedEvent
-        }
+        private let name: String
 
-        private let base: Base
-        private init(_ base: Base) { self.base = base }
+        /// A code named `name`; products declare their codes with it.
+        package init(_ name: String) { self.name = name }
 
         /// A record is not the JSON its section expects.
-        public static let malformedRecord = Code(.malformedRecord)
+        public static let malformedRecord = Code("malformedRecord")
         /// A record or file entry is not valid UTF-8.
-        public static let invalidUTF8 = Code(.invalidUTF8)
+        public static let invalidUTF8 = Code("invalidUTF8")
         /// A record reaches the end of its section without a terminating NUL.
-        public static let unterminatedRecord = Code(.unterminatedRecord)
+        public static let unterminatedRecord = Code("unterminatedRecord")
         /// No type of that name is loaded.
-        public static let unknownType = Code(.unknownType)
+        public static let unknownType = Code("unknownType")
         /// The type exists but is not an implementation (it does not conform to ``ServiceImplementation``).
-        public static let notAnImplementation = Code(.notAnImplementation)
+        public static let notAnImplementation = Code("notAnImplementation")
         /// The implementation's instance does not conform to the service it was registered for.
-        public static let doesNotConform = Code(.doesNotConform)
+        public static let doesNotConform = Code("doesNotConform")
         /// The service (and name) was registered before.
-        public static let duplicateRegistration = Code(.duplicateRegistration)
+        public static let duplicateRegistration = Code("duplicateRegistration")
         /// No implementation is registered for the service.
-        public static let serviceNotFound = Code(.serviceNotFound)
+        public static let serviceNotFound = Code("serviceNotFound")
         /// A configuration file does not exist or cannot be read.
-        public static let fileNotFound = Code(.fileNotFound)
+        public static let fileNotFound = Code("fileNotFound")
         /// A configuration file is not a property list or JSON of the expected shape.
-        public static let malformedFile = Code(.malformedFile)
+        public static let malformedFile = Code("malformedFile")
         /// One entry of a configuration file is not of the expected shape.
-        public static let malformedEntry = Code(.malformedEntry)
+        public static let malformedEntry = Code("malformedEntry")
         /// A loaded image could not be read.
-        public static let unreadableImage = Code(.unreadableImage)
+        public static let unreadableImage = Code("unreadableImage")
         /// An image that registered services was unloaded; its registrations were withdrawn.
-        public static let imageUnloaded = Code(.imageUnloaded)
+        public static let imageUnloaded = Code("imageUnloaded")
         /// An implementation's initializer asked, on the same thread, for the instance being created.
-        public static let cyclicDependency = Code(.cyclicDependency)
+        public static let cyclicDependency = Code("cyclicDependency")
         /// A factory threw while creating an instance.
-        public static let creationFailed = Code(.creationFailed)
+        public static let creationFailed = Code("creationFailed")
         /// `Hive.bootstrap` was called after the shared hive was created or bootstrapped.
-        public static let alreadyBootstrapped = Code(.alreadyBootstrapped)
+        public static let alreadyBootstrapped = Code("alreadyBootstrapped")
         /// ``Hive/validate()`` found problems.
-        public static let validationFailed = Code(.validationFailed)
+        public static let validationFailed = Code("validationFailed")
         /// A module level is neither a known name nor an integer.
-        public static let unknownModuleLevel = Code(.unknownModuleLevel)
-        /// The type exists but does not conform to `HiveModule`.
-        public static let notAModule = Code(.notAModule)
-        /// No module of that name is registered.
-        public static let moduleNotFound = Code(.moduleNotFound)
-        /// A module's handler threw; the other modules still got the event.
-        public static let moduleEventFailed = Code(.moduleEventFailed)
-        /// A custom event number is below the custom range (1000).
-        public static let invalidCustomEvent = Code(.invalidCustomEvent)
-        /// A module launched by name has no entry point (`HiveModule.modLaunch(_:_:)`).
-        public static let noEntryPoint = Code(.noEntryPoint)
-        /// The watchdog found its queue blocked.
-        public static let blockedQueue = Code(.blockedQueue)
-        /// A module event with no meaning on Linux (an iOS application event such as `didEnterBackground`) was
-        /// triggered (an error) or is listed in a module's `events` (a warning).
-        ///
-        /// ```swift
-        /// do { try await manager.trigger(.didEnterBackground) } catch where error.code == .unsupportedEvent { … }
-        /// ```
-        public static let unsupportedEvent = Code(.unsupportedEvent)
+        public static let unknownModuleLevel = Code("unknownModuleLevel")
 
-        public var description: String { base.rawValue }
+        /// The code's name, for example `serviceNotFound`.
+        public var description: String { name }
     }
 
     /// The kind of error.

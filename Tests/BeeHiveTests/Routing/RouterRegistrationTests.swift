@@ -29,6 +29,22 @@ struct RouterRegistrationTests {
         #expect(try router.open("app://home") as? Int == 1)
     }
 
+    @Test("a duplicate's error names where both routes were registered")
+    func duplicateNamesBothCallSites() throws {
+        let router = Router(scheme: "app")
+        try router.register(pattern: "app://home", fileID: "App/Routes.swift", line: 12) { _ in 1 }
+        let error = #expect(throws: RouterError.self) {
+            try router.register(pattern: "app://home", fileID: "Feature/More.swift", line: 40) { _ in 2 }
+        }
+        #expect(error?.message.contains("(Feature/More.swift:40)") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("already registered at App/Routes.swift:12") == true)
+        // Called without the parameters, the call site is named: this file.
+        let table = RouteTable<Int>(scheme: "app")
+        try table.register(pattern: "app://x") { _ in 1 }
+        let again = #expect(throws: RouterError.self) { try table.register(pattern: "app://x") { _ in 2 } }
+        #expect(again?.message.contains("BeeHiveTests/RouterRegistrationTests.swift:") == true)
+    }
+
     @Test(
         "invalid patterns are rejected with a message naming the problem",
         arguments: RouterRegistrationTests.badPatterns)
