@@ -142,3 +142,44 @@ extension Router {
             + "Router.registerDeclaredRoutes(from: .shared); neither has happened yet)"
     }
 }
+
+extension Router {
+    /// Checks every route a hive declares now, instead of when its scheme's router is first used: the pattern must
+    /// parse and the handler type must be loaded and conform to ``RouteHandler``. Nothing is registered.
+    ///
+    /// ```swift
+    /// try Router.validateDeclaredRoutes(in: .shared)
+    /// ```
+    /// - Parameter hive: The hive whose route declarations to check.
+    /// - Throws: `HiveError` with code `validationFailed`, listing each problem (`unknownType`,
+    ///   `notAnImplementation`, `malformedRecord`) with the declaration's source; each is also recorded in the
+    ///   hive's diagnostics.
+    public static func validateDeclaredRoutes(in hive: Hive) throws(HiveError) {
+        var problems: [HiveError] = []
+        for declaration in hive.routeDeclarations {
+            do throws(RouterError) {
+                _ = try RoutePattern(declaration.pattern)
+            } catch {
+                problems.append(HiveError(.malformedRecord, error.message, source: declaration.source))
+            }
+            guard let type = TypeLookup.type(named: declaration.handler) else {
+                problems.append(
+                    .unknownType(
+                        declaration.handler, role: "the handler of \(declaration.pattern)", source: declaration.source))
+                continue
+            }
+            if !(type is any RouteHandler.Type) {
+                problems.append(
+                    HiveError(
+                        .notAnImplementation,
+                        "expected \(declaration.handler), the handler of \(declaration.pattern), to conform to "
+                            + "RouteHandler; it does not", source: declaration.source))
+            }
+        }
+        guard !problems.isEmpty else { return }
+        hive.record(problems.map { Diagnostic(.error, $0) })
+        let lines = problems.map { "  - \($0)" }.joined(separator: "\n")
+        throw HiveError(
+            .validationFailed, "expected every declared route to be valid; found \(problems.count):\n\(lines)")
+    }
+}

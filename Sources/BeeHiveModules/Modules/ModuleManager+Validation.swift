@@ -1,0 +1,37 @@
+import BeeHive
+
+extension ModuleManager {
+    /// Checks every declared module now, instead of when its first event reaches it: the type must be loaded and
+    /// conform to ``HiveModule``. Nothing is created.
+    ///
+    /// `Hive.validate()` finds module types that are not loaded; this also finds types that are not modules, which
+    /// only this product can tell.
+    ///
+    /// ```swift
+    /// try ModuleManager.shared.validate()
+    /// ```
+    /// - Throws: `HiveError` with code `validationFailed`, listing each problem (`unknownType`, `notAModule`) with
+    ///   the declaration's source; each is also recorded in the hive's diagnostics.
+    public func validate() throws(HiveError) {
+        refresh()
+        var problems: [HiveError] = []
+        for declaration in modules {
+            guard let type = TypeLookup.type(named: declaration.name) else {
+                problems.append(.unknownType(declaration.name, role: "a module", source: declaration.source))
+                continue
+            }
+            if !(type is any HiveModule.Type) {
+                problems.append(
+                    HiveError(
+                        .notAModule,
+                        "expected \(declaration.name) to be a module (a class conforming to HiveModule); it is not",
+                        source: declaration.source))
+            }
+        }
+        guard !problems.isEmpty else { return }
+        hive.record(problems.map { Diagnostic(.error, $0) })
+        let lines = problems.map { "  - \($0)" }.joined(separator: "\n")
+        throw HiveError(
+            .validationFailed, "expected every declared module to be valid; found \(problems.count):\n\(lines)")
+    }
+}
