@@ -176,10 +176,6 @@ extension Router {
                             + "RouteHandler; it does not", source: declaration.source))
             }
         }
-        guard !problems.isEmpty else { return }
-        hive.record(problems.map { Diagnostic(.error, $0) })
-        let lines = problems.map { "  - \($0)" }.joined(separator: "\n")
-        throw HiveError(
-            .validationFailed, "expected every declared route to be valid; found \(problems.count):\n\(lines)")
+        try hive.failValidation(problems, expected: "every declared route to be valid")
     }
 }

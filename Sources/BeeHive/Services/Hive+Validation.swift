@@ -46,3 +46,18 @@ extension Hive {
         return found.filter { !reported.contains($0.message) }.map { Diagnostic(.error, $0) }
     }
 }
+
+extension Hive {
+    /// Records `problems` as errors and throws `validationFailed` listing them; returns when there are none.
+    /// The products' own validations (modules, routes) end with it.
+    ///
+    /// - Parameters:
+    ///   - problems: What the validation found.
+    ///   - expected: What was expected, for the message: "every declared module to be valid".
+    package func failValidation(_ problems: [HiveError], expected: String) throws(HiveError) {
+        guard !problems.isEmpty else { return }
+        record(problems.map { Diagnostic(.error, $0) })
+        let lines = problems.map { "  - \($0)" }.joined(separator: "\n")
+        throw HiveError(.validationFailed, "expected \(expected); found \(problems.count):\n\(lines)")
+    }
+}

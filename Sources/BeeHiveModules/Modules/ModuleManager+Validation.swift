@@ -28,10 +28,6 @@ extension ModuleManager {
                         source: declaration.source))
             }
         }
-        guard !problems.isEmpty else { return }
-        hive.record(problems.map { Diagnostic(.error, $0) })
-        let lines = problems.map { "  - \($0)" }.joined(separator: "\n")
-        throw HiveError(
-            .validationFailed, "expected every declared module to be valid; found \(problems.count):\n\(lines)")
+        try hive.failValidation(problems, expected: "every declared module to be valid")
     }
 }
