@@ -42,6 +42,11 @@ extension RedirectTable {
                 "\(source): expected a JSON object with a \"redirects\" array, found \(Self.describe(document))"
             )
         }
+        if let repeated = object.repeatedKey {
+            throw RouterError(
+                .malformedRedirectFile,
+                "\(source): expected each member once; found \"\(FileValue.shortened(repeated))\" more than once")
+        }
         if let version = object.value(forKey: "version") {
             guard Self.integer(version) == 1 else {
                 throw RouterError(
@@ -85,6 +90,10 @@ extension RedirectTable {
             }
             guard case .dictionary(let fields) = entry else {
                 issue("expected an object with \"from\" and \"to\" strings, found \(Self.describe(entry))")
+                continue
+            }
+            if let repeated = fields.repeatedKey {
+                issue("expected each member once; found \"\(FileValue.shortened(repeated))\" more than once")
                 continue
             }
             guard let fromValue = fields.value(forKey: "from"), let toValue = fields.value(forKey: "to") else {

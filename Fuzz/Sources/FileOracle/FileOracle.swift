@@ -120,6 +120,26 @@ public func isStricterThanReference(_ data: Data, message: String) -> Bool {
     return before == UInt8(ascii: ",")
 }
 
+/// Whether the file's `<!DOCTYPE>` has a `>` inside a quoted literal. XML allows it (the declaration ends at the
+/// first `>` outside quotes, as BeeHive's reader ends it); CoreFoundation ends the declaration at the first `>`
+/// wherever it stands, and so reads a different document, so it is no judge of such files.
+public func hasQuotedAngleBracketInDoctype(_ data: Data) -> Bool {
+    let bytes = [UInt8](data)
+    let marker = Array("<!DOCTYPE".utf8)
+    guard let start = bytes.indices.first(where: { bytes[$0...].starts(with: marker) }) else { return false }
+    var quote: UInt8?
+    for byte in bytes[(start + marker.count)...] {
+        if let open = quote {
+            if byte == open { quote = nil } else if byte == UInt8(ascii: ">") { return true }
+        } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+            quote = byte
+        } else if byte == UInt8(ascii: ">") {
+            return false
+        }
+    }
+    return false
+}
+
 /// Whether some object of a JSON document has a key twice: decoders disagree on which value wins, so such
 /// documents have no single reference reading. The document must be valid JSON.
 public func hasRepeatedJSONKey(_ data: Data) -> Bool {
@@ -230,7 +250,7 @@ public func checkLoad(
     // A file rejected for its nesting or a cycle may be one the reference reader cannot read either (CoreFoundation
     // recurses too), so it is not read again.
     let messages = (try? result.get().map(\.message)) ?? [result.failure?.message ?? ""]
-    if messages.contains(where: isStructureLimit) { return }
+    if messages.contains(where: isStructureLimit) || hasQuotedAngleBracketInDoctype(data) { return }
     guard let reference = FileValue.read(data) else { return }
     let isJSON = data.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) } != UInt8(ascii: "<")
     if isJSON && hasRepeatedJSONKey(data) { return }

@@ -43,6 +43,9 @@ func fuzzRedirects(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
 /// Every entry of the document is either a rule or an issue.
 func checkEntries(_ table: RedirectTable, _ json: Data) {
+    // Text that is not UTF-8 costs only the entries that hold it; Foundation's reader refuses the whole document,
+    // so it is no judge of such documents.
+    guard String(validating: json, as: UTF8.self) != nil else { return }
     guard let document = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any],
         let entries = document["redirects"] as? [Any]
     else {

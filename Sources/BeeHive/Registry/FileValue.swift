@@ -106,7 +106,7 @@ extension [FileField] {
     }
 
     /// The first key that appears more than once (compared by UTF-8 bytes), if any.
-    var repeatedKey: String? {
+    package var repeatedKey: String? {
         if count <= 8 {
             for i in indices.dropFirst() where self[..<i].contains(where: { $0.key.hasSameUTF8(as: self[i].key) }) {
                 return self[i].key

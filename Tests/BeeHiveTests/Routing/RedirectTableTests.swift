@@ -197,6 +197,18 @@ struct RedirectTableTests {
         #expect(try table.resolve("app://legacy/a/b").url == "https://m.example.com/a/b")
     }
 
+    @Test("an entry whose member repeats, or whose member name is not UTF-8, costs that entry only (fuzzer)")
+    func repeatedAndInvalidMembers() throws {
+        var json = Array(#"{"redirects": [{"from": "app://a", "to": "app://b", "to": "app://c"}, "#.utf8)
+        json += Array(#"{"from": "app://d", "t"#.utf8) + [0x90] + Array(#"": "app://e"}, "#.utf8)
+        json += Array(#"{"from": "app://f", "to": "app://g"}]}"#.utf8)
+        let table = try RedirectTable(json: json, source: "r.json")
+        #expect(table.rules.map(\.description) == ["app://f → app://g"])
+        #expect(table.issues.map(\.message).first?.hasPrefix("r.json, redirects[0]: expected each member once") == true)
+        #expect(table.issues.count == 2, "\(table.issues)")
+        #expect(table.issues.map(\.message).last?.hasPrefix("r.json, redirects[1]: ") == true, "\(table.issues)")
+    }
+
     @Test(
         "a file that is not a redirect document is refused with the file's name", arguments: RedirectTableTests.badFiles
     )
@@ -271,5 +283,7 @@ extension RedirectTableTests {
         BadFileCase(json: #"{"maxHops": 0, "redirects": []}"#, mentions: "\"maxHops\" to be an integer from 1 to 64"),
         BadFileCase(json: #"{"maxHops": 65, "redirects": []}"#, mentions: "from 1 to 64, found number 65"),
         BadFileCase(json: #"{"maxHops": 2.5, "redirects": []}"#, mentions: "from 1 to 64, found number 2.5"),
+        BadFileCase(json: #"{"redirects": [], "redirects": []}"#, mentions: "found \"redirects\" more than once"),
+        BadFileCase(json: #"{"redirects": [],}"#, mentions: "expected a JSON document"),
     ]
 }
