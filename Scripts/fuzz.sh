@@ -2,8 +2,9 @@
 # Builds BeeHive's libFuzzer harnesses (the Fuzz package) and runs them (issue 8).
 #
 #   Scripts/fuzz.sh --ci                       the saved reproducers (Fuzz/Regressions), then every target for 60 s
-#                                              from its checked-in corpus; exits non-zero on a failing reproducer,
-#                                              a crash, a failed invariant or a timeout, naming the reproducer
+#                                              from its checked-in corpus, with a fixed seed (BEEHIVE_FUZZ_SEED);
+#                                              exits non-zero on a failing reproducer, a crash, a failed invariant
+#                                              or a timeout, naming the reproducer
 #   Scripts/fuzz.sh [seconds]                  every target for the given time (default 300)
 #   Scripts/fuzz.sh --reproduce <target> <file>...   runs a target on saved inputs (a crash reproducer)
 #   Scripts/fuzz.sh --regressions              runs every saved reproducer in Fuzz/Regressions; lists those that fail
@@ -137,6 +138,9 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/beehive-fuzz.XXXXXX")"
 echo "== fuzzing each target for ${seconds} s; corpus copies, artifacts and logs in $work"
 extra=()
 [[ $keep_going -eq 0 ]] || extra=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
+# CI fuzzes with a fixed seed (BEEHIVE_FUZZ_SEED, default 1), so that a run explores the same inputs each time and a
+# finding reproduces; runs by hand draw a new seed each time, to explore further.
+[[ "$mode" != "ci" ]] || extra+=(-seed="${BEEHIVE_FUZZ_SEED:-1}")
 summary=()
 failures=0
 for t in $targets; do
