@@ -25,27 +25,43 @@ extension Hive {
     )
         throws(HiveError) -> Service
     {
-        let typeKey = TypeKey(type: ObjectIdentifier(service), name: name)
-        // Fast path: a shared instance asked for by this type before: one lock, one class cast.
-        let indexed: (entry: ServiceEntry, box: AnyObject?)? = state.withLock { state in
-            state.typeIndex[typeKey].map { ($0, $0.typedInstance) }
+        let lookup = TypedLookup(service, name: name, in: self)
+        if shouldCache, let cached = lookup.cached { return cached }
+        let (instance, entry, generation) = try self.instance(
+            for: lookup.key, typeKey: lookup.typeKey, shouldCache: shouldCache)
+        return try lookup.typed(instance, entry, generation, in: self)
+    }
+
+    /// Creates, or returns the shared instance of, the implementation of `service`, without blocking a thread:
+    /// the way to ask for a service from async code.
+    ///
+    /// ``createService(_:name:shouldCache:)`` waits for a singleton that another thread is creating by blocking;
+    /// in a task that would hold one of the concurrency pool's few threads. This waits by suspending.
+    ///
+    /// ```swift
+    /// func modInit(_ context: ModuleContext) async throws {
+    ///     let accounts = try await context.hive.service(AccountService.self)
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - service: The service, usually a protocol: `UserTrackService.self`.
+    ///   - name: The registration's name, for a service registered several times.
+    ///   - shouldCache: Whether to use and fill the shared-instance cache (BeeHive's `shouldCache`).
+    /// - Returns: An instance that conforms to `service`.
+    /// - Throws: ``HiveError`` as for ``createService(_:name:shouldCache:)``.
+    public func service<Service>(
+        _ service: Service.Type, name: String? = nil, shouldCache: Bool = true
+    ) async throws(HiveError) -> Service {
+        let lookup = TypedLookup(service, name: name, in: self)
+        if shouldCache, let cached = lookup.cached { return cached }
+        while true {
+            switch try attempt(for: lookup.key, typeKey: lookup.typeKey, shouldCache: shouldCache) {
+            case .done(let instance, let entry, let generation):
+                return try lookup.typed(instance, entry, generation, in: self)
+            case .wait(let ticket): await ticket.wait()
+            case .retry: continue
+            }
         }
-        if shouldCache, let box = indexed?.box as? TypedInstance<Service> { return box.value }
-        let key =
-            indexed.map { ServiceKey(service: $0.entry.registration.service, name: $0.entry.registration.name) }
-            ?? ServiceKey(service: TypeLookup.name(of: service), name: name)
-        let (instance, entry, cachedGeneration) = try instance(for: key, typeKey: typeKey, shouldCache: shouldCache)
-        guard let typed = instance as? Service else {
-            throw HiveError(
-                .doesNotConform,
-                "expected an instance conforming to \(key.service); \(entry.registration.implementation) does not",
-                source: entry.registration.source)
-        }
-        if let cachedGeneration {
-            let box = TypedInstance(typed)
-            state.withLock { _ in if entry.generation == cachedGeneration { entry.typedInstance = box } }
-        }
-        return typed
     }
 
     /// Creates, or returns the shared instance of, the implementation of the service named `service`.
@@ -111,78 +127,95 @@ extension Hive {
         -> (instance: Any, entry: ServiceEntry, cachedGeneration: Int?)
     {
         while true {
-            let step: Step = state.withLock { state in
-                guard let entry = typeKey.flatMap({ state.typeIndex[$0] }) ?? state.entry(for: key) else {
-                    return .missing(
-                        available: state.serviceOrder.prefix(20).map(\.displayName),
-                        unqualified: state.unqualifiedEntry(for: key)?.registration)
-                }
-                if let typeKey { state.typeIndex[typeKey] = entry }
-                if shouldCache {
-                    switch entry.slot {
-                    case .ready(let instance): return .ready(instance, entry, generation: entry.generation)
-                    case .creating(let ticket): return ticket.isOnCurrentThread ? .cycle(entry) : .wait(ticket)
-                    case .empty: break
-                    }
-                }
-                return .create(entry, entry.provider)
+            switch try attempt(for: key, typeKey: typeKey, shouldCache: shouldCache) {
+            case .done(let instance, let entry, let generation): return (instance, entry, generation)
+            case .wait(let ticket): ticket.wait()
+            case .retry: continue
             }
-            switch step {
-            case .ready(let instance, let entry, let generation):
-                return (instance, entry, generation)
-            case .wait(let ticket):
-                ticket.wait()
-            case .cycle(let entry):
-                throw HiveError(
-                    .cyclicDependency,
-                    "expected the initializer of \(entry.registration.implementation) not to ask for "
-                        + "\(entry.registration.displayName) while it is being created; it did, on the same thread",
-                    source: entry.registration.source)
-            case .missing(let available, let unqualified):
-                let list = available.isEmpty ? "none" : available.joined(separator: ", ")
-                let hint = unqualified.map { registration in
-                    " (\(registration.displayName) is registered without its module by \(registration.source): "
-                        + "name services module-qualified, as \(key.service))"
+        }
+    }
+
+    /// What one attempt at an instance gave: the instance, a singleton being created on another thread to wait
+    /// for, or a race lost to another thread (try again).
+    private enum Attempt {
+        case done(Any, ServiceEntry, cachedGeneration: Int?)
+        case wait(CreationTicket)
+        case retry
+    }
+
+    /// One attempt at the instance for `key`; waiting for another thread is the caller's, blocking or not.
+    private func attempt(for key: ServiceKey, typeKey: TypeKey?, shouldCache: Bool) throws(HiveError) -> Attempt {
+        let step: Step = state.withLock { state in
+            guard let entry = typeKey.flatMap({ state.typeIndex[$0] }) ?? state.entry(for: key) else {
+                return .missing(
+                    available: state.serviceOrder.prefix(20).map(\.displayName),
+                    unqualified: state.unqualifiedEntry(for: key)?.registration)
+            }
+            if let typeKey { state.typeIndex[typeKey] = entry }
+            if shouldCache {
+                switch entry.slot {
+                case .ready(let instance): return .ready(instance, entry, generation: entry.generation)
+                case .creating(let ticket): return ticket.isOnCurrentThread ? .cycle(entry) : .wait(ticket)
+                case .empty: break
                 }
-                throw HiveError(
-                    .serviceNotFound,
-                    "expected a registration for \(key.displayName); found none\(hint ?? ""). Registered services: "
-                        + list,
-                    source: unqualified?.source)
-            case .create(let entry, let provider):
-                let made = try resolve(provider, of: entry)
-                let isSingleton: Bool
-                switch made {
-                case .implementation(let type): isSingleton = type.isSingleton
-                case .factory(let scope, _): isSingleton = scope == .singleton
-                default: isSingleton = false
+            }
+            return .create(entry, entry.provider)
+        }
+        switch step {
+        case .ready(let instance, let entry, let generation):
+            return .done(instance, entry, cachedGeneration: generation)
+        case .wait(let ticket):
+            return .wait(ticket)
+        case .cycle(let entry):
+            throw HiveError(
+                .cyclicDependency,
+                "expected the initializer of \(entry.registration.implementation) not to ask for "
+                    + "\(entry.registration.displayName) while it is being created; it did, on the same thread",
+                source: entry.registration.source)
+        case .missing(let available, let unqualified):
+            let list = available.isEmpty ? "none" : available.joined(separator: ", ")
+            let hint = unqualified.map { registration in
+                " (\(registration.displayName) is registered without its module by \(registration.source): "
+                    + "name services module-qualified, as \(key.service))"
+            }
+            throw HiveError(
+                .serviceNotFound,
+                "expected a registration for \(key.displayName); found none\(hint ?? ""). Registered services: "
+                    + list,
+                source: unqualified?.source)
+        case .create(let entry, let provider):
+            let made = try resolve(provider, of: entry)
+            let isSingleton: Bool
+            switch made {
+            case .implementation(let type): isSingleton = type.isSingleton
+            case .factory(let scope, _): isSingleton = scope == .singleton
+            default: isSingleton = false
+            }
+            guard isSingleton && shouldCache else {
+                return .done(try make(made, entry, singleton: isSingleton), entry, cachedGeneration: nil)
+            }
+            let ticket = CreationTicket()
+            let claimed = state.withLock { _ in
+                guard case .empty = entry.slot else { return false }
+                entry.slot = .creating(ticket)
+                return true
+            }
+            guard claimed else {
+                ticket.finish()
+                return .retry
+            }
+            do {
+                let instance = try make(made, entry, singleton: true)
+                let generation = state.withLock { _ in
+                    entry.slot = .ready(instance)
+                    return entry.generation
                 }
-                guard isSingleton && shouldCache else {
-                    return (try make(made, entry, singleton: isSingleton), entry, nil)
-                }
-                let ticket = CreationTicket()
-                let claimed = state.withLock { _ in
-                    guard case .empty = entry.slot else { return false }
-                    entry.slot = .creating(ticket)
-                    return true
-                }
-                guard claimed else {
-                    ticket.finish()
-                    continue
-                }
-                do {
-                    let instance = try make(made, entry, singleton: true)
-                    let generation = state.withLock { _ in
-                        entry.slot = .ready(instance)
-                        return entry.generation
-                    }
-                    ticket.finish()
-                    return (instance, entry, generation)
-                } catch {
-                    state.withLock { _ in entry.slot = .empty }
-                    ticket.finish()
-                    throw error
-                }
+                ticket.finish()
+                return .done(instance, entry, cachedGeneration: generation)
+            } catch {
+                state.withLock { _ in entry.slot = .empty }
+                ticket.finish()
+                throw error
             }
         }
     }
@@ -271,5 +304,44 @@ extension RegistryState {
     func unqualifiedEntry(for key: ServiceKey) -> ServiceEntry? {
         guard let dot = key.service.firstIndex(of: ".") else { return nil }
         return services[ServiceKey(service: String(key.service[key.service.index(after: dot)...]), name: key.name)]
+    }
+}
+
+/// A request for a service by type: its keys, and the shared instance the fast path found (one lock, one class
+/// cast for a service asked for by this type before).
+private struct TypedLookup<Service> {
+    let typeKey: TypeKey
+    let key: ServiceKey
+    let cached: Service?
+
+    init(_ service: Service.Type, name: String?, in hive: Hive) {
+        let typeKey = TypeKey(type: ObjectIdentifier(service), name: name)
+        let indexed: (entry: ServiceEntry, box: AnyObject?)? = hive.state.withLock { state in
+            state.typeIndex[typeKey].map { ($0, $0.typedInstance) }
+        }
+        self.typeKey = typeKey
+        cached = (indexed?.box as? TypedInstance<Service>)?.value
+        key =
+            indexed.map { ServiceKey(service: $0.entry.registration.service, name: $0.entry.registration.name) }
+            ?? ServiceKey(service: TypeLookup.name(of: service), name: name)
+    }
+
+    /// The instance as `Service`; a shared one is kept boxed as `Service` for the fast path.
+    func typed(
+        _ instance: Any, _ entry: ServiceEntry, _ cachedGeneration: Int?, in hive: Hive
+    ) throws(HiveError)
+        -> Service
+    {
+        guard let typed = instance as? Service else {
+            throw HiveError(
+                .doesNotConform,
+                "expected an instance conforming to \(key.service); \(entry.registration.implementation) does not",
+                source: entry.registration.source)
+        }
+        if let cachedGeneration {
+            let box = TypedInstance(typed)
+            hive.state.withLock { _ in if entry.generation == cachedGeneration { entry.typedInstance = box } }
+        }
+        return typed
     }
 }
