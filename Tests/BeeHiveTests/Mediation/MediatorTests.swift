@@ -82,6 +82,22 @@ struct MediatorTests {
         #expect(Mediator.candidateNames(for: "Target_User") == ["Target_User"])
     }
 
+    @Test("a declared call returns its typed result; a wrong declared type is a typeMismatch naming both types")
+    func typedCalls() throws {
+        let mediator = makeMediator()
+        let profile = MediatorCall<String>(target: "User", action: "profile")
+        let serial = MediatorCall<Int>(target: "User", action: "serial")
+        let wrong = MediatorCall<Int>(target: "User", action: "profile")
+        let text: String = try mediator.perform(profile, params: ["id": 3])
+        #expect(text == "profile 3")
+        #expect(try mediator.perform(serial) > 0)
+        #expect(profile.description == "User.profile -> String")
+        let error = #expect(throws: MediatorError.self) { try mediator.perform(wrong, params: ["id": 3]) }
+        #expect(error?.code == .typeMismatch)
+        #expect(error?.message.contains("Int") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("String") == true, "\(error?.message ?? "")")
+    }
+
     @Test("actions can be methods, and parameters are read with types")
     func methodsAndTypedParameters() throws {
         let mediator = makeMediator()
