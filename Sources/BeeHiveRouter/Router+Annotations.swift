@@ -14,6 +14,25 @@ private struct ImportedRoutes {
 private let importedRoutes = LockedValue(ImportedRoutes())
 
 extension Router {
+    /// Forgets every process-wide router and every route of ``global`` (BHRouter's `unRegisterAllRouters`): the
+    /// reset of the shared routing state, for tests and for programs that rebuild their routes.
+    ///
+    /// Routes declared by annotation records join their schemes' routers again on the next use of a router
+    /// (once the shared hive is in use). Routers made with `Router(scheme:)` are not touched, and neither are the
+    /// global router's settings (resolver, redirects, fallback, path components).
+    ///
+    /// ```swift
+    /// Router.removeAllRouters()
+    /// #expect(Router.schemes.isEmpty)
+    /// ```
+    public static func removeAllRouters() {
+        importedRoutes.withLock { imported in
+            imported = ImportedRoutes()
+            schemeRouters.withLock { $0.removeAll() }
+        }
+        for pattern in global.registeredPatterns { global.deregister(pattern: pattern) }
+    }
+
     /// Registers routes declared by annotation records (`BH_ROUTE`) in `hive`: each on the process-wide
     /// router of its pattern's scheme (``forScheme(_:)``), with its handler type found by name.
     ///

@@ -1,7 +1,7 @@
 import BeeHive
 
 /// The process-wide routers: one global router and one router per scheme (BHRouter's `routerForScheme:`).
-private let schemeRouters = LockedValue<[String: Router]>([:])
+let schemeRouters = LockedValue<[String: Router]>([:])
 
 extension Router {
     /// The process-wide router that accepts every scheme.

@@ -277,4 +277,23 @@ struct PluginLifecycleTests {
         #expect(run.route(after).map { "\($0.canOpen) \($0.openedBy)" } == "true LabRoute", "\(run)")
         #expect(run.value(second, "bootstrap")?.contains("alreadyBootstrapped") == true, "\(run)")
     }
+
+    @Test("Router.removeAllRouters() forgets every scheme router; annotated routes join again on the next use")
+    func removeAllRoutersResets() throws {
+        let folder = try LabFolder()
+        let a = try folder.plugin("alpha.so", from: "alpha.c")
+
+        var script = LabScript()
+        script.open(a)
+        script.rescan()
+        let before = script.route("lab://alpha/1")
+        let removed = script.removeAllRouters()
+        let after = script.route("lab://alpha/1")
+        let run = try PluginLab.run(script)
+
+        try #require(run.outcome.succeeded, "\(run)")
+        #expect(run.route(before).map { "\($0.canOpen) \($0.openedBy)" } == "true LabRoute", "\(run)")
+        #expect(run.value(removed, "schemes") == "", "no scheme router is left, \(run)")
+        #expect(run.route(after).map { "\($0.canOpen) \($0.openedBy)" } == "true LabRoute", "\(run)")
+    }
 }

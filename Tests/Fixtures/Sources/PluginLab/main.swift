@@ -24,6 +24,7 @@
 //   exhaust-fds                 opens /dev/null until the process runs out of file descriptors (EMFILE)
 //   release-fds                 closes the descriptors exhaust-fds opened
 //   bootstrap                   Hive.bootstrap(_:) with default options; prints ok or the error
+//   remove-all-routers          Router.removeAllRouters(); prints the schemes left
 //   exit                        flushes and leaves with _exit(0)
 // The program always leaves with _exit(0): a library truncated under it would fault in its destructors.
 import BeeHive
@@ -159,6 +160,9 @@ for (index, step) in CommandLine.arguments.dropFirst().enumerated() {
             emit(index, "routeError", "\(error)")
         }
         emit(index, "route", "canOpen:\(router.canOpen(url)) opened:\(opened)")
+    case "remove-all-routers":
+        Router.removeAllRouters()
+        emit(index, "schemes", Router.schemes.joined(separator: ","))
     case "bootstrap":
         do {
             try Hive.bootstrap(Hive.Options())
