@@ -3,7 +3,7 @@ import BeeHive
 extension Hive {
     /// A hive of its own for one test: empty, logging into `recorder`, keeping every diagnostic.
     ///
-    /// Tests that use ``Hive/shared`` share it with every other test of the process (it holds the records of the
+    /// Tests that use `Hive.shared` share it with every other test of the process (it holds the records of the
     /// loaded images, and can be bootstrapped once); a hive made here is theirs alone, so tests can run in
     /// parallel.
     ///
