@@ -28,6 +28,7 @@ struct LabScript {
     @discardableResult mutating func route(_ url: String) -> Step { add("route:\(url)") }
     @discardableResult mutating func bootstrap() -> Step { add("bootstrap") }
     @discardableResult mutating func removeAllRouters() -> Step { add("remove-all-routers") }
+    @discardableResult mutating func validateRoutes() -> Step { add("validate-routes") }
     @discardableResult mutating func diagnostics() -> Step { add("diagnostics") }
     @discardableResult mutating func counts() -> Step { add("counts") }
     @discardableResult mutating func chdir(_ directory: String) -> Step { add("chdir:\(directory)") }

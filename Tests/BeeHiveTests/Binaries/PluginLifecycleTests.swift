@@ -296,4 +296,25 @@ struct PluginLifecycleTests {
         #expect(run.value(removed, "schemes") == "", "no scheme router is left, \(run)")
         #expect(run.route(after).map { "\($0.canOpen) \($0.openedBy)" } == "true LabRoute", "\(run)")
     }
+
+    @Test("Router.validateDeclaredRoutes(in:) names a handler that is not loaded and one that is no RouteHandler")
+    func validateDeclaredRoutes() throws {
+        let folder = try LabFolder()
+        let bad = try folder.plugin("bad_routes.so", from: "bad_routes.c")
+
+        var script = LabScript()
+        let clean = script.validateRoutes()
+        script.open(bad)
+        script.rescan()
+        let found = script.validateRoutes()
+        let run = try PluginLab.run(script)
+
+        try #require(run.outcome.succeeded, "\(run)")
+        #expect(run.value(clean, "validate") == "ok")
+        let problems = run.values(found, "problem")
+        #expect(problems.count == 2, "\(run)")
+        #expect(problems.contains { $0.contains("PluginLab.GhostRoute (the handler of lab://ghost/:id)") }, "\(run)")
+        #expect(problems.contains { $0.contains("PluginLab.NotARoute") && $0.contains("[notAnImplementation]") })
+        #expect(problems.allSatisfy { $0.contains("bad_routes.so") && $0.contains("beehive_routes") }, "\(run)")
+    }
 }

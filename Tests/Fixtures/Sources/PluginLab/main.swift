@@ -25,6 +25,7 @@
 //   release-fds                 closes the descriptors exhaust-fds opened
 //   bootstrap                   Hive.bootstrap(_:) with default options; prints ok or the error
 //   remove-all-routers          Router.removeAllRouters(); prints the schemes left
+//   validate-routes             Router.validateDeclaredRoutes(in: .shared); prints ok, or one line per problem
 //   exit                        flushes and leaves with _exit(0)
 // The program always leaves with _exit(0): a library truncated under it would fault in its destructors.
 import BeeHive
@@ -40,6 +41,9 @@ struct LabRoute: RouteHandler {
 }
 
 /// A second handler, so that a test can tell which of two plugins' routes answers.
+/// A type a bad route record names as its handler, which is no `RouteHandler`.
+struct NotARoute {}
+
 struct LabRouteV2: RouteHandler {
     func handle(_ request: RouteRequest) throws -> Any? { "LabRouteV2" }
 }
@@ -160,6 +164,13 @@ for (index, step) in CommandLine.arguments.dropFirst().enumerated() {
             emit(index, "routeError", "\(error)")
         }
         emit(index, "route", "canOpen:\(router.canOpen(url)) opened:\(opened)")
+    case "validate-routes":
+        do {
+            try Router.validateDeclaredRoutes(in: .shared)
+            emit(index, "validate", "ok")
+        } catch {
+            for line in error.message.split(separator: "\n").dropFirst() { emit(index, "problem", String(line)) }
+        }
     case "remove-all-routers":
         Router.removeAllRouters()
         emit(index, "schemes", Router.schemes.joined(separator: ","))
