@@ -23,7 +23,7 @@ let package = Package(
         .target(name: "FuzzCheck", dependencies: ["CFuzzerDriver"]),
         // The declaration of libFuzzer's LLVMFuzzerRunDriver.
         .target(name: "CFuzzerDriver"),
-        fuzzer("RecordFuzzer"),
+        fuzzer("RecordFuzzer", ["FileOracle"]),
         fuzzer("RouteFuzzer", [router]),
         fuzzer("RedirectFuzzer", [router]),
         // What the file harnesses share: the input written to a file, and a reference reading of it.

@@ -43,9 +43,9 @@ func fuzzRedirects(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
 /// Every entry of the document is either a rule or an issue.
 func checkEntries(_ table: RedirectTable, _ json: Data) {
-    // Text that is not UTF-8 costs only the entries that hold it; Foundation's reader refuses the whole document,
-    // so it is no judge of such documents.
-    guard String(validating: json, as: UTF8.self) != nil else { return }
+    // Text that is not UTF-8, or an unpaired surrogate escape (`"\udddb"`), costs only the entry that holds it;
+    // Foundation's reader refuses the whole document, so it is no judge of such documents.
+    guard String(validating: json, as: UTF8.self) != nil, !hasUnpairedSurrogateEscape(json) else { return }
     guard let document = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any],
         let entries = document["redirects"] as? [Any]
     else {
@@ -119,4 +119,34 @@ func checkResolution(from rule: RedirectRule, in table: RedirectTable) {
             rest?.chain == Array(chain.dropFirst()),
             "resolving '\(chain[1])' gives \(rest?.chain ?? []), expected \(Array(chain.dropFirst()))")
     }
+}
+
+/// Whether a JSON text holds a `\uD800`–`\uDFFF` escape that is not half of a high–low pair.
+func hasUnpairedSurrogateEscape(_ json: Data) -> Bool {
+    let bytes = [UInt8](json)
+    func unit(at index: Int) -> UInt16? {
+        guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u"),
+            let text = String(bytes: bytes[(index + 2)..<(index + 6)], encoding: .ascii)
+        else { return nil }
+        return UInt16(text, radix: 16)
+    }
+    var index = 0
+    while index < bytes.count {
+        if bytes[index] == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] != UInt8(ascii: "u") {
+            index += 2  // another escape, such as \\ (which must not start a \u)
+            continue
+        }
+        guard let first = unit(at: index) else {
+            index += 1
+            continue
+        }
+        if (0xDC00...0xDFFF).contains(first) { return true }
+        if (0xD800...0xDBFF).contains(first) {
+            guard let second = unit(at: index + 6), (0xDC00...0xDFFF).contains(second) else { return true }
+            index += 12
+            continue
+        }
+        index += 6
+    }
+    return false
 }
