@@ -106,16 +106,7 @@ extension Router {
     /// Registers one declared route on the process-wide router of its scheme; returns that router.
     @discardableResult
     private static func register(_ declaration: RouteDeclaration) throws(HiveError) -> Router {
-        guard let found = TypeLookup.type(named: declaration.handler) else {
-            throw HiveError.unknownType(
-                declaration.handler, role: "the handler of \(declaration.pattern)", source: declaration.source)
-        }
-        guard let handler = found as? any RouteHandler.Type else {
-            throw HiveError(
-                .notAnImplementation,
-                "expected \(declaration.handler), the handler of \(declaration.pattern), to conform to "
-                    + "RouteHandler; it does not", source: declaration.source)
-        }
+        let handler = try handlerType(of: declaration)
         do throws(RouterError) {
             let pattern = try RoutePattern(declaration.pattern)
             let router = pattern.scheme.map(schemeRouter) ?? global
@@ -126,6 +117,21 @@ extension Router {
                 error.code == .duplicateRoute ? .duplicateRegistration : .malformedRecord, "\(error.message)",
                 source: declaration.source)
         }
+    }
+
+    /// The handler type a declaration names, found by name and checked to be a ``RouteHandler``.
+    private static func handlerType(of declaration: RouteDeclaration) throws(HiveError) -> any RouteHandler.Type {
+        guard let found = TypeLookup.type(named: declaration.handler) else {
+            throw HiveError.unknownType(
+                declaration.handler, role: "the handler of \(declaration.pattern)", source: declaration.source)
+        }
+        guard let handler = found as? any RouteHandler.Type else {
+            throw HiveError(
+                .notAnImplementation,
+                "expected \(declaration.handler), the handler of \(declaration.pattern), to conform to "
+                    + "RouteHandler; it does not", source: declaration.source)
+        }
+        return handler
     }
 }
 
@@ -181,18 +187,10 @@ extension Router {
             } catch {
                 problems.append(HiveError(.malformedRecord, error.message, source: declaration.source))
             }
-            guard let type = TypeLookup.type(named: declaration.handler) else {
-                problems.append(
-                    .unknownType(
-                        declaration.handler, role: "the handler of \(declaration.pattern)", source: declaration.source))
-                continue
-            }
-            if !(type is any RouteHandler.Type) {
-                problems.append(
-                    HiveError(
-                        .notAnImplementation,
-                        "expected \(declaration.handler), the handler of \(declaration.pattern), to conform to "
-                            + "RouteHandler; it does not", source: declaration.source))
+            do throws(HiveError) {
+                _ = try handlerType(of: declaration)
+            } catch {
+                problems.append(error)
             }
         }
         try hive.failValidation(problems, expected: "every declared route to be valid")

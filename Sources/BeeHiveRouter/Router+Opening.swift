@@ -35,19 +35,7 @@ extension Router {
             acceptsScheme(of: parsed)
         else { return false }
         if let form = pathComponentForm(of: parsed, settings) {
-            guard let requests = try? pathComponentRequests(parsed, form: form, settings) else { return false }
-            return requests.allSatisfy { component, request in
-                switch form {
-                case .call:
-                    guard component.handler == nil else { return true }
-                    let resolver =
-                        settings.serviceResolver ?? settings.pathComponentHive.map(ServiceActionResolver.hive)
-                    guard let handler = try? resolver?.resolve(request.target) else { return false }
-                    return handler.canHandleAction(request.action ?? "")
-                case .register: return settings.pathComponentHive != nil
-                case .jump: return component.handler != nil
-                }
-            }
+            return canOpenPathComponents(parsed, form: form, settings)
         }
         if let resolver = settings.serviceResolver, let call = try? ServiceCall(parsed, host: settings.serviceCallHost)
         {

@@ -204,9 +204,25 @@ extension Router {
         return results
     }
 
+    /// Whether ``openPathComponents(_:form:_:)`` would run every component: each parses and has its key, and has
+    /// what its form needs (a handler or a service that handles the action; a hive; a handler).
+    func canOpenPathComponents(_ url: ParsedRouteURL, form: PathComponentRequest.Form, _ settings: Settings) -> Bool {
+        guard let requests = try? pathComponentRequests(url, form: form, settings) else { return false }
+        return requests.allSatisfy { component, request in
+            switch form {
+            case .call:
+                guard component.handler == nil else { return true }
+                guard let handler = try? settings.pathComponentResolver?.resolve(request.target) else { return false }
+                return handler.canHandleAction(request.action ?? "")
+            case .register: return settings.pathComponentHive != nil
+            case .jump: return component.handler != nil
+            }
+        }
+    }
+
     /// The call form without a handler: the service's action, through the resolver or the hive.
     private func callAction(_ request: PathComponentRequest, _ settings: Settings) throws -> Any? {
-        let resolver = settings.serviceResolver ?? settings.pathComponentHive.map(ServiceActionResolver.hive)
+        let resolver = settings.pathComponentResolver
         guard let resolver, let handler = try resolver.resolve(request.target) else {
             throw RouterError(
                 .serviceNotFound,
@@ -252,5 +268,12 @@ extension Router {
             result[field.key] = strings
         }
         return result
+    }
+}
+
+extension Router.Settings {
+    /// What resolves the services of the call form without a handler: the router's resolver, else its hive.
+    var pathComponentResolver: ServiceActionResolver? {
+        serviceResolver ?? pathComponentHive.map(ServiceActionResolver.hive)
     }
 }

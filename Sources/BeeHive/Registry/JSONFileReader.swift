@@ -1,3 +1,5 @@
+internal import _BeeHiveDiscovery
+
 /// A strict JSON (RFC 8259) reader for configuration files: linear time, nesting bounded by
 /// ``FileReader/maximumDepth``.
 ///
@@ -269,14 +271,7 @@ package struct JSONFileReader {
     private mutating func hex4() throws(FileSyntaxError) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<4 {
-            guard let b = peek else { throw unexpected("a hex digit") }
-            let digit: UInt8
-            switch b {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = b - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = b - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = b - UInt8(ascii: "A") + 10
-            default: throw unexpected("a hex digit")
-            }
+            guard let digit = peek?.digitValue(radix: 16) else { throw unexpected("a hex digit") }
             value = value << 4 | UInt32(digit)
             index += 1
         }

@@ -1,3 +1,5 @@
+internal import _BeeHiveDiscovery
+
 /// A reader for XML property lists (the subset of XML that property lists use): linear time, nesting
 /// bounded by ``FileReader/maximumDepth``.
 ///
@@ -369,17 +371,8 @@ struct PropertyListXMLReader {
         if hex { at += 1 }
         var value: UInt32 = 0
         let digitsStart = at
-        while at < bytes.count, at - digitsStart < 8 {
-            let b = bytes[at]
-            let digit: UInt32
-            switch b {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(b - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f") where hex: digit = UInt32(b - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F") where hex: digit = UInt32(b - UInt8(ascii: "A") + 10)
-            default: digit = 16
-            }
-            if digit == 16 { break }
-            value = value * (hex ? 16 : 10) + digit
+        while at < bytes.count, at - digitsStart < 8, let digit = bytes[at].digitValue(radix: hex ? 16 : 10) {
+            value = value * (hex ? 16 : 10) + UInt32(digit)
             at += 1
         }
         guard at > digitsStart, at < bytes.count, bytes[at] == UInt8(ascii: ";"), value != 0,
@@ -416,12 +409,8 @@ struct PropertyListXMLReader {
         var value = 0  // accumulated negatively: the negative range is one larger
         var overflow = false
         for b in digits {
-            let digit: Int
-            switch b {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = Int(b - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: digit = Int(b - UInt8(ascii: "a")) + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F") where radix == 16: digit = Int(b - UInt8(ascii: "A")) + 10
-            default: return .invalid("an <integer> that is not a number: \"\(shortened(text))\"")
+            guard let digit = b.digitValue(radix: radix) else {
+                return .invalid("an <integer> that is not a number: \"\(shortened(text))\"")
             }
             let (shifted, o1) = value.multipliedReportingOverflow(by: radix)
             let (next, o2) = shifted.subtractingReportingOverflow(digit)

@@ -16,16 +16,10 @@ extension ModuleManager {
         refresh()
         var problems: [HiveError] = []
         for declaration in modules {
-            guard let type = TypeLookup.type(named: declaration.name) else {
-                problems.append(.unknownType(declaration.name, role: "a module", source: declaration.source))
-                continue
-            }
-            if !(type is any HiveModule.Type) {
-                problems.append(
-                    HiveError(
-                        .notAModule,
-                        "expected \(declaration.name) to be a module (a class conforming to HiveModule); it is not",
-                        source: declaration.source))
+            do throws(HiveError) {
+                _ = try moduleType(of: declaration)
+            } catch {
+                problems.append(error)
             }
         }
         try hive.failValidation(problems, expected: "every declared module to be valid")

@@ -174,23 +174,32 @@ public final class ModuleManager: Sendable {
         let type: any HiveModule.Type
         if let known = entry.type {
             type = known
-        } else if let found = TypeLookup.type(named: entry.name) {
-            guard let module = found as? any HiveModule.Type else {
-                report(
-                    .notAModule,
-                    "expected \(entry.name) to be a module (a class conforming to HiveModule); it is not", entry)
-                return .failure(CreationFailure(retryAfter: nil))
-            }
-            type = module
         } else {
-            let loadedImages = TypeLookup.loadedImageCount
-            hive.record([
-                Diagnostic(.error, .unknownType(entry.name, role: "a module", source: entry.declaration.source))
-            ])
-            return .failure(CreationFailure(retryAfter: loadedImages))
+            do throws(HiveError) {
+                type = try moduleType(of: entry.declaration)
+            } catch {
+                // An unknown type may come with an image loaded later (a plugin); a type that is no module stays so.
+                let retryAfter = error.code == .unknownType ? TypeLookup.loadedImageCount : nil
+                hive.record([Diagnostic(.error, error)])
+                return .failure(CreationFailure(retryAfter: retryAfter))
+            }
         }
         warnAboutEventsWithoutLinuxMeaning(type, entry)
         return .success(type.init())
+    }
+
+    /// The module type a declaration names, found by name and checked to be a ``HiveModule``.
+    func moduleType(of declaration: ModuleDeclaration) throws(HiveError) -> any HiveModule.Type {
+        guard let found = TypeLookup.type(named: declaration.name) else {
+            throw .unknownType(declaration.name, role: "a module", source: declaration.source)
+        }
+        guard let module = found as? any HiveModule.Type else {
+            throw HiveError(
+                .notAModule,
+                "expected \(declaration.name) to be a module (a class conforming to HiveModule); it is not",
+                source: declaration.source)
+        }
+        return module
     }
 
     /// Records one warning per module type that lists events with no Linux meaning: they are never delivered.
