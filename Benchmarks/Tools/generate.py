@@ -1,18 +1,31 @@
 #!/usr/bin/env python3
-"""Generates the N-service fixtures of the registration benchmarks.
+"""Generates the N-service fixtures of the registration and first-use benchmarks.
 
 One *tier* per N, in FIXTURES/N<N>/, declares the same N services to every mechanism:
 
-    Fixtures<N>/Services.swift           N protocols `Service<i>` and classes `Impl<i>` (no BeeHive import)
-    Fixtures<N>BeeHive/Registration.swift   the `ServiceImplementation` conformances, and (d) explicit
-                                         registration: `registerServices(in:)`, one `register` call per service
-    Fixtures<N>Swinject/Registration.swift  (e) the same N in a Swinject `Container`
+    Fixtures<N>/Services.swift           N protocols `Service<i>` and their implementations (no BeeHive import): a
+                                         mix of top-level final classes, top-level structs, and types nested in
+                                         `enum Group<i>` (a final class or a struct), one third each
+    Fixtures<N>BeeHive/Registration.swift   the `ServiceImplementation` conformances; (d) explicit registration,
+                                         `registerServices(in:)`, one `register(service:impl:)` call per service;
+                                         (d') `registerServicesTyped(in:)`, one compile-time-checked
+                                         `register(Service<i>.self) { _ in Impl<i>() }` per service; and first use:
+                                         `resolveEveryService(in:byName:)`, `misresolvedServices(in:)`
+    Fixtures<N>Swinject/Registration.swift  (e) the same N in a Swinject `Container`, and their first use
     Fixtures<N>Records/records.c         (a) one `BH_SERVICE` record per service, in section `bench_services_<N>`
     Files/BHService.plist                (b) BeeHive's XML property list
     Files/services.json                  (c) the same list as JSON
-    Startup<Mechanism><N>/main.swift     one whole-process startup executable per mechanism
+    Startup<Mechanism><N>/main.swift     one whole-process program per mechanism (see MODES below)
+    StartupFloor<N>/main.swift           the floor: N inserts of existing strings into a reserved dictionary
+    Fixtures<N>Macros/, StartupMacros<N>/   only with --macros: (f) `@BeeHiveService` on each implementation
 
-Every mechanism names the service `Fixtures<N>.Service<i>` and the implementation `Fixtures<N>.Impl<i>`.
+Every mechanism names the service `Fixtures<N>.Service<i>` and the implementation `Fixtures<N>.Impl<i>` or, for a
+nested type, `Fixtures<N>.Group<i>.Impl<i>`.
+
+Every startup program takes one argument, its mode: `none` (exit before registering: the baseline of the
+instruction counts), `register` (the default: build the registry), `type` (register, then resolve every service
+once by type), `name` (the same by name; Swinject has no by-name form and refuses it), `verify` (register, then
+check that every service resolves, by type and by name, to an instance of its implementation type).
 
 Why Python and not a Swift executable: the fixtures must exist before SwiftPM reads the benchmark package
 (the manifest lists one target per file above), so a Swift generator would need a package and a build of
@@ -29,8 +42,10 @@ import os
 import sys
 from pathlib import Path
 
-MECHANISMS = ("annotations", "plist", "json", "explicit", "swinject")
-EMITTABLE = ("types",) + MECHANISMS + ("startup",)
+MECHANISMS = ("annotations", "plist", "json", "explicit", "explicit-typed", "swinject")
+# The 7th mechanism, only with --macros (it needs the BeeHiveMacros product).
+MACROS = "macros"
+EMITTABLE = ("types",) + MECHANISMS + (MACROS, "floor", "startup")
 # Explicit and Swinject registration is split into functions of this many calls: real code registers
 # per module, and the optimizer handles many small functions better than one of 10,000 calls.
 CHUNK = 100
@@ -44,7 +59,32 @@ def module(n: int) -> str:
 
 
 def startup_target(mechanism: str, n: int) -> str:
-    return f"Startup{mechanism.capitalize()}{n}"
+    return "Startup" + "".join(part.capitalize() for part in mechanism.split("-")) + str(n)
+
+
+# ---- The mix of implementation types ------------------------------------------------------------------------------
+#
+# Service i's implementation is, by i % 3: 0 a top-level final class, 1 a top-level struct, 2 a type nested in
+# `public enum Group<i>`, a final class when (i // 3) is even and a struct when odd. Records, files and code all name
+# the same types, so the type lookup by name meets nested names and value types as often as real programs do.
+
+
+def impl_kind(i: int) -> str:
+    if i % 3 == 0:
+        return "class"
+    if i % 3 == 1:
+        return "struct"
+    return "nested-class" if (i // 3) % 2 == 0 else "nested-struct"
+
+
+def impl_swift(i: int) -> str:
+    """The implementation's name in Swift source, relative to its module."""
+    return f"Group{i}.Impl{i}" if impl_kind(i).startswith("nested") else f"Impl{i}"
+
+
+def impl_name(n: int, i: int) -> str:
+    """The implementation's module-qualified name, as records and files name it."""
+    return f"{module(n)}.{impl_swift(i)}"
 
 
 # ---- Swift types -----------------------------------------------------------------------------------------------
@@ -53,18 +93,28 @@ def startup_target(mechanism: str, n: int) -> str:
 def emit_types(n: int) -> str:
     lines = [
         HEADER.format(n=n),
-        f"// The {n} services of this tier: a protocol and a final class each. The conformances to BeeHive's",
+        f"// The {n} services of this tier: a protocol and an implementation each (final classes, structs and types",
+        "// nested in an enum, a third each). The conformances to BeeHive's",
         f"// ServiceImplementation live in {module(n)}BeeHive, so that the Swinject programs do not link BeeHive.",
         "",
     ]
     for i in range(n):
+        kind = impl_kind(i)
         lines.append(f"/// Benchmark service {i} of {n}.")
-        lines.append(f"public protocol Service{i}: AnyObject {{}}")
-        lines.append(f"/// The implementation of ``Service{i}``.")
-        lines.append(f"public final class Impl{i}: Service{i}, Sendable {{")
-        lines.append("    /// Creates an instance.")
-        lines.append("    public init() {}")
-        lines.append("}")
+        lines.append(f"public protocol Service{i} {{}}")
+        indent = ""
+        if kind.startswith("nested"):
+            lines.append(f"/// The namespace of ``Group{i}/Impl{i}``.")
+            lines.append(f"public enum Group{i} {{")
+            indent = "    "
+        declaration = "final class" if kind.endswith("class") else "struct"
+        lines.append(f"{indent}/// The implementation of ``Service{i}`` (a {kind.replace('-', ' ')}).")
+        lines.append(f"{indent}public {declaration} Impl{i}: Service{i}, Sendable {{")
+        lines.append(f"{indent}    /// Creates an instance.")
+        lines.append(f"{indent}    public init() {{}}")
+        lines.append(f"{indent}}}")
+        if indent:
+            lines.append("}")
     lines.append("")
     lines.append(f"/// The number of services in this tier.")
     lines.append(f"public let serviceCount = {n}")
@@ -88,7 +138,7 @@ def emit_types(n: int) -> str:
     lines.append("")
     lines.append("/// The service and implementation names every mechanism registers, in order.")
     lines.append("public let expectedPairs: [(service: String, impl: String)] = (0..<serviceCount).map {")
-    lines.append(f"    (\"{module(n)}.Service\\($0)\", \"{module(n)}.Impl\\($0)\")")
+    lines.append(f"    (\"{module(n)}.Service\\($0)\", \"{module(n)}.\\($0 % 3 == 2 ? \"Group\\($0).\" : \"\")Impl\\($0)\")")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -96,6 +146,43 @@ def emit_types(n: int) -> str:
 def chunked(n: int):
     for start in range(0, n, CHUNK):
         yield start // CHUNK, range(start, min(n, start + CHUNK))
+
+
+def chunked_functions(n: int, header: str, signature: str, body, result: str | None = None) -> list[str]:
+    """One public function calling private chunk functions of at most CHUNK statements each.
+
+    `header` is the public function's documentation and signature up to its opening brace; `signature` is a chunk's
+    parameters and effects (e.g. `(_ hive: Hive) throws(HiveError)`), `body(i)` the statements for service i.
+    """
+    call_prefix = "try " if "throws" in signature else ""
+    argument = signature[signature.index("_ ") + 2:signature.index(":")]
+    lines = header.splitlines()
+    if result:
+        lines.append(f"    var {result} = [String]()")
+    for c, _ in chunked(n):
+        if result:
+            lines.append(f"    {call_prefix}{result}Chunk{c}({argument}, &{result})")
+        else:
+            lines.append(f"    {call_prefix}{header_name(header)}Chunk{c}({argument})")
+    if result:
+        lines.append(f"    return {result}")
+    lines.append("}")
+    for c, indices in chunked(n):
+        lines.append("")
+        if result:
+            params = signature.replace(")", f", _ {result}: inout [String])", 1)
+            lines.append(f"private func {result}Chunk{c}{params} {{")
+        else:
+            lines.append(f"private func {header_name(header)}Chunk{c}{signature} {{")
+        for i in indices:
+            lines += ["    " + line for line in body(i)]
+        lines.append("}")
+    return lines
+
+
+def header_name(header: str) -> str:
+    line = next(line for line in header.splitlines() if line.startswith("public func "))
+    return line[len("public func "):line.index("(")]
 
 
 def emit_explicit(n: int) -> str:
@@ -109,25 +196,65 @@ def emit_explicit(n: int) -> str:
         "",
     ]
     for i in range(n):
-        lines.append(f"extension Impl{i}: ServiceImplementation {{}}")
-    lines += [
-        "",
-        "// MARK: - (d) Explicit registration",
-        "",
-        f"/// Registers the {n} services of this tier in `hive`, one `register(service:impl:)` call each.",
-        "/// - Parameter hive: The hive to register in.",
-        "/// - Throws: What `register` throws (only in strict mode, for a duplicate).",
+        lines.append(f"extension {impl_swift(i)}: ServiceImplementation {{}}")
+    lines += ["", "// MARK: - (d) Explicit registration, by implementation type", ""]
+    lines += chunked_functions(
+        n,
+        f"/// Registers the {n} services of this tier in `hive`, one `register(service:impl:)` call each.\n"
+        "/// - Parameter hive: The hive to register in.\n"
+        "/// - Throws: What `register` throws (only in strict mode, for a duplicate).\n"
         "public func registerServices(in hive: Hive) throws(HiveError) {",
-    ]
-    for c, _ in chunked(n):
-        lines.append(f"    try registerChunk{c}(hive)")
-    lines.append("}")
-    for c, indices in chunked(n):
-        lines.append("")
-        lines.append(f"private func registerChunk{c}(_ hive: Hive) throws(HiveError) {{")
-        for i in indices:
-            lines.append(f"    try hive.register(service: Service{i}.self, impl: Impl{i}.self)")
-        lines.append("}")
+        "(_ hive: Hive) throws(HiveError)",
+        lambda i: [f"try hive.register(service: Service{i}.self, impl: {impl_swift(i)}.self)"])
+    lines += ["", "// MARK: - (d') Explicit registration, typed factories (checked by the compiler)", ""]
+    lines += chunked_functions(
+        n,
+        f"/// Registers the {n} services of this tier in `hive`, one `register(Service.self) {{ _ in Impl() }}` each.\n"
+        "/// - Parameter hive: The hive to register in.\n"
+        "/// - Throws: What `register` throws (only in strict mode, for a duplicate).\n"
+        "public func registerServicesTyped(in hive: Hive) throws(HiveError) {",
+        "(_ hive: Hive) throws(HiveError)",
+        lambda i: [f"try hive.register(Service{i}.self) {{ _ in {impl_swift(i)}() }}"])
+    lines += ["", "// MARK: - First use", ""]
+    lines += chunked_functions(
+        n,
+        "/// Resolves every service of this tier once, by type.\n"
+        "/// - Parameter hive: The hive to resolve from.\n"
+        "/// - Throws: The first resolution's error.\n"
+        "public func resolveEveryServiceByType(in hive: Hive) throws(HiveError) {",
+        "(_ hive: Hive) throws(HiveError)",
+        lambda i: [f"_ = try hive.createService(Service{i}.self)"])
+    lines.append("")
+    lines += chunked_functions(
+        n,
+        "/// Resolves every service of this tier once, by name (`createService(named:)`).\n"
+        "/// - Parameter hive: The hive to resolve from.\n"
+        "/// - Throws: The first resolution's error.\n"
+        "public func resolveEveryServiceByName(in hive: Hive) throws(HiveError) {",
+        "(_ hive: Hive) throws(HiveError)",
+        lambda i: [f'_ = try hive.createService(named: "{m}.Service{i}")'])
+    lines.append("")
+    lines += chunked_functions(
+        n,
+        "/// Resolves every service of this tier by type and by name; returns those that did not give an instance of\n"
+        "/// the expected implementation type.\n"
+        "/// - Parameter hive: The hive to resolve from.\n"
+        "/// - Returns: `service: what went wrong`, one per failure; empty when all resolve right.\n"
+        "public func misresolvedServices(in hive: Hive) -> [String] {",
+        "(_ hive: Hive)",
+        lambda i: [
+            "do {",
+            f"    if !(try hive.createService(Service{i}.self) is {impl_swift(i)}) {{",
+            f'        wrong.append("{m}.Service{i}: by type, not a {impl_name(n, i)}")',
+            "    }",
+            f'    if !(try hive.createService(named: "{m}.Service{i}") is {impl_swift(i)}) {{',
+            f'        wrong.append("{m}.Service{i}: by name, not a {impl_name(n, i)}")',
+            "    }",
+            "} catch {",
+            f'    wrong.append("{m}.Service{i}: \\(error)")',
+            "}",
+        ],
+        result="wrong")
     return "\n".join(lines) + "\n"
 
 
@@ -140,40 +267,62 @@ def emit_swinject(n: int) -> str:
         "",
         "// MARK: - (e) Swinject",
         "",
-        f"/// Registers the {n} services of this tier in `container`, one `register` call each (default scope).",
-        "/// - Parameter container: The container to register in.",
-        "public func registerServices(in container: Container) {",
     ]
-    for c, _ in chunked(n):
-        lines.append(f"    registerChunk{c}(container)")
-    lines.append("}")
-    for c, indices in chunked(n):
-        lines.append("")
-        lines.append(f"private func registerChunk{c}(_ container: Container) {{")
-        for i in indices:
-            lines.append(f"    container.register(Service{i}.self) {{ _ in Impl{i}() }}")
-        lines.append("}")
+    lines += chunked_functions(
+        n,
+        f"/// Registers the {n} services of this tier in `container`, one `register` call each (default scope).\n"
+        "/// - Parameter container: The container to register in.\n"
+        "public func registerServices(in container: Container) {",
+        "(_ container: Container)",
+        lambda i: [f"container.register(Service{i}.self) {{ _ in {impl_swift(i)}() }}"])
     lines += [
         "",
-        "/// Resolves every service of this tier; returns how many resolved to an instance of the expected class.",
+        "/// Resolves every service of this tier; returns how many resolved to an instance of the expected type.",
         "/// - Parameter container: The container to resolve from.",
         "/// - Returns: The number of services that resolved.",
         "public func resolvedServiceCount(in container: Container) -> Int {",
-        "    var count = 0",
+        "    serviceCount - misresolvedServices(in: container).count",
+        "}",
+        "",
+        "// MARK: - First use",
+        "",
+    ]
+    lines += _swinject_resolve(n)
+    lines.append("")
+    lines += chunked_functions(
+        n,
+        "/// Resolves every service of this tier; returns those that did not give an instance of the expected type.\n"
+        "/// - Parameter container: The container to resolve from.\n"
+        "/// - Returns: `service: what went wrong`, one per failure; empty when all resolve right.\n"
+        "public func misresolvedServices(in container: Container) -> [String] {",
+        "(_ container: Container)",
+        lambda i: [
+            f"if !(container.resolve(Service{i}.self) is {impl_swift(i)}) {{",
+            f'    wrong.append("{m}.Service{i}: not a {impl_name(n, i)}")',
+            "}",
+        ],
+        result="wrong")
+    return "\n".join(lines) + "\n"
+
+
+def _swinject_resolve(n: int) -> list[str]:
+    """`resolveEveryServiceByType(in:)` for Swinject: resolves each service once and counts the nils."""
+    lines = [
+        "/// Resolves every service of this tier once, by type (Swinject has no by-name form).",
+        "/// - Parameter container: The container to resolve from.",
+        "/// - Returns: How many resolved to nil (0 when all resolve).",
+        "public func resolveEveryServiceByType(in container: Container) -> Int {",
+        "    var missing = 0",
     ]
     for c, _ in chunked(n):
-        lines.append(f"    count += resolveChunk{c}(container)")
-    lines.append("    return count")
-    lines.append("}")
+        lines.append(f"    missing += resolveChunk{c}(container)")
+    lines += ["    return missing", "}"]
     for c, indices in chunked(n):
-        lines.append("")
-        lines.append(f"private func resolveChunk{c}(_ container: Container) -> Int {{")
-        lines.append("    var count = 0")
+        lines += ["", f"private func resolveChunk{c}(_ container: Container) -> Int {{", "    var missing = 0"]
         for i in indices:
-            lines.append(f"    if container.resolve(Service{i}.self) is Impl{i} {{ count += 1 }}")
-        lines.append("    return count")
-        lines.append("}")
-    return "\n".join(lines) + "\n"
+            lines.append(f"    if container.resolve(Service{i}.self) == nil {{ missing += 1 }}")
+        lines += ["    return missing", "}"]
+    return lines
 
 
 # ---- C records, plist, JSON ------------------------------------------------------------------------------------
@@ -192,7 +341,7 @@ def emit_annotations(n: int) -> str:
         "",
     ]
     for i in range(n):
-        lines.append(f"BH_SERVICE({m}.Service{i}, {m}.Impl{i})")
+        lines.append(f"BH_SERVICE({m}.Service{i}, {impl_name(n, i)})")
     return "\n".join(lines) + "\n"
 
 
@@ -220,7 +369,7 @@ def emit_plist(n: int) -> str:
             "\t\t<key>service</key>",
             f"\t\t<string>{m}.Service{i}</string>",
             "\t\t<key>impl</key>",
-            f"\t\t<string>{m}.Impl{i}</string>",
+            f"\t\t<string>{impl_name(n, i)}</string>",
             "\t</dict>",
         ]
     lines += ["</array>", "</plist>"]
@@ -229,99 +378,160 @@ def emit_plist(n: int) -> str:
 
 def emit_json(n: int) -> str:
     m = module(n)
-    entries = [f'  {{"service": "{m}.Service{i}", "impl": "{m}.Impl{i}"}}' for i in range(n)]
+    entries = [f'  {{"service": "{m}.Service{i}", "impl": "{impl_name(n, i)}"}}' for i in range(n)]
     return "[\n" + ",\n".join(entries) + "\n]\n"
 
 
 # ---- Startup executables ---------------------------------------------------------------------------------------
 
-STARTUP_BODY = {
-    "annotations": """import BeeHive
+# Every BeeHive startup program: the mode, the registration (REGISTER, which defines `hive`), then first use.
+BEEHIVE_STARTUP = """import BeeHive
 import {m}
 import {m}BeeHive
 import StartupSupport
 
-// (a) The constructor's walk before main found this image's BeeHive note; the first use of Hive.shared
-// opens the image with libelf, then parses and registers the records.
-let hive = Hive.shared
-let ready = StartupClock.now()
-StartupReport.finish(
-    mechanism: "annotations", expected: serviceCount, readyNanoseconds: ready,
-    registered: hive.serviceRegistrations.count)
-""",
-    "plist": """import BeeHive
-import {m}
-import {m}BeeHive
-import StartupSupport
-
-// (b) BeeHive's BHService.plist, read and registered in the shared hive.
-let hive = Hive.shared
+// {comment}
+let mode = StartupMode.current
+let start = StartupClock.now()
+if mode == .none {{ StartupReport.finishBeforeRegistering(mechanism: "{mechanism}", startNanoseconds: start) }}
+{register}
+let registered = StartupClock.now()
+var wrong: [String] = []
 do {{
-    try hive.loadServices(from: plistPath)
+    switch mode {{
+    case .type: try resolveEveryServiceByType(in: hive)
+    case .name: try resolveEveryServiceByName(in: hive)
+    case .verify: wrong = misresolvedServices(in: hive)
+    case .none, .register: break
+    }}
 }} catch {{
-    StartupReport.fail("loading \\(plistPath): \\(error)")
+    StartupReport.fail("first use (\\(mode.rawValue)): \\(error)")
 }}
 let ready = StartupClock.now()
 StartupReport.finish(
-    mechanism: "plist", expected: serviceCount, readyNanoseconds: ready, registered: hive.serviceRegistrations.count)
-""",
-    "json": """import BeeHive
-import {m}
-import {m}BeeHive
-import StartupSupport
+    mechanism: "{mechanism}", mode: mode, expected: serviceCount, startNanoseconds: start,
+    registeredNanoseconds: registered, readyNanoseconds: ready, registered: hive.serviceRegistrations.count,
+    misresolved: wrong)
+"""
 
-// (c) The same list as JSON, read and registered in the shared hive.
-let hive = Hive.shared
-do {{
-    try hive.loadServices(from: jsonPath)
-}} catch {{
-    StartupReport.fail("loading \\(jsonPath): \\(error)")
-}}
-let ready = StartupClock.now()
-StartupReport.finish(
-    mechanism: "json", expected: serviceCount, readyNanoseconds: ready, registered: hive.serviceRegistrations.count)
-""",
-    "explicit": """import BeeHive
-import {m}
-import {m}BeeHive
-import StartupSupport
+STARTUP_REGISTER = {
+    "annotations": (
+        "(a) Annotation records. The constructor's walk before main found this image's BeeHive note; the first use of\n"
+        "// Hive.shared opens the image with libelf, then parses and registers the records.",
+        "let hive = Hive.shared  // its first use: open the image, parse and register the records\n"
+        "_ = hive.registration(for: \"{m}.Service0\")  // one look-up, in case registering ever becomes lazier",
+    ),
+    "plist": (
+        "(b) BeeHive's BHService.plist, read and registered in the shared hive.",
+        "let hive = Hive.shared\n"
+        "do {{\n    try hive.loadServices(from: plistPath)\n}} catch {{\n"
+        "    StartupReport.fail(\"loading \\(plistPath): \\(error)\")\n}}",
+    ),
+    "json": (
+        "(c) The same list as JSON, read and registered in the shared hive.",
+        "let hive = Hive.shared\n"
+        "do {{\n    try hive.loadServices(from: jsonPath)\n}} catch {{\n"
+        "    StartupReport.fail(\"loading \\(jsonPath): \\(error)\")\n}}",
+    ),
+    "explicit": (
+        "(d) Explicit registration in code, register(service:impl:), in the shared hive.",
+        "let hive = Hive.shared\n"
+        "do {{\n    try registerServices(in: hive)\n}} catch {{\n    StartupReport.fail(\"registering: \\(error)\")\n}}",
+    ),
+    "explicit-typed": (
+        "(d') Explicit registration with typed factories, register(Service.self) {{ _ in Impl() }}, in the shared hive.",
+        "let hive = Hive.shared\n"
+        "do {{\n    try registerServicesTyped(in: hive)\n}} catch {{\n"
+        "    StartupReport.fail(\"registering: \\(error)\")\n}}",
+    ),
+    MACROS: (
+        "(f) Swift macros: @BeeHiveService on each implementation (Fixtures<N>Macros) writes a typed record; the\n"
+        "// first use of Hive.shared finds and registers them.",
+        "let hive = Hive.shared  // its first use: open the image, parse and register the records\n"
+        "_ = hive.registration(for: \"{m}.Service0\")  // one look-up, in case registering ever becomes lazier",
+    ),
+}
 
-// (d) Explicit registration in code, in the shared hive.
-let hive = Hive.shared
-do {{
-    try registerServices(in: hive)
-}} catch {{
-    StartupReport.fail("registering: \\(error)")
-}}
-let ready = StartupClock.now()
-StartupReport.finish(
-    mechanism: "explicit", expected: serviceCount, readyNanoseconds: ready,
-    registered: hive.serviceRegistrations.count)
-""",
-    "swinject": """import {m}
+SWINJECT_STARTUP = """import {m}
 import {m}Swinject
 import StartupSupport
 import Swinject
 
 // (e) Swinject: the same services in a Container. This program does not link BeeHive.
+let mode = StartupMode.current
+let start = StartupClock.now()
+if mode == .none {{ StartupReport.finishBeforeRegistering(mechanism: "swinject", startNanoseconds: start) }}
+if mode == .name {{ StartupReport.fail("Swinject has no resolution by name") }}
 let container = Container()
 registerServices(in: container)
+let registered = StartupClock.now()
+var wrong: [String] = []
+switch mode {{
+case .type:
+    let missing = resolveEveryServiceByType(in: container)
+    if missing > 0 {{ StartupReport.fail("\\(missing) services resolved to nil") }}
+case .verify: wrong = misresolvedServices(in: container)
+case .none, .register, .name: break
+}}
 let ready = StartupClock.now()
 StartupReport.finish(
-    mechanism: "swinject", expected: serviceCount, readyNanoseconds: ready,
-    registered: resolvedServiceCount(in: container))
-""",
-}
+    mechanism: "swinject", mode: mode, expected: serviceCount, startNanoseconds: start,
+    registeredNanoseconds: registered, readyNanoseconds: ready, registered: resolvedServiceCount(in: container),
+    misresolved: wrong)
+"""
+
+FLOOR_STARTUP = """import {m}
+import StartupSupport
+
+// The floor of registration: N inserts of existing strings (the tier's service and implementation names, built
+// in every mode, so the difference of `register` and `none` is the inserts alone) into a dictionary with the
+// capacity reserved. No registry does less. Only modes `none` and `register`: there is nothing to resolve.
+let mode = StartupMode.current
+let start = StartupClock.now()
+let pairs = expectedPairs
+if mode == .none {{ StartupReport.finishBeforeRegistering(mechanism: "floor", startNanoseconds: start) }}
+if mode != .register {{ StartupReport.fail("the floor only registers (modes none and register)") }}
+var table: [String: String] = [:]
+table.reserveCapacity(pairs.count)
+for pair in pairs {{ table[pair.service] = pair.impl }}
+let registered = StartupClock.now()
+let count = table.count
+StartupReport.finish(
+    mechanism: "floor", mode: mode, expected: serviceCount, startNanoseconds: start,
+    registeredNanoseconds: registered, readyNanoseconds: registered, registered: count, misresolved: [])
+"""
 
 
 def emit_startup(mechanism: str, n: int) -> str:
-    return HEADER.format(n=n) + STARTUP_BODY[mechanism].format(m=module(n))
+    if mechanism == "swinject":
+        body = SWINJECT_STARTUP.format(m=module(n))
+    elif mechanism == "floor":
+        body = FLOOR_STARTUP.format(m=module(n))
+    else:
+        comment, register = STARTUP_REGISTER[mechanism]
+        body = BEEHIVE_STARTUP.format(
+            m=module(n), mechanism=mechanism, comment=comment.replace("{{", "{").replace("}}", "}"),
+            register=register.format(m=module(n)))
+        if mechanism == MACROS:
+            body = body.replace(f"import {module(n)}BeeHive\n", f"import {module(n)}BeeHive\nimport {module(n)}Macros\n")
+    return HEADER.format(n=n) + body
+
+
+def emit_macros(n: int) -> str:
+    """(f) The slot for Swift macros: `@BeeHiveService(Service<i>.self)` on each implementation. The types live in
+    Fixtures<N> (shared with every mechanism), so the macro is attached to an extension here; if BeeHiveMacros
+    requires the type declaration itself, this module must declare the implementations instead."""
+    lines = [HEADER.format(n=n), "import BeeHive", "import BeeHiveMacros", f"import {module(n)}", ""]
+    for i in range(n):
+        lines.append(f"@BeeHiveService(Service{i}.self)")
+        lines.append(f"extension {impl_swift(i)} {{}}")
+    return "\n".join(lines) + "\n"
 
 
 # ---- Writing ---------------------------------------------------------------------------------------------------
 
 
-def tier_files(n: int) -> dict[str, str]:
+def tier_files(n: int, macros: bool = False) -> dict[str, str]:
     m = module(n)
     files = {
         f"{m}/Services.swift": emit_types(n),
@@ -332,17 +542,20 @@ def tier_files(n: int) -> dict[str, str]:
         "Files/BHService.plist": emit_plist(n),
         "Files/services.json": emit_json(n),
     }
-    for mechanism in MECHANISMS:
+    for mechanism in MECHANISMS + ("floor",):
         files[f"{startup_target(mechanism, n)}/main.swift"] = emit_startup(mechanism, n)
+    if macros:
+        files[f"{m}Macros/Registration.swift"] = emit_macros(n)
+        files[f"{startup_target(MACROS, n)}/main.swift"] = emit_startup(MACROS, n)
     return files
 
 
-def write_tier(root: Path, n: int, check: bool) -> list[str]:
+def write_tier(root: Path, n: int, check: bool, macros: bool = False) -> list[str]:
     """Writes (or with check, compares) one tier; returns the paths that differ. Unchanged files keep
     their modification time, so that SwiftPM does not recompile them."""
     tier = root / f"N{n}"
     differing = []
-    expected = tier_files(n)
+    expected = tier_files(n, macros)
     for relative, content in expected.items():
         path = tier / relative
         current = path.read_text() if path.exists() else None
@@ -370,11 +583,15 @@ def emit_one(mechanism: str, n: int) -> str:
         return emit_plist(n)
     if mechanism == "json":
         return emit_json(n)
-    if mechanism == "explicit":
+    if mechanism in ("explicit", "explicit-typed"):
         return emit_explicit(n)
     if mechanism == "swinject":
         return emit_swinject(n)
-    return "".join(f"// ---- {startup_target(m, n)}/main.swift\n" + emit_startup(m, n) for m in MECHANISMS)
+    if mechanism == MACROS:
+        return emit_macros(n)
+    if mechanism == "floor":
+        return emit_startup("floor", n)
+    return "".join(f"// ---- {startup_target(m, n)}/main.swift\n" + emit_startup(m, n) for m in MECHANISMS + ("floor",))
 
 
 class Parser(argparse.ArgumentParser):
@@ -414,6 +631,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--emit", choices=EMITTABLE, metavar="MECHANISM",
                         help="print one fixture to stdout instead of writing tiers: " + ", ".join(EMITTABLE))
     parser.add_argument("--check", action="store_true", help="compare the tiers on disk; write nothing")
+    parser.add_argument("--macros", action="store_true",
+                        help="also write the 7th mechanism, Swift macros (Fixtures<N>Macros, StartupMacros<N>); needs "
+                        "the BeeHiveMacros product in the BeeHive package. Off by default; tiers 10 and 100 are "
+                        "committed without it")
     args = parser.parse_args(argv)
 
     if args.emit:
@@ -424,7 +645,7 @@ def main(argv: list[str]) -> int:
 
     stale = []
     for n in args.n:
-        stale += write_tier(args.out, n, args.check)
+        stale += write_tier(args.out, n, args.check, args.macros)
     if args.check:
         if stale:
             print("generate.py: fixtures out of date (run generate.py without --check):", file=sys.stderr)

@@ -76,9 +76,16 @@ if mechanismName.hasPrefix("resolve-") {
     exit(0)
 }
 
+/// The floor's dictionary, kept like the registries.
+final class FloorTable {
+    let table: [String: String]
+    init(_ table: [String: String]) { self.table = table }
+}
+
 func build(_ name: String) -> AnyObject {
     if name == "empty" { return Hive() }
     guard let mechanism = Mechanism(rawValue: name) else { fail("unknown mechanism '\(name)'") }
+    if mechanism == .floor { return FloorTable(buildFloor(tier.expectedPairs)) }
     if mechanism == .swinject {
         let container = Container()
         tier.registerInSwinject(container)
@@ -91,6 +98,8 @@ func build(_ name: String) -> AnyObject {
 let first = build(mechanismName)
 if let hive = first as? Hive, mechanismName != "empty" {
     requireCount(hive.serviceRegistrations.count, of: tier, "Profile \(mechanismName) \(n)")
+} else if let floor = first as? FloorTable {
+    requireCount(floor.table.count, of: tier, "Profile \(mechanismName) \(n)")
 } else if let container = first as? Container {
     requireCount(tier.swinjectResolvedCount(container), of: tier, "Profile \(mechanismName) \(n)")
 }

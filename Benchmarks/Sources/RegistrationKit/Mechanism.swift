@@ -7,7 +7,7 @@ import Glibc
 import Musl
 #endif
 
-/// The five ways to register a tier's N services.
+/// The ways to register a tier's N services (and the floor, which no registry beats).
 public enum Mechanism: String, CaseIterable, Sendable {
     /// (a) Annotation records: scan the loaded images, parse the tier's section, register.
     case annotations
@@ -17,8 +17,23 @@ public enum Mechanism: String, CaseIterable, Sendable {
     case json
     /// (d) Explicit `register(service:impl:)` calls in code.
     case explicit
+    /// (d') Explicit typed factories in code, `register(Service.self) { _ in Impl() }`: checked by the compiler.
+    case explicitTyped = "explicit-typed"
     /// (e) Swinject: `register` calls on a new `Container`.
     case swinject
+    /// The floor: N inserts of the tier's existing name strings into a `[String: String]` with capacity reserved.
+    case floor
+}
+
+/// The floor of registration: the tier's pairs inserted into a reserved dictionary. The strings exist before.
+/// - Parameter pairs: The (service, implementation) names, built before the measurement.
+/// - Returns: The table, for the caller to count after the measurement.
+@inline(never)
+public func buildFloor(_ pairs: [(service: String, impl: String)]) -> [String: String] {
+    var table: [String: String] = [:]
+    table.reserveCapacity(pairs.count)
+    for pair in pairs { table[pair.service] = pair.impl }
+    return table
 }
 
 /// Builds a hive holding the tier's services with one of the BeeHive mechanisms (a)–(d).
@@ -39,8 +54,12 @@ public func buildHive(_ mechanism: Mechanism, _ tier: Tier) -> Hive {
             let hive = Hive()
             try tier.registerExplicitly(hive)
             return hive
-        case .swinject:
-            preconditionFailure("Swinject builds a Container, not a Hive")
+        case .explicitTyped:
+            let hive = Hive()
+            try tier.registerTyped(hive)
+            return hive
+        case .swinject, .floor:
+            preconditionFailure("\(mechanism.rawValue) builds no Hive")
         }
     } catch {
         fatalError("register/\(mechanism.rawValue)/\(tier.count): \(error)")
@@ -69,6 +88,10 @@ public func requireCount(_ registered: Int, of tier: Tier, _ name: String) {
 /// Checks, once before sampling, that the mechanism registers exactly the tier's set: the same
 /// (service, implementation) names as every other mechanism, with implementations that resolve.
 public func verifySameSet(_ mechanism: Mechanism, _ tier: Tier, _ name: String) throws {
+    if mechanism == .floor {
+        requireCount(buildFloor(tier.expectedPairs).count, of: tier, name)
+        return
+    }
     if mechanism == .swinject {
         let container = Container()
         tier.registerInSwinject(container)
@@ -76,8 +99,11 @@ public func verifySameSet(_ mechanism: Mechanism, _ tier: Tier, _ name: String) 
         return
     }
     let hive = buildHive(mechanism, tier)
-    let registered = hive.serviceRegistrations.map { "\($0.service) -> \($0.implementation)" }.sorted()
-    let expected = tier.expectedPairs.map { "\($0.service) -> \($0.impl)" }.sorted()
+    // Typed factories name no implementation type ("factory"): compare the services alone.
+    let typed = mechanism == .explicitTyped
+    let registered = hive.serviceRegistrations.map { typed ? $0.service : "\($0.service) -> \($0.implementation)" }
+        .sorted()
+    let expected = tier.expectedPairs.map { typed ? $0.service : "\($0.service) -> \($0.impl)" }.sorted()
     guard registered == expected else {
         let missing = Set(expected).subtracting(registered).sorted().prefix(5)
         let extra = Set(registered).subtracting(expected).sorted().prefix(5)
@@ -87,13 +113,8 @@ public func verifySameSet(_ mechanism: Mechanism, _ tier: Tier, _ name: String) 
     }
     let errors = hive.diagnostics.filter { $0.severity == .error }
     guard errors.isEmpty else { fatalError("\(name): registration reported errors: \(errors)") }
-    // Implementations named by records and files are looked up on first use: check a few resolve.
-    for index in Set([0, tier.count / 2, tier.count - 1]) {
-        let pair = tier.expectedPairs[index]
-        let instance = try hive.createService(named: pair.service)
-        let type = String(reflecting: Swift.type(of: instance))
-        guard type == pair.impl else {
-            fatalError("\(name): \(pair.service) resolved to \(type); expected \(pair.impl)")
-        }
-    }
+    // Implementations named by records and files are looked up on first use: check that every service resolves,
+    // by type and by name, to its implementation (the tier's generated check).
+    let wrong = tier.misresolvedServices(hive)
+    guard wrong.isEmpty else { fatalError("\(name): \(wrong.count) services resolve wrong: \(wrong.prefix(5))") }
 }

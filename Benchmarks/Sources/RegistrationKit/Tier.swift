@@ -37,10 +37,20 @@ public struct Tier: Sendable {
     public let expectedPairs: [(service: String, impl: String)]
     /// (d) Registers the N services in code.
     public let registerExplicitly: @Sendable (Hive) throws(HiveError) -> Void
+    /// (d') Registers the N services in code with typed factories.
+    public let registerTyped: @Sendable (Hive) throws(HiveError) -> Void
+    /// Resolves every service once by type.
+    public let resolveByType: @Sendable (Hive) throws(HiveError) -> Void
+    /// Resolves every service once by name.
+    public let resolveByName: @Sendable (Hive) throws(HiveError) -> Void
+    /// The services that do not resolve, by type and by name, to an instance of their implementation type.
+    public let misresolvedServices: @Sendable (Hive) -> [String]
     /// (e) Registers the N services in a Swinject container.
     public let registerInSwinject: @Sendable (Container) -> Void
     /// Resolves the N services from a Swinject container; returns how many resolved.
     public let swinjectResolvedCount: @Sendable (Container) -> Int
+    /// Resolves every service once from a Swinject container; returns how many resolved to nil.
+    public let swinjectResolveByType: @Sendable (Container) -> Int
 }
 
 /// The tiers compiled into this build (BEEHIVE_BENCH_TIERS when the package was built), smallest first.
@@ -52,8 +62,13 @@ public let compiledTiers: [Tier] = {
             count: Fixtures10.serviceCount, recordSection: Fixtures10.recordSection, plistPath: Fixtures10.plistPath,
             jsonPath: Fixtures10.jsonPath, expectedPairs: Fixtures10.expectedPairs,
             registerExplicitly: { hive throws(HiveError) in try Fixtures10BeeHive.registerServices(in: hive) },
+            registerTyped: { hive throws(HiveError) in try Fixtures10BeeHive.registerServicesTyped(in: hive) },
+            resolveByType: { hive throws(HiveError) in try Fixtures10BeeHive.resolveEveryServiceByType(in: hive) },
+            resolveByName: { hive throws(HiveError) in try Fixtures10BeeHive.resolveEveryServiceByName(in: hive) },
+            misresolvedServices: { Fixtures10BeeHive.misresolvedServices(in: $0) },
             registerInSwinject: { Fixtures10Swinject.registerServices(in: $0) },
-            swinjectResolvedCount: { Fixtures10Swinject.resolvedServiceCount(in: $0) }))
+            swinjectResolvedCount: { Fixtures10Swinject.resolvedServiceCount(in: $0) },
+            swinjectResolveByType: { Fixtures10Swinject.resolveEveryServiceByType(in: $0) }))
     #endif
     #if BENCH_N100
     tiers.append(
@@ -61,8 +76,13 @@ public let compiledTiers: [Tier] = {
             count: Fixtures100.serviceCount, recordSection: Fixtures100.recordSection,
             plistPath: Fixtures100.plistPath, jsonPath: Fixtures100.jsonPath, expectedPairs: Fixtures100.expectedPairs,
             registerExplicitly: { hive throws(HiveError) in try Fixtures100BeeHive.registerServices(in: hive) },
+            registerTyped: { hive throws(HiveError) in try Fixtures100BeeHive.registerServicesTyped(in: hive) },
+            resolveByType: { hive throws(HiveError) in try Fixtures100BeeHive.resolveEveryServiceByType(in: hive) },
+            resolveByName: { hive throws(HiveError) in try Fixtures100BeeHive.resolveEveryServiceByName(in: hive) },
+            misresolvedServices: { Fixtures100BeeHive.misresolvedServices(in: $0) },
             registerInSwinject: { Fixtures100Swinject.registerServices(in: $0) },
-            swinjectResolvedCount: { Fixtures100Swinject.resolvedServiceCount(in: $0) }))
+            swinjectResolvedCount: { Fixtures100Swinject.resolvedServiceCount(in: $0) },
+            swinjectResolveByType: { Fixtures100Swinject.resolveEveryServiceByType(in: $0) }))
     #endif
     #if BENCH_N1000
     tiers.append(
@@ -71,8 +91,13 @@ public let compiledTiers: [Tier] = {
             plistPath: Fixtures1000.plistPath, jsonPath: Fixtures1000.jsonPath,
             expectedPairs: Fixtures1000.expectedPairs,
             registerExplicitly: { hive throws(HiveError) in try Fixtures1000BeeHive.registerServices(in: hive) },
+            registerTyped: { hive throws(HiveError) in try Fixtures1000BeeHive.registerServicesTyped(in: hive) },
+            resolveByType: { hive throws(HiveError) in try Fixtures1000BeeHive.resolveEveryServiceByType(in: hive) },
+            resolveByName: { hive throws(HiveError) in try Fixtures1000BeeHive.resolveEveryServiceByName(in: hive) },
+            misresolvedServices: { Fixtures1000BeeHive.misresolvedServices(in: $0) },
             registerInSwinject: { Fixtures1000Swinject.registerServices(in: $0) },
-            swinjectResolvedCount: { Fixtures1000Swinject.resolvedServiceCount(in: $0) }))
+            swinjectResolvedCount: { Fixtures1000Swinject.resolvedServiceCount(in: $0) },
+            swinjectResolveByType: { Fixtures1000Swinject.resolveEveryServiceByType(in: $0) }))
     #endif
     #if BENCH_N10000
     tiers.append(
@@ -81,8 +106,13 @@ public let compiledTiers: [Tier] = {
             plistPath: Fixtures10000.plistPath, jsonPath: Fixtures10000.jsonPath,
             expectedPairs: Fixtures10000.expectedPairs,
             registerExplicitly: { hive throws(HiveError) in try Fixtures10000BeeHive.registerServices(in: hive) },
+            registerTyped: { hive throws(HiveError) in try Fixtures10000BeeHive.registerServicesTyped(in: hive) },
+            resolveByType: { hive throws(HiveError) in try Fixtures10000BeeHive.resolveEveryServiceByType(in: hive) },
+            resolveByName: { hive throws(HiveError) in try Fixtures10000BeeHive.resolveEveryServiceByName(in: hive) },
+            misresolvedServices: { Fixtures10000BeeHive.misresolvedServices(in: $0) },
             registerInSwinject: { Fixtures10000Swinject.registerServices(in: $0) },
-            swinjectResolvedCount: { Fixtures10000Swinject.resolvedServiceCount(in: $0) }))
+            swinjectResolvedCount: { Fixtures10000Swinject.resolvedServiceCount(in: $0) },
+            swinjectResolveByType: { Fixtures10000Swinject.resolveEveryServiceByType(in: $0) }))
     #endif
     return tiers
 }()

@@ -7,33 +7,210 @@ import Fixtures10
 
 extension Impl0: ServiceImplementation {}
 extension Impl1: ServiceImplementation {}
-extension Impl2: ServiceImplementation {}
+extension Group2.Impl2: ServiceImplementation {}
 extension Impl3: ServiceImplementation {}
 extension Impl4: ServiceImplementation {}
-extension Impl5: ServiceImplementation {}
+extension Group5.Impl5: ServiceImplementation {}
 extension Impl6: ServiceImplementation {}
 extension Impl7: ServiceImplementation {}
-extension Impl8: ServiceImplementation {}
+extension Group8.Impl8: ServiceImplementation {}
 extension Impl9: ServiceImplementation {}
 
-// MARK: - (d) Explicit registration
+// MARK: - (d) Explicit registration, by implementation type
 
 /// Registers the 10 services of this tier in `hive`, one `register(service:impl:)` call each.
 /// - Parameter hive: The hive to register in.
 /// - Throws: What `register` throws (only in strict mode, for a duplicate).
 public func registerServices(in hive: Hive) throws(HiveError) {
-    try registerChunk0(hive)
+    try registerServicesChunk0(hive)
 }
 
-private func registerChunk0(_ hive: Hive) throws(HiveError) {
+private func registerServicesChunk0(_ hive: Hive) throws(HiveError) {
     try hive.register(service: Service0.self, impl: Impl0.self)
     try hive.register(service: Service1.self, impl: Impl1.self)
-    try hive.register(service: Service2.self, impl: Impl2.self)
+    try hive.register(service: Service2.self, impl: Group2.Impl2.self)
     try hive.register(service: Service3.self, impl: Impl3.self)
     try hive.register(service: Service4.self, impl: Impl4.self)
-    try hive.register(service: Service5.self, impl: Impl5.self)
+    try hive.register(service: Service5.self, impl: Group5.Impl5.self)
     try hive.register(service: Service6.self, impl: Impl6.self)
     try hive.register(service: Service7.self, impl: Impl7.self)
-    try hive.register(service: Service8.self, impl: Impl8.self)
+    try hive.register(service: Service8.self, impl: Group8.Impl8.self)
     try hive.register(service: Service9.self, impl: Impl9.self)
+}
+
+// MARK: - (d') Explicit registration, typed factories (checked by the compiler)
+
+/// Registers the 10 services of this tier in `hive`, one `register(Service.self) { _ in Impl() }` each.
+/// - Parameter hive: The hive to register in.
+/// - Throws: What `register` throws (only in strict mode, for a duplicate).
+public func registerServicesTyped(in hive: Hive) throws(HiveError) {
+    try registerServicesTypedChunk0(hive)
+}
+
+private func registerServicesTypedChunk0(_ hive: Hive) throws(HiveError) {
+    try hive.register(Service0.self) { _ in Impl0() }
+    try hive.register(Service1.self) { _ in Impl1() }
+    try hive.register(Service2.self) { _ in Group2.Impl2() }
+    try hive.register(Service3.self) { _ in Impl3() }
+    try hive.register(Service4.self) { _ in Impl4() }
+    try hive.register(Service5.self) { _ in Group5.Impl5() }
+    try hive.register(Service6.self) { _ in Impl6() }
+    try hive.register(Service7.self) { _ in Impl7() }
+    try hive.register(Service8.self) { _ in Group8.Impl8() }
+    try hive.register(Service9.self) { _ in Impl9() }
+}
+
+// MARK: - First use
+
+/// Resolves every service of this tier once, by type.
+/// - Parameter hive: The hive to resolve from.
+/// - Throws: The first resolution's error.
+public func resolveEveryServiceByType(in hive: Hive) throws(HiveError) {
+    try resolveEveryServiceByTypeChunk0(hive)
+}
+
+private func resolveEveryServiceByTypeChunk0(_ hive: Hive) throws(HiveError) {
+    _ = try hive.createService(Service0.self)
+    _ = try hive.createService(Service1.self)
+    _ = try hive.createService(Service2.self)
+    _ = try hive.createService(Service3.self)
+    _ = try hive.createService(Service4.self)
+    _ = try hive.createService(Service5.self)
+    _ = try hive.createService(Service6.self)
+    _ = try hive.createService(Service7.self)
+    _ = try hive.createService(Service8.self)
+    _ = try hive.createService(Service9.self)
+}
+
+/// Resolves every service of this tier once, by name (`createService(named:)`).
+/// - Parameter hive: The hive to resolve from.
+/// - Throws: The first resolution's error.
+public func resolveEveryServiceByName(in hive: Hive) throws(HiveError) {
+    try resolveEveryServiceByNameChunk0(hive)
+}
+
+private func resolveEveryServiceByNameChunk0(_ hive: Hive) throws(HiveError) {
+    _ = try hive.createService(named: "Fixtures10.Service0")
+    _ = try hive.createService(named: "Fixtures10.Service1")
+    _ = try hive.createService(named: "Fixtures10.Service2")
+    _ = try hive.createService(named: "Fixtures10.Service3")
+    _ = try hive.createService(named: "Fixtures10.Service4")
+    _ = try hive.createService(named: "Fixtures10.Service5")
+    _ = try hive.createService(named: "Fixtures10.Service6")
+    _ = try hive.createService(named: "Fixtures10.Service7")
+    _ = try hive.createService(named: "Fixtures10.Service8")
+    _ = try hive.createService(named: "Fixtures10.Service9")
+}
+
+/// Resolves every service of this tier by type and by name; returns those that did not give an instance of
+/// the expected implementation type.
+/// - Parameter hive: The hive to resolve from.
+/// - Returns: `service: what went wrong`, one per failure; empty when all resolve right.
+public func misresolvedServices(in hive: Hive) -> [String] {
+    var wrong = [String]()
+    wrongChunk0(hive, &wrong)
+    return wrong
+}
+
+private func wrongChunk0(_ hive: Hive, _ wrong: inout [String]) {
+    do {
+        if !(try hive.createService(Service0.self) is Impl0) {
+            wrong.append("Fixtures10.Service0: by type, not a Fixtures10.Impl0")
+        }
+        if !(try hive.createService(named: "Fixtures10.Service0") is Impl0) {
+            wrong.append("Fixtures10.Service0: by name, not a Fixtures10.Impl0")
+        }
+    } catch {
+        wrong.append("Fixtures10.Service0: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service1.self) is Impl1) {
+            wrong.append("Fixtures10.Service1: by type, not a Fixtures10.Impl1")
+        }
+        if !(try hive.createService(named: "Fixtures10.Service1") is Impl1) {
+            wrong.append("Fixtures10.Service1: by name, not a Fixtures10.Impl1")
+        }
+    } catch {
+        wrong.append("Fixtures10.Service1: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service2.self) is Group2.Impl2) {
+            wrong.append("Fixtures10.Service2: by type, not a Fixtures10.Group2.Impl2")
+        }
+        if !(try hive.createService(named: "Fixtures10.Service2") is Group2.Impl2) {
+            wrong.append("Fixtures10.Service2: by name, not a Fixtures10.Group2.Impl2")
+        }
+    } catch {
+        wrong.append("Fixtures10.Service2: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service3.self) is Impl3) {
+            wrong.append("Fixtures10.Service3: by type, not a Fixtures10.Impl3")
+        }
+        if !(try hive.createService(named: "Fixtures10.Service3") is Impl3) {
+            wrong.append("Fixtures10.Service3: by name, not a Fixtures10.Impl3")
+        }
+    } catch {
+        wrong.append("Fixtures10.Service3: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service4.self) is Impl4) {
+            wrong.append("Fixtures10.Service4: by type, not a Fixtures10.Impl4")
+        }
+        if !(try hive.createService(named: "Fixtures10.Service4") is Impl4) {
+            wrong.append("Fixtures10.Service4: by name, not a Fixtures10.Impl4")
+        }
+    } catch {
+        wrong.append("Fixtures10.Service4: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service5.self) is Group5.Impl5) {
+            wrong.append("Fixtures10.Service5: by type, not a Fixtures10.Group5.Impl5")
+        }
+        if !(try hive.createService(named: "Fixtures10.Service5") is Group5.Impl5) {
+            wrong.append("Fixtures10.Service5: by name, not a Fixtures10.Group5.Impl5")
+        }
+    } catch {
+        wrong.append("Fixtures10.Service5: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service6.self) is Impl6) {
+            wrong.append("Fixtures10.Service6: by type, not a Fixtures10.Impl6")
+        }
+        if !(try hive.createService(named: "Fixtures10.Service6") is Impl6) {
+            wrong.append("Fixtures10.Service6: by name, not a Fixtures10.Impl6")
+        }
+    } catch {
+        wrong.append("Fixtures10.Service6: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service7.self) is Impl7) {
+            wrong.append("Fixtures10.Service7: by type, not a Fixtures10.Impl7")
+        }
+        if !(try hive.createService(named: "Fixtures10.Service7") is Impl7) {
+            wrong.append("Fixtures10.Service7: by name, not a Fixtures10.Impl7")
+        }
+    } catch {
+        wrong.append("Fixtures10.Service7: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service8.self) is Group8.Impl8) {
+            wrong.append("Fixtures10.Service8: by type, not a Fixtures10.Group8.Impl8")
+        }
+        if !(try hive.createService(named: "Fixtures10.Service8") is Group8.Impl8) {
+            wrong.append("Fixtures10.Service8: by name, not a Fixtures10.Group8.Impl8")
+        }
+    } catch {
+        wrong.append("Fixtures10.Service8: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service9.self) is Impl9) {
+            wrong.append("Fixtures10.Service9: by type, not a Fixtures10.Impl9")
+        }
+        if !(try hive.createService(named: "Fixtures10.Service9") is Impl9) {
+            wrong.append("Fixtures10.Service9: by name, not a Fixtures10.Impl9")
+        }
+    } catch {
+        wrong.append("Fixtures10.Service9: \(error)")
+    }
 }

@@ -8,42 +8,93 @@ import Swinject
 /// Registers the 10 services of this tier in `container`, one `register` call each (default scope).
 /// - Parameter container: The container to register in.
 public func registerServices(in container: Container) {
-    registerChunk0(container)
+    registerServicesChunk0(container)
 }
 
-private func registerChunk0(_ container: Container) {
+private func registerServicesChunk0(_ container: Container) {
     container.register(Service0.self) { _ in Impl0() }
     container.register(Service1.self) { _ in Impl1() }
-    container.register(Service2.self) { _ in Impl2() }
+    container.register(Service2.self) { _ in Group2.Impl2() }
     container.register(Service3.self) { _ in Impl3() }
     container.register(Service4.self) { _ in Impl4() }
-    container.register(Service5.self) { _ in Impl5() }
+    container.register(Service5.self) { _ in Group5.Impl5() }
     container.register(Service6.self) { _ in Impl6() }
     container.register(Service7.self) { _ in Impl7() }
-    container.register(Service8.self) { _ in Impl8() }
+    container.register(Service8.self) { _ in Group8.Impl8() }
     container.register(Service9.self) { _ in Impl9() }
 }
 
-/// Resolves every service of this tier; returns how many resolved to an instance of the expected class.
+/// Resolves every service of this tier; returns how many resolved to an instance of the expected type.
 /// - Parameter container: The container to resolve from.
 /// - Returns: The number of services that resolved.
 public func resolvedServiceCount(in container: Container) -> Int {
-    var count = 0
-    count += resolveChunk0(container)
-    return count
+    serviceCount - misresolvedServices(in: container).count
+}
+
+// MARK: - First use
+
+/// Resolves every service of this tier once, by type (Swinject has no by-name form).
+/// - Parameter container: The container to resolve from.
+/// - Returns: How many resolved to nil (0 when all resolve).
+public func resolveEveryServiceByType(in container: Container) -> Int {
+    var missing = 0
+    missing += resolveChunk0(container)
+    return missing
 }
 
 private func resolveChunk0(_ container: Container) -> Int {
-    var count = 0
-    if container.resolve(Service0.self) is Impl0 { count += 1 }
-    if container.resolve(Service1.self) is Impl1 { count += 1 }
-    if container.resolve(Service2.self) is Impl2 { count += 1 }
-    if container.resolve(Service3.self) is Impl3 { count += 1 }
-    if container.resolve(Service4.self) is Impl4 { count += 1 }
-    if container.resolve(Service5.self) is Impl5 { count += 1 }
-    if container.resolve(Service6.self) is Impl6 { count += 1 }
-    if container.resolve(Service7.self) is Impl7 { count += 1 }
-    if container.resolve(Service8.self) is Impl8 { count += 1 }
-    if container.resolve(Service9.self) is Impl9 { count += 1 }
-    return count
+    var missing = 0
+    if container.resolve(Service0.self) == nil { missing += 1 }
+    if container.resolve(Service1.self) == nil { missing += 1 }
+    if container.resolve(Service2.self) == nil { missing += 1 }
+    if container.resolve(Service3.self) == nil { missing += 1 }
+    if container.resolve(Service4.self) == nil { missing += 1 }
+    if container.resolve(Service5.self) == nil { missing += 1 }
+    if container.resolve(Service6.self) == nil { missing += 1 }
+    if container.resolve(Service7.self) == nil { missing += 1 }
+    if container.resolve(Service8.self) == nil { missing += 1 }
+    if container.resolve(Service9.self) == nil { missing += 1 }
+    return missing
+}
+
+/// Resolves every service of this tier; returns those that did not give an instance of the expected type.
+/// - Parameter container: The container to resolve from.
+/// - Returns: `service: what went wrong`, one per failure; empty when all resolve right.
+public func misresolvedServices(in container: Container) -> [String] {
+    var wrong = [String]()
+    wrongChunk0(container, &wrong)
+    return wrong
+}
+
+private func wrongChunk0(_ container: Container, _ wrong: inout [String]) {
+    if !(container.resolve(Service0.self) is Impl0) {
+        wrong.append("Fixtures10.Service0: not a Fixtures10.Impl0")
+    }
+    if !(container.resolve(Service1.self) is Impl1) {
+        wrong.append("Fixtures10.Service1: not a Fixtures10.Impl1")
+    }
+    if !(container.resolve(Service2.self) is Group2.Impl2) {
+        wrong.append("Fixtures10.Service2: not a Fixtures10.Group2.Impl2")
+    }
+    if !(container.resolve(Service3.self) is Impl3) {
+        wrong.append("Fixtures10.Service3: not a Fixtures10.Impl3")
+    }
+    if !(container.resolve(Service4.self) is Impl4) {
+        wrong.append("Fixtures10.Service4: not a Fixtures10.Impl4")
+    }
+    if !(container.resolve(Service5.self) is Group5.Impl5) {
+        wrong.append("Fixtures10.Service5: not a Fixtures10.Group5.Impl5")
+    }
+    if !(container.resolve(Service6.self) is Impl6) {
+        wrong.append("Fixtures10.Service6: not a Fixtures10.Impl6")
+    }
+    if !(container.resolve(Service7.self) is Impl7) {
+        wrong.append("Fixtures10.Service7: not a Fixtures10.Impl7")
+    }
+    if !(container.resolve(Service8.self) is Group8.Impl8) {
+        wrong.append("Fixtures10.Service8: not a Fixtures10.Group8.Impl8")
+    }
+    if !(container.resolve(Service9.self) is Impl9) {
+        wrong.append("Fixtures10.Service9: not a Fixtures10.Impl9")
+    }
 }

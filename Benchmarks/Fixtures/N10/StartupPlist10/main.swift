@@ -5,12 +5,29 @@ import Fixtures10BeeHive
 import StartupSupport
 
 // (b) BeeHive's BHService.plist, read and registered in the shared hive.
+let mode = StartupMode.current
+let start = StartupClock.now()
+if mode == .none { StartupReport.finishBeforeRegistering(mechanism: "plist", startNanoseconds: start) }
 let hive = Hive.shared
 do {
     try hive.loadServices(from: plistPath)
 } catch {
     StartupReport.fail("loading \(plistPath): \(error)")
 }
+let registered = StartupClock.now()
+var wrong: [String] = []
+do {
+    switch mode {
+    case .type: try resolveEveryServiceByType(in: hive)
+    case .name: try resolveEveryServiceByName(in: hive)
+    case .verify: wrong = misresolvedServices(in: hive)
+    case .none, .register: break
+    }
+} catch {
+    StartupReport.fail("first use (\(mode.rawValue)): \(error)")
+}
 let ready = StartupClock.now()
 StartupReport.finish(
-    mechanism: "plist", expected: serviceCount, readyNanoseconds: ready, registered: hive.serviceRegistrations.count)
+    mechanism: "plist", mode: mode, expected: serviceCount, startNanoseconds: start,
+    registeredNanoseconds: registered, readyNanoseconds: ready, registered: hive.serviceRegistrations.count,
+    misresolved: wrong)

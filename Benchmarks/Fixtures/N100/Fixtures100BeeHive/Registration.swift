@@ -7,213 +7,1560 @@ import Fixtures100
 
 extension Impl0: ServiceImplementation {}
 extension Impl1: ServiceImplementation {}
-extension Impl2: ServiceImplementation {}
+extension Group2.Impl2: ServiceImplementation {}
 extension Impl3: ServiceImplementation {}
 extension Impl4: ServiceImplementation {}
-extension Impl5: ServiceImplementation {}
+extension Group5.Impl5: ServiceImplementation {}
 extension Impl6: ServiceImplementation {}
 extension Impl7: ServiceImplementation {}
-extension Impl8: ServiceImplementation {}
+extension Group8.Impl8: ServiceImplementation {}
 extension Impl9: ServiceImplementation {}
 extension Impl10: ServiceImplementation {}
-extension Impl11: ServiceImplementation {}
+extension Group11.Impl11: ServiceImplementation {}
 extension Impl12: ServiceImplementation {}
 extension Impl13: ServiceImplementation {}
-extension Impl14: ServiceImplementation {}
+extension Group14.Impl14: ServiceImplementation {}
 extension Impl15: ServiceImplementation {}
 extension Impl16: ServiceImplementation {}
-extension Impl17: ServiceImplementation {}
+extension Group17.Impl17: ServiceImplementation {}
 extension Impl18: ServiceImplementation {}
 extension Impl19: ServiceImplementation {}
-extension Impl20: ServiceImplementation {}
+extension Group20.Impl20: ServiceImplementation {}
 extension Impl21: ServiceImplementation {}
 extension Impl22: ServiceImplementation {}
-extension Impl23: ServiceImplementation {}
+extension Group23.Impl23: ServiceImplementation {}
 extension Impl24: ServiceImplementation {}
 extension Impl25: ServiceImplementation {}
-extension Impl26: ServiceImplementation {}
+extension Group26.Impl26: ServiceImplementation {}
 extension Impl27: ServiceImplementation {}
 extension Impl28: ServiceImplementation {}
-extension Impl29: ServiceImplementation {}
+extension Group29.Impl29: ServiceImplementation {}
 extension Impl30: ServiceImplementation {}
 extension Impl31: ServiceImplementation {}
-extension Impl32: ServiceImplementation {}
+extension Group32.Impl32: ServiceImplementation {}
 extension Impl33: ServiceImplementation {}
 extension Impl34: ServiceImplementation {}
-extension Impl35: ServiceImplementation {}
+extension Group35.Impl35: ServiceImplementation {}
 extension Impl36: ServiceImplementation {}
 extension Impl37: ServiceImplementation {}
-extension Impl38: ServiceImplementation {}
+extension Group38.Impl38: ServiceImplementation {}
 extension Impl39: ServiceImplementation {}
 extension Impl40: ServiceImplementation {}
-extension Impl41: ServiceImplementation {}
+extension Group41.Impl41: ServiceImplementation {}
 extension Impl42: ServiceImplementation {}
 extension Impl43: ServiceImplementation {}
-extension Impl44: ServiceImplementation {}
+extension Group44.Impl44: ServiceImplementation {}
 extension Impl45: ServiceImplementation {}
 extension Impl46: ServiceImplementation {}
-extension Impl47: ServiceImplementation {}
+extension Group47.Impl47: ServiceImplementation {}
 extension Impl48: ServiceImplementation {}
 extension Impl49: ServiceImplementation {}
-extension Impl50: ServiceImplementation {}
+extension Group50.Impl50: ServiceImplementation {}
 extension Impl51: ServiceImplementation {}
 extension Impl52: ServiceImplementation {}
-extension Impl53: ServiceImplementation {}
+extension Group53.Impl53: ServiceImplementation {}
 extension Impl54: ServiceImplementation {}
 extension Impl55: ServiceImplementation {}
-extension Impl56: ServiceImplementation {}
+extension Group56.Impl56: ServiceImplementation {}
 extension Impl57: ServiceImplementation {}
 extension Impl58: ServiceImplementation {}
-extension Impl59: ServiceImplementation {}
+extension Group59.Impl59: ServiceImplementation {}
 extension Impl60: ServiceImplementation {}
 extension Impl61: ServiceImplementation {}
-extension Impl62: ServiceImplementation {}
+extension Group62.Impl62: ServiceImplementation {}
 extension Impl63: ServiceImplementation {}
 extension Impl64: ServiceImplementation {}
-extension Impl65: ServiceImplementation {}
+extension Group65.Impl65: ServiceImplementation {}
 extension Impl66: ServiceImplementation {}
 extension Impl67: ServiceImplementation {}
-extension Impl68: ServiceImplementation {}
+extension Group68.Impl68: ServiceImplementation {}
 extension Impl69: ServiceImplementation {}
 extension Impl70: ServiceImplementation {}
-extension Impl71: ServiceImplementation {}
+extension Group71.Impl71: ServiceImplementation {}
 extension Impl72: ServiceImplementation {}
 extension Impl73: ServiceImplementation {}
-extension Impl74: ServiceImplementation {}
+extension Group74.Impl74: ServiceImplementation {}
 extension Impl75: ServiceImplementation {}
 extension Impl76: ServiceImplementation {}
-extension Impl77: ServiceImplementation {}
+extension Group77.Impl77: ServiceImplementation {}
 extension Impl78: ServiceImplementation {}
 extension Impl79: ServiceImplementation {}
-extension Impl80: ServiceImplementation {}
+extension Group80.Impl80: ServiceImplementation {}
 extension Impl81: ServiceImplementation {}
 extension Impl82: ServiceImplementation {}
-extension Impl83: ServiceImplementation {}
+extension Group83.Impl83: ServiceImplementation {}
 extension Impl84: ServiceImplementation {}
 extension Impl85: ServiceImplementation {}
-extension Impl86: ServiceImplementation {}
+extension Group86.Impl86: ServiceImplementation {}
 extension Impl87: ServiceImplementation {}
 extension Impl88: ServiceImplementation {}
-extension Impl89: ServiceImplementation {}
+extension Group89.Impl89: ServiceImplementation {}
 extension Impl90: ServiceImplementation {}
 extension Impl91: ServiceImplementation {}
-extension Impl92: ServiceImplementation {}
+extension Group92.Impl92: ServiceImplementation {}
 extension Impl93: ServiceImplementation {}
 extension Impl94: ServiceImplementation {}
-extension Impl95: ServiceImplementation {}
+extension Group95.Impl95: ServiceImplementation {}
 extension Impl96: ServiceImplementation {}
 extension Impl97: ServiceImplementation {}
-extension Impl98: ServiceImplementation {}
+extension Group98.Impl98: ServiceImplementation {}
 extension Impl99: ServiceImplementation {}
 
-// MARK: - (d) Explicit registration
+// MARK: - (d) Explicit registration, by implementation type
 
 /// Registers the 100 services of this tier in `hive`, one `register(service:impl:)` call each.
 /// - Parameter hive: The hive to register in.
 /// - Throws: What `register` throws (only in strict mode, for a duplicate).
 public func registerServices(in hive: Hive) throws(HiveError) {
-    try registerChunk0(hive)
+    try registerServicesChunk0(hive)
 }
 
-private func registerChunk0(_ hive: Hive) throws(HiveError) {
+private func registerServicesChunk0(_ hive: Hive) throws(HiveError) {
     try hive.register(service: Service0.self, impl: Impl0.self)
     try hive.register(service: Service1.self, impl: Impl1.self)
-    try hive.register(service: Service2.self, impl: Impl2.self)
+    try hive.register(service: Service2.self, impl: Group2.Impl2.self)
     try hive.register(service: Service3.self, impl: Impl3.self)
     try hive.register(service: Service4.self, impl: Impl4.self)
-    try hive.register(service: Service5.self, impl: Impl5.self)
+    try hive.register(service: Service5.self, impl: Group5.Impl5.self)
     try hive.register(service: Service6.self, impl: Impl6.self)
     try hive.register(service: Service7.self, impl: Impl7.self)
-    try hive.register(service: Service8.self, impl: Impl8.self)
+    try hive.register(service: Service8.self, impl: Group8.Impl8.self)
     try hive.register(service: Service9.self, impl: Impl9.self)
     try hive.register(service: Service10.self, impl: Impl10.self)
-    try hive.register(service: Service11.self, impl: Impl11.self)
+    try hive.register(service: Service11.self, impl: Group11.Impl11.self)
     try hive.register(service: Service12.self, impl: Impl12.self)
     try hive.register(service: Service13.self, impl: Impl13.self)
-    try hive.register(service: Service14.self, impl: Impl14.self)
+    try hive.register(service: Service14.self, impl: Group14.Impl14.self)
     try hive.register(service: Service15.self, impl: Impl15.self)
     try hive.register(service: Service16.self, impl: Impl16.self)
-    try hive.register(service: Service17.self, impl: Impl17.self)
+    try hive.register(service: Service17.self, impl: Group17.Impl17.self)
     try hive.register(service: Service18.self, impl: Impl18.self)
     try hive.register(service: Service19.self, impl: Impl19.self)
-    try hive.register(service: Service20.self, impl: Impl20.self)
+    try hive.register(service: Service20.self, impl: Group20.Impl20.self)
     try hive.register(service: Service21.self, impl: Impl21.self)
     try hive.register(service: Service22.self, impl: Impl22.self)
-    try hive.register(service: Service23.self, impl: Impl23.self)
+    try hive.register(service: Service23.self, impl: Group23.Impl23.self)
     try hive.register(service: Service24.self, impl: Impl24.self)
     try hive.register(service: Service25.self, impl: Impl25.self)
-    try hive.register(service: Service26.self, impl: Impl26.self)
+    try hive.register(service: Service26.self, impl: Group26.Impl26.self)
     try hive.register(service: Service27.self, impl: Impl27.self)
     try hive.register(service: Service28.self, impl: Impl28.self)
-    try hive.register(service: Service29.self, impl: Impl29.self)
+    try hive.register(service: Service29.self, impl: Group29.Impl29.self)
     try hive.register(service: Service30.self, impl: Impl30.self)
     try hive.register(service: Service31.self, impl: Impl31.self)
-    try hive.register(service: Service32.self, impl: Impl32.self)
+    try hive.register(service: Service32.self, impl: Group32.Impl32.self)
     try hive.register(service: Service33.self, impl: Impl33.self)
     try hive.register(service: Service34.self, impl: Impl34.self)
-    try hive.register(service: Service35.self, impl: Impl35.self)
+    try hive.register(service: Service35.self, impl: Group35.Impl35.self)
     try hive.register(service: Service36.self, impl: Impl36.self)
     try hive.register(service: Service37.self, impl: Impl37.self)
-    try hive.register(service: Service38.self, impl: Impl38.self)
+    try hive.register(service: Service38.self, impl: Group38.Impl38.self)
     try hive.register(service: Service39.self, impl: Impl39.self)
     try hive.register(service: Service40.self, impl: Impl40.self)
-    try hive.register(service: Service41.self, impl: Impl41.self)
+    try hive.register(service: Service41.self, impl: Group41.Impl41.self)
     try hive.register(service: Service42.self, impl: Impl42.self)
     try hive.register(service: Service43.self, impl: Impl43.self)
-    try hive.register(service: Service44.self, impl: Impl44.self)
+    try hive.register(service: Service44.self, impl: Group44.Impl44.self)
     try hive.register(service: Service45.self, impl: Impl45.self)
     try hive.register(service: Service46.self, impl: Impl46.self)
-    try hive.register(service: Service47.self, impl: Impl47.self)
+    try hive.register(service: Service47.self, impl: Group47.Impl47.self)
     try hive.register(service: Service48.self, impl: Impl48.self)
     try hive.register(service: Service49.self, impl: Impl49.self)
-    try hive.register(service: Service50.self, impl: Impl50.self)
+    try hive.register(service: Service50.self, impl: Group50.Impl50.self)
     try hive.register(service: Service51.self, impl: Impl51.self)
     try hive.register(service: Service52.self, impl: Impl52.self)
-    try hive.register(service: Service53.self, impl: Impl53.self)
+    try hive.register(service: Service53.self, impl: Group53.Impl53.self)
     try hive.register(service: Service54.self, impl: Impl54.self)
     try hive.register(service: Service55.self, impl: Impl55.self)
-    try hive.register(service: Service56.self, impl: Impl56.self)
+    try hive.register(service: Service56.self, impl: Group56.Impl56.self)
     try hive.register(service: Service57.self, impl: Impl57.self)
     try hive.register(service: Service58.self, impl: Impl58.self)
-    try hive.register(service: Service59.self, impl: Impl59.self)
+    try hive.register(service: Service59.self, impl: Group59.Impl59.self)
     try hive.register(service: Service60.self, impl: Impl60.self)
     try hive.register(service: Service61.self, impl: Impl61.self)
-    try hive.register(service: Service62.self, impl: Impl62.self)
+    try hive.register(service: Service62.self, impl: Group62.Impl62.self)
     try hive.register(service: Service63.self, impl: Impl63.self)
     try hive.register(service: Service64.self, impl: Impl64.self)
-    try hive.register(service: Service65.self, impl: Impl65.self)
+    try hive.register(service: Service65.self, impl: Group65.Impl65.self)
     try hive.register(service: Service66.self, impl: Impl66.self)
     try hive.register(service: Service67.self, impl: Impl67.self)
-    try hive.register(service: Service68.self, impl: Impl68.self)
+    try hive.register(service: Service68.self, impl: Group68.Impl68.self)
     try hive.register(service: Service69.self, impl: Impl69.self)
     try hive.register(service: Service70.self, impl: Impl70.self)
-    try hive.register(service: Service71.self, impl: Impl71.self)
+    try hive.register(service: Service71.self, impl: Group71.Impl71.self)
     try hive.register(service: Service72.self, impl: Impl72.self)
     try hive.register(service: Service73.self, impl: Impl73.self)
-    try hive.register(service: Service74.self, impl: Impl74.self)
+    try hive.register(service: Service74.self, impl: Group74.Impl74.self)
     try hive.register(service: Service75.self, impl: Impl75.self)
     try hive.register(service: Service76.self, impl: Impl76.self)
-    try hive.register(service: Service77.self, impl: Impl77.self)
+    try hive.register(service: Service77.self, impl: Group77.Impl77.self)
     try hive.register(service: Service78.self, impl: Impl78.self)
     try hive.register(service: Service79.self, impl: Impl79.self)
-    try hive.register(service: Service80.self, impl: Impl80.self)
+    try hive.register(service: Service80.self, impl: Group80.Impl80.self)
     try hive.register(service: Service81.self, impl: Impl81.self)
     try hive.register(service: Service82.self, impl: Impl82.self)
-    try hive.register(service: Service83.self, impl: Impl83.self)
+    try hive.register(service: Service83.self, impl: Group83.Impl83.self)
     try hive.register(service: Service84.self, impl: Impl84.self)
     try hive.register(service: Service85.self, impl: Impl85.self)
-    try hive.register(service: Service86.self, impl: Impl86.self)
+    try hive.register(service: Service86.self, impl: Group86.Impl86.self)
     try hive.register(service: Service87.self, impl: Impl87.self)
     try hive.register(service: Service88.self, impl: Impl88.self)
-    try hive.register(service: Service89.self, impl: Impl89.self)
+    try hive.register(service: Service89.self, impl: Group89.Impl89.self)
     try hive.register(service: Service90.self, impl: Impl90.self)
     try hive.register(service: Service91.self, impl: Impl91.self)
-    try hive.register(service: Service92.self, impl: Impl92.self)
+    try hive.register(service: Service92.self, impl: Group92.Impl92.self)
     try hive.register(service: Service93.self, impl: Impl93.self)
     try hive.register(service: Service94.self, impl: Impl94.self)
-    try hive.register(service: Service95.self, impl: Impl95.self)
+    try hive.register(service: Service95.self, impl: Group95.Impl95.self)
     try hive.register(service: Service96.self, impl: Impl96.self)
     try hive.register(service: Service97.self, impl: Impl97.self)
-    try hive.register(service: Service98.self, impl: Impl98.self)
+    try hive.register(service: Service98.self, impl: Group98.Impl98.self)
     try hive.register(service: Service99.self, impl: Impl99.self)
+}
+
+// MARK: - (d') Explicit registration, typed factories (checked by the compiler)
+
+/// Registers the 100 services of this tier in `hive`, one `register(Service.self) { _ in Impl() }` each.
+/// - Parameter hive: The hive to register in.
+/// - Throws: What `register` throws (only in strict mode, for a duplicate).
+public func registerServicesTyped(in hive: Hive) throws(HiveError) {
+    try registerServicesTypedChunk0(hive)
+}
+
+private func registerServicesTypedChunk0(_ hive: Hive) throws(HiveError) {
+    try hive.register(Service0.self) { _ in Impl0() }
+    try hive.register(Service1.self) { _ in Impl1() }
+    try hive.register(Service2.self) { _ in Group2.Impl2() }
+    try hive.register(Service3.self) { _ in Impl3() }
+    try hive.register(Service4.self) { _ in Impl4() }
+    try hive.register(Service5.self) { _ in Group5.Impl5() }
+    try hive.register(Service6.self) { _ in Impl6() }
+    try hive.register(Service7.self) { _ in Impl7() }
+    try hive.register(Service8.self) { _ in Group8.Impl8() }
+    try hive.register(Service9.self) { _ in Impl9() }
+    try hive.register(Service10.self) { _ in Impl10() }
+    try hive.register(Service11.self) { _ in Group11.Impl11() }
+    try hive.register(Service12.self) { _ in Impl12() }
+    try hive.register(Service13.self) { _ in Impl13() }
+    try hive.register(Service14.self) { _ in Group14.Impl14() }
+    try hive.register(Service15.self) { _ in Impl15() }
+    try hive.register(Service16.self) { _ in Impl16() }
+    try hive.register(Service17.self) { _ in Group17.Impl17() }
+    try hive.register(Service18.self) { _ in Impl18() }
+    try hive.register(Service19.self) { _ in Impl19() }
+    try hive.register(Service20.self) { _ in Group20.Impl20() }
+    try hive.register(Service21.self) { _ in Impl21() }
+    try hive.register(Service22.self) { _ in Impl22() }
+    try hive.register(Service23.self) { _ in Group23.Impl23() }
+    try hive.register(Service24.self) { _ in Impl24() }
+    try hive.register(Service25.self) { _ in Impl25() }
+    try hive.register(Service26.self) { _ in Group26.Impl26() }
+    try hive.register(Service27.self) { _ in Impl27() }
+    try hive.register(Service28.self) { _ in Impl28() }
+    try hive.register(Service29.self) { _ in Group29.Impl29() }
+    try hive.register(Service30.self) { _ in Impl30() }
+    try hive.register(Service31.self) { _ in Impl31() }
+    try hive.register(Service32.self) { _ in Group32.Impl32() }
+    try hive.register(Service33.self) { _ in Impl33() }
+    try hive.register(Service34.self) { _ in Impl34() }
+    try hive.register(Service35.self) { _ in Group35.Impl35() }
+    try hive.register(Service36.self) { _ in Impl36() }
+    try hive.register(Service37.self) { _ in Impl37() }
+    try hive.register(Service38.self) { _ in Group38.Impl38() }
+    try hive.register(Service39.self) { _ in Impl39() }
+    try hive.register(Service40.self) { _ in Impl40() }
+    try hive.register(Service41.self) { _ in Group41.Impl41() }
+    try hive.register(Service42.self) { _ in Impl42() }
+    try hive.register(Service43.self) { _ in Impl43() }
+    try hive.register(Service44.self) { _ in Group44.Impl44() }
+    try hive.register(Service45.self) { _ in Impl45() }
+    try hive.register(Service46.self) { _ in Impl46() }
+    try hive.register(Service47.self) { _ in Group47.Impl47() }
+    try hive.register(Service48.self) { _ in Impl48() }
+    try hive.register(Service49.self) { _ in Impl49() }
+    try hive.register(Service50.self) { _ in Group50.Impl50() }
+    try hive.register(Service51.self) { _ in Impl51() }
+    try hive.register(Service52.self) { _ in Impl52() }
+    try hive.register(Service53.self) { _ in Group53.Impl53() }
+    try hive.register(Service54.self) { _ in Impl54() }
+    try hive.register(Service55.self) { _ in Impl55() }
+    try hive.register(Service56.self) { _ in Group56.Impl56() }
+    try hive.register(Service57.self) { _ in Impl57() }
+    try hive.register(Service58.self) { _ in Impl58() }
+    try hive.register(Service59.self) { _ in Group59.Impl59() }
+    try hive.register(Service60.self) { _ in Impl60() }
+    try hive.register(Service61.self) { _ in Impl61() }
+    try hive.register(Service62.self) { _ in Group62.Impl62() }
+    try hive.register(Service63.self) { _ in Impl63() }
+    try hive.register(Service64.self) { _ in Impl64() }
+    try hive.register(Service65.self) { _ in Group65.Impl65() }
+    try hive.register(Service66.self) { _ in Impl66() }
+    try hive.register(Service67.self) { _ in Impl67() }
+    try hive.register(Service68.self) { _ in Group68.Impl68() }
+    try hive.register(Service69.self) { _ in Impl69() }
+    try hive.register(Service70.self) { _ in Impl70() }
+    try hive.register(Service71.self) { _ in Group71.Impl71() }
+    try hive.register(Service72.self) { _ in Impl72() }
+    try hive.register(Service73.self) { _ in Impl73() }
+    try hive.register(Service74.self) { _ in Group74.Impl74() }
+    try hive.register(Service75.self) { _ in Impl75() }
+    try hive.register(Service76.self) { _ in Impl76() }
+    try hive.register(Service77.self) { _ in Group77.Impl77() }
+    try hive.register(Service78.self) { _ in Impl78() }
+    try hive.register(Service79.self) { _ in Impl79() }
+    try hive.register(Service80.self) { _ in Group80.Impl80() }
+    try hive.register(Service81.self) { _ in Impl81() }
+    try hive.register(Service82.self) { _ in Impl82() }
+    try hive.register(Service83.self) { _ in Group83.Impl83() }
+    try hive.register(Service84.self) { _ in Impl84() }
+    try hive.register(Service85.self) { _ in Impl85() }
+    try hive.register(Service86.self) { _ in Group86.Impl86() }
+    try hive.register(Service87.self) { _ in Impl87() }
+    try hive.register(Service88.self) { _ in Impl88() }
+    try hive.register(Service89.self) { _ in Group89.Impl89() }
+    try hive.register(Service90.self) { _ in Impl90() }
+    try hive.register(Service91.self) { _ in Impl91() }
+    try hive.register(Service92.self) { _ in Group92.Impl92() }
+    try hive.register(Service93.self) { _ in Impl93() }
+    try hive.register(Service94.self) { _ in Impl94() }
+    try hive.register(Service95.self) { _ in Group95.Impl95() }
+    try hive.register(Service96.self) { _ in Impl96() }
+    try hive.register(Service97.self) { _ in Impl97() }
+    try hive.register(Service98.self) { _ in Group98.Impl98() }
+    try hive.register(Service99.self) { _ in Impl99() }
+}
+
+// MARK: - First use
+
+/// Resolves every service of this tier once, by type.
+/// - Parameter hive: The hive to resolve from.
+/// - Throws: The first resolution's error.
+public func resolveEveryServiceByType(in hive: Hive) throws(HiveError) {
+    try resolveEveryServiceByTypeChunk0(hive)
+}
+
+private func resolveEveryServiceByTypeChunk0(_ hive: Hive) throws(HiveError) {
+    _ = try hive.createService(Service0.self)
+    _ = try hive.createService(Service1.self)
+    _ = try hive.createService(Service2.self)
+    _ = try hive.createService(Service3.self)
+    _ = try hive.createService(Service4.self)
+    _ = try hive.createService(Service5.self)
+    _ = try hive.createService(Service6.self)
+    _ = try hive.createService(Service7.self)
+    _ = try hive.createService(Service8.self)
+    _ = try hive.createService(Service9.self)
+    _ = try hive.createService(Service10.self)
+    _ = try hive.createService(Service11.self)
+    _ = try hive.createService(Service12.self)
+    _ = try hive.createService(Service13.self)
+    _ = try hive.createService(Service14.self)
+    _ = try hive.createService(Service15.self)
+    _ = try hive.createService(Service16.self)
+    _ = try hive.createService(Service17.self)
+    _ = try hive.createService(Service18.self)
+    _ = try hive.createService(Service19.self)
+    _ = try hive.createService(Service20.self)
+    _ = try hive.createService(Service21.self)
+    _ = try hive.createService(Service22.self)
+    _ = try hive.createService(Service23.self)
+    _ = try hive.createService(Service24.self)
+    _ = try hive.createService(Service25.self)
+    _ = try hive.createService(Service26.self)
+    _ = try hive.createService(Service27.self)
+    _ = try hive.createService(Service28.self)
+    _ = try hive.createService(Service29.self)
+    _ = try hive.createService(Service30.self)
+    _ = try hive.createService(Service31.self)
+    _ = try hive.createService(Service32.self)
+    _ = try hive.createService(Service33.self)
+    _ = try hive.createService(Service34.self)
+    _ = try hive.createService(Service35.self)
+    _ = try hive.createService(Service36.self)
+    _ = try hive.createService(Service37.self)
+    _ = try hive.createService(Service38.self)
+    _ = try hive.createService(Service39.self)
+    _ = try hive.createService(Service40.self)
+    _ = try hive.createService(Service41.self)
+    _ = try hive.createService(Service42.self)
+    _ = try hive.createService(Service43.self)
+    _ = try hive.createService(Service44.self)
+    _ = try hive.createService(Service45.self)
+    _ = try hive.createService(Service46.self)
+    _ = try hive.createService(Service47.self)
+    _ = try hive.createService(Service48.self)
+    _ = try hive.createService(Service49.self)
+    _ = try hive.createService(Service50.self)
+    _ = try hive.createService(Service51.self)
+    _ = try hive.createService(Service52.self)
+    _ = try hive.createService(Service53.self)
+    _ = try hive.createService(Service54.self)
+    _ = try hive.createService(Service55.self)
+    _ = try hive.createService(Service56.self)
+    _ = try hive.createService(Service57.self)
+    _ = try hive.createService(Service58.self)
+    _ = try hive.createService(Service59.self)
+    _ = try hive.createService(Service60.self)
+    _ = try hive.createService(Service61.self)
+    _ = try hive.createService(Service62.self)
+    _ = try hive.createService(Service63.self)
+    _ = try hive.createService(Service64.self)
+    _ = try hive.createService(Service65.self)
+    _ = try hive.createService(Service66.self)
+    _ = try hive.createService(Service67.self)
+    _ = try hive.createService(Service68.self)
+    _ = try hive.createService(Service69.self)
+    _ = try hive.createService(Service70.self)
+    _ = try hive.createService(Service71.self)
+    _ = try hive.createService(Service72.self)
+    _ = try hive.createService(Service73.self)
+    _ = try hive.createService(Service74.self)
+    _ = try hive.createService(Service75.self)
+    _ = try hive.createService(Service76.self)
+    _ = try hive.createService(Service77.self)
+    _ = try hive.createService(Service78.self)
+    _ = try hive.createService(Service79.self)
+    _ = try hive.createService(Service80.self)
+    _ = try hive.createService(Service81.self)
+    _ = try hive.createService(Service82.self)
+    _ = try hive.createService(Service83.self)
+    _ = try hive.createService(Service84.self)
+    _ = try hive.createService(Service85.self)
+    _ = try hive.createService(Service86.self)
+    _ = try hive.createService(Service87.self)
+    _ = try hive.createService(Service88.self)
+    _ = try hive.createService(Service89.self)
+    _ = try hive.createService(Service90.self)
+    _ = try hive.createService(Service91.self)
+    _ = try hive.createService(Service92.self)
+    _ = try hive.createService(Service93.self)
+    _ = try hive.createService(Service94.self)
+    _ = try hive.createService(Service95.self)
+    _ = try hive.createService(Service96.self)
+    _ = try hive.createService(Service97.self)
+    _ = try hive.createService(Service98.self)
+    _ = try hive.createService(Service99.self)
+}
+
+/// Resolves every service of this tier once, by name (`createService(named:)`).
+/// - Parameter hive: The hive to resolve from.
+/// - Throws: The first resolution's error.
+public func resolveEveryServiceByName(in hive: Hive) throws(HiveError) {
+    try resolveEveryServiceByNameChunk0(hive)
+}
+
+private func resolveEveryServiceByNameChunk0(_ hive: Hive) throws(HiveError) {
+    _ = try hive.createService(named: "Fixtures100.Service0")
+    _ = try hive.createService(named: "Fixtures100.Service1")
+    _ = try hive.createService(named: "Fixtures100.Service2")
+    _ = try hive.createService(named: "Fixtures100.Service3")
+    _ = try hive.createService(named: "Fixtures100.Service4")
+    _ = try hive.createService(named: "Fixtures100.Service5")
+    _ = try hive.createService(named: "Fixtures100.Service6")
+    _ = try hive.createService(named: "Fixtures100.Service7")
+    _ = try hive.createService(named: "Fixtures100.Service8")
+    _ = try hive.createService(named: "Fixtures100.Service9")
+    _ = try hive.createService(named: "Fixtures100.Service10")
+    _ = try hive.createService(named: "Fixtures100.Service11")
+    _ = try hive.createService(named: "Fixtures100.Service12")
+    _ = try hive.createService(named: "Fixtures100.Service13")
+    _ = try hive.createService(named: "Fixtures100.Service14")
+    _ = try hive.createService(named: "Fixtures100.Service15")
+    _ = try hive.createService(named: "Fixtures100.Service16")
+    _ = try hive.createService(named: "Fixtures100.Service17")
+    _ = try hive.createService(named: "Fixtures100.Service18")
+    _ = try hive.createService(named: "Fixtures100.Service19")
+    _ = try hive.createService(named: "Fixtures100.Service20")
+    _ = try hive.createService(named: "Fixtures100.Service21")
+    _ = try hive.createService(named: "Fixtures100.Service22")
+    _ = try hive.createService(named: "Fixtures100.Service23")
+    _ = try hive.createService(named: "Fixtures100.Service24")
+    _ = try hive.createService(named: "Fixtures100.Service25")
+    _ = try hive.createService(named: "Fixtures100.Service26")
+    _ = try hive.createService(named: "Fixtures100.Service27")
+    _ = try hive.createService(named: "Fixtures100.Service28")
+    _ = try hive.createService(named: "Fixtures100.Service29")
+    _ = try hive.createService(named: "Fixtures100.Service30")
+    _ = try hive.createService(named: "Fixtures100.Service31")
+    _ = try hive.createService(named: "Fixtures100.Service32")
+    _ = try hive.createService(named: "Fixtures100.Service33")
+    _ = try hive.createService(named: "Fixtures100.Service34")
+    _ = try hive.createService(named: "Fixtures100.Service35")
+    _ = try hive.createService(named: "Fixtures100.Service36")
+    _ = try hive.createService(named: "Fixtures100.Service37")
+    _ = try hive.createService(named: "Fixtures100.Service38")
+    _ = try hive.createService(named: "Fixtures100.Service39")
+    _ = try hive.createService(named: "Fixtures100.Service40")
+    _ = try hive.createService(named: "Fixtures100.Service41")
+    _ = try hive.createService(named: "Fixtures100.Service42")
+    _ = try hive.createService(named: "Fixtures100.Service43")
+    _ = try hive.createService(named: "Fixtures100.Service44")
+    _ = try hive.createService(named: "Fixtures100.Service45")
+    _ = try hive.createService(named: "Fixtures100.Service46")
+    _ = try hive.createService(named: "Fixtures100.Service47")
+    _ = try hive.createService(named: "Fixtures100.Service48")
+    _ = try hive.createService(named: "Fixtures100.Service49")
+    _ = try hive.createService(named: "Fixtures100.Service50")
+    _ = try hive.createService(named: "Fixtures100.Service51")
+    _ = try hive.createService(named: "Fixtures100.Service52")
+    _ = try hive.createService(named: "Fixtures100.Service53")
+    _ = try hive.createService(named: "Fixtures100.Service54")
+    _ = try hive.createService(named: "Fixtures100.Service55")
+    _ = try hive.createService(named: "Fixtures100.Service56")
+    _ = try hive.createService(named: "Fixtures100.Service57")
+    _ = try hive.createService(named: "Fixtures100.Service58")
+    _ = try hive.createService(named: "Fixtures100.Service59")
+    _ = try hive.createService(named: "Fixtures100.Service60")
+    _ = try hive.createService(named: "Fixtures100.Service61")
+    _ = try hive.createService(named: "Fixtures100.Service62")
+    _ = try hive.createService(named: "Fixtures100.Service63")
+    _ = try hive.createService(named: "Fixtures100.Service64")
+    _ = try hive.createService(named: "Fixtures100.Service65")
+    _ = try hive.createService(named: "Fixtures100.Service66")
+    _ = try hive.createService(named: "Fixtures100.Service67")
+    _ = try hive.createService(named: "Fixtures100.Service68")
+    _ = try hive.createService(named: "Fixtures100.Service69")
+    _ = try hive.createService(named: "Fixtures100.Service70")
+    _ = try hive.createService(named: "Fixtures100.Service71")
+    _ = try hive.createService(named: "Fixtures100.Service72")
+    _ = try hive.createService(named: "Fixtures100.Service73")
+    _ = try hive.createService(named: "Fixtures100.Service74")
+    _ = try hive.createService(named: "Fixtures100.Service75")
+    _ = try hive.createService(named: "Fixtures100.Service76")
+    _ = try hive.createService(named: "Fixtures100.Service77")
+    _ = try hive.createService(named: "Fixtures100.Service78")
+    _ = try hive.createService(named: "Fixtures100.Service79")
+    _ = try hive.createService(named: "Fixtures100.Service80")
+    _ = try hive.createService(named: "Fixtures100.Service81")
+    _ = try hive.createService(named: "Fixtures100.Service82")
+    _ = try hive.createService(named: "Fixtures100.Service83")
+    _ = try hive.createService(named: "Fixtures100.Service84")
+    _ = try hive.createService(named: "Fixtures100.Service85")
+    _ = try hive.createService(named: "Fixtures100.Service86")
+    _ = try hive.createService(named: "Fixtures100.Service87")
+    _ = try hive.createService(named: "Fixtures100.Service88")
+    _ = try hive.createService(named: "Fixtures100.Service89")
+    _ = try hive.createService(named: "Fixtures100.Service90")
+    _ = try hive.createService(named: "Fixtures100.Service91")
+    _ = try hive.createService(named: "Fixtures100.Service92")
+    _ = try hive.createService(named: "Fixtures100.Service93")
+    _ = try hive.createService(named: "Fixtures100.Service94")
+    _ = try hive.createService(named: "Fixtures100.Service95")
+    _ = try hive.createService(named: "Fixtures100.Service96")
+    _ = try hive.createService(named: "Fixtures100.Service97")
+    _ = try hive.createService(named: "Fixtures100.Service98")
+    _ = try hive.createService(named: "Fixtures100.Service99")
+}
+
+/// Resolves every service of this tier by type and by name; returns those that did not give an instance of
+/// the expected implementation type.
+/// - Parameter hive: The hive to resolve from.
+/// - Returns: `service: what went wrong`, one per failure; empty when all resolve right.
+public func misresolvedServices(in hive: Hive) -> [String] {
+    var wrong = [String]()
+    wrongChunk0(hive, &wrong)
+    return wrong
+}
+
+private func wrongChunk0(_ hive: Hive, _ wrong: inout [String]) {
+    do {
+        if !(try hive.createService(Service0.self) is Impl0) {
+            wrong.append("Fixtures100.Service0: by type, not a Fixtures100.Impl0")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service0") is Impl0) {
+            wrong.append("Fixtures100.Service0: by name, not a Fixtures100.Impl0")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service0: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service1.self) is Impl1) {
+            wrong.append("Fixtures100.Service1: by type, not a Fixtures100.Impl1")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service1") is Impl1) {
+            wrong.append("Fixtures100.Service1: by name, not a Fixtures100.Impl1")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service1: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service2.self) is Group2.Impl2) {
+            wrong.append("Fixtures100.Service2: by type, not a Fixtures100.Group2.Impl2")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service2") is Group2.Impl2) {
+            wrong.append("Fixtures100.Service2: by name, not a Fixtures100.Group2.Impl2")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service2: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service3.self) is Impl3) {
+            wrong.append("Fixtures100.Service3: by type, not a Fixtures100.Impl3")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service3") is Impl3) {
+            wrong.append("Fixtures100.Service3: by name, not a Fixtures100.Impl3")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service3: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service4.self) is Impl4) {
+            wrong.append("Fixtures100.Service4: by type, not a Fixtures100.Impl4")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service4") is Impl4) {
+            wrong.append("Fixtures100.Service4: by name, not a Fixtures100.Impl4")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service4: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service5.self) is Group5.Impl5) {
+            wrong.append("Fixtures100.Service5: by type, not a Fixtures100.Group5.Impl5")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service5") is Group5.Impl5) {
+            wrong.append("Fixtures100.Service5: by name, not a Fixtures100.Group5.Impl5")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service5: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service6.self) is Impl6) {
+            wrong.append("Fixtures100.Service6: by type, not a Fixtures100.Impl6")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service6") is Impl6) {
+            wrong.append("Fixtures100.Service6: by name, not a Fixtures100.Impl6")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service6: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service7.self) is Impl7) {
+            wrong.append("Fixtures100.Service7: by type, not a Fixtures100.Impl7")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service7") is Impl7) {
+            wrong.append("Fixtures100.Service7: by name, not a Fixtures100.Impl7")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service7: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service8.self) is Group8.Impl8) {
+            wrong.append("Fixtures100.Service8: by type, not a Fixtures100.Group8.Impl8")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service8") is Group8.Impl8) {
+            wrong.append("Fixtures100.Service8: by name, not a Fixtures100.Group8.Impl8")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service8: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service9.self) is Impl9) {
+            wrong.append("Fixtures100.Service9: by type, not a Fixtures100.Impl9")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service9") is Impl9) {
+            wrong.append("Fixtures100.Service9: by name, not a Fixtures100.Impl9")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service9: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service10.self) is Impl10) {
+            wrong.append("Fixtures100.Service10: by type, not a Fixtures100.Impl10")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service10") is Impl10) {
+            wrong.append("Fixtures100.Service10: by name, not a Fixtures100.Impl10")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service10: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service11.self) is Group11.Impl11) {
+            wrong.append("Fixtures100.Service11: by type, not a Fixtures100.Group11.Impl11")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service11") is Group11.Impl11) {
+            wrong.append("Fixtures100.Service11: by name, not a Fixtures100.Group11.Impl11")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service11: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service12.self) is Impl12) {
+            wrong.append("Fixtures100.Service12: by type, not a Fixtures100.Impl12")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service12") is Impl12) {
+            wrong.append("Fixtures100.Service12: by name, not a Fixtures100.Impl12")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service12: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service13.self) is Impl13) {
+            wrong.append("Fixtures100.Service13: by type, not a Fixtures100.Impl13")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service13") is Impl13) {
+            wrong.append("Fixtures100.Service13: by name, not a Fixtures100.Impl13")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service13: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service14.self) is Group14.Impl14) {
+            wrong.append("Fixtures100.Service14: by type, not a Fixtures100.Group14.Impl14")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service14") is Group14.Impl14) {
+            wrong.append("Fixtures100.Service14: by name, not a Fixtures100.Group14.Impl14")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service14: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service15.self) is Impl15) {
+            wrong.append("Fixtures100.Service15: by type, not a Fixtures100.Impl15")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service15") is Impl15) {
+            wrong.append("Fixtures100.Service15: by name, not a Fixtures100.Impl15")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service15: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service16.self) is Impl16) {
+            wrong.append("Fixtures100.Service16: by type, not a Fixtures100.Impl16")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service16") is Impl16) {
+            wrong.append("Fixtures100.Service16: by name, not a Fixtures100.Impl16")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service16: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service17.self) is Group17.Impl17) {
+            wrong.append("Fixtures100.Service17: by type, not a Fixtures100.Group17.Impl17")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service17") is Group17.Impl17) {
+            wrong.append("Fixtures100.Service17: by name, not a Fixtures100.Group17.Impl17")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service17: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service18.self) is Impl18) {
+            wrong.append("Fixtures100.Service18: by type, not a Fixtures100.Impl18")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service18") is Impl18) {
+            wrong.append("Fixtures100.Service18: by name, not a Fixtures100.Impl18")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service18: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service19.self) is Impl19) {
+            wrong.append("Fixtures100.Service19: by type, not a Fixtures100.Impl19")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service19") is Impl19) {
+            wrong.append("Fixtures100.Service19: by name, not a Fixtures100.Impl19")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service19: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service20.self) is Group20.Impl20) {
+            wrong.append("Fixtures100.Service20: by type, not a Fixtures100.Group20.Impl20")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service20") is Group20.Impl20) {
+            wrong.append("Fixtures100.Service20: by name, not a Fixtures100.Group20.Impl20")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service20: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service21.self) is Impl21) {
+            wrong.append("Fixtures100.Service21: by type, not a Fixtures100.Impl21")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service21") is Impl21) {
+            wrong.append("Fixtures100.Service21: by name, not a Fixtures100.Impl21")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service21: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service22.self) is Impl22) {
+            wrong.append("Fixtures100.Service22: by type, not a Fixtures100.Impl22")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service22") is Impl22) {
+            wrong.append("Fixtures100.Service22: by name, not a Fixtures100.Impl22")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service22: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service23.self) is Group23.Impl23) {
+            wrong.append("Fixtures100.Service23: by type, not a Fixtures100.Group23.Impl23")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service23") is Group23.Impl23) {
+            wrong.append("Fixtures100.Service23: by name, not a Fixtures100.Group23.Impl23")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service23: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service24.self) is Impl24) {
+            wrong.append("Fixtures100.Service24: by type, not a Fixtures100.Impl24")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service24") is Impl24) {
+            wrong.append("Fixtures100.Service24: by name, not a Fixtures100.Impl24")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service24: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service25.self) is Impl25) {
+            wrong.append("Fixtures100.Service25: by type, not a Fixtures100.Impl25")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service25") is Impl25) {
+            wrong.append("Fixtures100.Service25: by name, not a Fixtures100.Impl25")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service25: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service26.self) is Group26.Impl26) {
+            wrong.append("Fixtures100.Service26: by type, not a Fixtures100.Group26.Impl26")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service26") is Group26.Impl26) {
+            wrong.append("Fixtures100.Service26: by name, not a Fixtures100.Group26.Impl26")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service26: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service27.self) is Impl27) {
+            wrong.append("Fixtures100.Service27: by type, not a Fixtures100.Impl27")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service27") is Impl27) {
+            wrong.append("Fixtures100.Service27: by name, not a Fixtures100.Impl27")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service27: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service28.self) is Impl28) {
+            wrong.append("Fixtures100.Service28: by type, not a Fixtures100.Impl28")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service28") is Impl28) {
+            wrong.append("Fixtures100.Service28: by name, not a Fixtures100.Impl28")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service28: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service29.self) is Group29.Impl29) {
+            wrong.append("Fixtures100.Service29: by type, not a Fixtures100.Group29.Impl29")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service29") is Group29.Impl29) {
+            wrong.append("Fixtures100.Service29: by name, not a Fixtures100.Group29.Impl29")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service29: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service30.self) is Impl30) {
+            wrong.append("Fixtures100.Service30: by type, not a Fixtures100.Impl30")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service30") is Impl30) {
+            wrong.append("Fixtures100.Service30: by name, not a Fixtures100.Impl30")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service30: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service31.self) is Impl31) {
+            wrong.append("Fixtures100.Service31: by type, not a Fixtures100.Impl31")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service31") is Impl31) {
+            wrong.append("Fixtures100.Service31: by name, not a Fixtures100.Impl31")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service31: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service32.self) is Group32.Impl32) {
+            wrong.append("Fixtures100.Service32: by type, not a Fixtures100.Group32.Impl32")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service32") is Group32.Impl32) {
+            wrong.append("Fixtures100.Service32: by name, not a Fixtures100.Group32.Impl32")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service32: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service33.self) is Impl33) {
+            wrong.append("Fixtures100.Service33: by type, not a Fixtures100.Impl33")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service33") is Impl33) {
+            wrong.append("Fixtures100.Service33: by name, not a Fixtures100.Impl33")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service33: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service34.self) is Impl34) {
+            wrong.append("Fixtures100.Service34: by type, not a Fixtures100.Impl34")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service34") is Impl34) {
+            wrong.append("Fixtures100.Service34: by name, not a Fixtures100.Impl34")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service34: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service35.self) is Group35.Impl35) {
+            wrong.append("Fixtures100.Service35: by type, not a Fixtures100.Group35.Impl35")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service35") is Group35.Impl35) {
+            wrong.append("Fixtures100.Service35: by name, not a Fixtures100.Group35.Impl35")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service35: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service36.self) is Impl36) {
+            wrong.append("Fixtures100.Service36: by type, not a Fixtures100.Impl36")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service36") is Impl36) {
+            wrong.append("Fixtures100.Service36: by name, not a Fixtures100.Impl36")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service36: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service37.self) is Impl37) {
+            wrong.append("Fixtures100.Service37: by type, not a Fixtures100.Impl37")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service37") is Impl37) {
+            wrong.append("Fixtures100.Service37: by name, not a Fixtures100.Impl37")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service37: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service38.self) is Group38.Impl38) {
+            wrong.append("Fixtures100.Service38: by type, not a Fixtures100.Group38.Impl38")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service38") is Group38.Impl38) {
+            wrong.append("Fixtures100.Service38: by name, not a Fixtures100.Group38.Impl38")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service38: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service39.self) is Impl39) {
+            wrong.append("Fixtures100.Service39: by type, not a Fixtures100.Impl39")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service39") is Impl39) {
+            wrong.append("Fixtures100.Service39: by name, not a Fixtures100.Impl39")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service39: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service40.self) is Impl40) {
+            wrong.append("Fixtures100.Service40: by type, not a Fixtures100.Impl40")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service40") is Impl40) {
+            wrong.append("Fixtures100.Service40: by name, not a Fixtures100.Impl40")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service40: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service41.self) is Group41.Impl41) {
+            wrong.append("Fixtures100.Service41: by type, not a Fixtures100.Group41.Impl41")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service41") is Group41.Impl41) {
+            wrong.append("Fixtures100.Service41: by name, not a Fixtures100.Group41.Impl41")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service41: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service42.self) is Impl42) {
+            wrong.append("Fixtures100.Service42: by type, not a Fixtures100.Impl42")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service42") is Impl42) {
+            wrong.append("Fixtures100.Service42: by name, not a Fixtures100.Impl42")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service42: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service43.self) is Impl43) {
+            wrong.append("Fixtures100.Service43: by type, not a Fixtures100.Impl43")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service43") is Impl43) {
+            wrong.append("Fixtures100.Service43: by name, not a Fixtures100.Impl43")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service43: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service44.self) is Group44.Impl44) {
+            wrong.append("Fixtures100.Service44: by type, not a Fixtures100.Group44.Impl44")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service44") is Group44.Impl44) {
+            wrong.append("Fixtures100.Service44: by name, not a Fixtures100.Group44.Impl44")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service44: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service45.self) is Impl45) {
+            wrong.append("Fixtures100.Service45: by type, not a Fixtures100.Impl45")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service45") is Impl45) {
+            wrong.append("Fixtures100.Service45: by name, not a Fixtures100.Impl45")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service45: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service46.self) is Impl46) {
+            wrong.append("Fixtures100.Service46: by type, not a Fixtures100.Impl46")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service46") is Impl46) {
+            wrong.append("Fixtures100.Service46: by name, not a Fixtures100.Impl46")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service46: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service47.self) is Group47.Impl47) {
+            wrong.append("Fixtures100.Service47: by type, not a Fixtures100.Group47.Impl47")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service47") is Group47.Impl47) {
+            wrong.append("Fixtures100.Service47: by name, not a Fixtures100.Group47.Impl47")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service47: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service48.self) is Impl48) {
+            wrong.append("Fixtures100.Service48: by type, not a Fixtures100.Impl48")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service48") is Impl48) {
+            wrong.append("Fixtures100.Service48: by name, not a Fixtures100.Impl48")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service48: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service49.self) is Impl49) {
+            wrong.append("Fixtures100.Service49: by type, not a Fixtures100.Impl49")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service49") is Impl49) {
+            wrong.append("Fixtures100.Service49: by name, not a Fixtures100.Impl49")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service49: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service50.self) is Group50.Impl50) {
+            wrong.append("Fixtures100.Service50: by type, not a Fixtures100.Group50.Impl50")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service50") is Group50.Impl50) {
+            wrong.append("Fixtures100.Service50: by name, not a Fixtures100.Group50.Impl50")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service50: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service51.self) is Impl51) {
+            wrong.append("Fixtures100.Service51: by type, not a Fixtures100.Impl51")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service51") is Impl51) {
+            wrong.append("Fixtures100.Service51: by name, not a Fixtures100.Impl51")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service51: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service52.self) is Impl52) {
+            wrong.append("Fixtures100.Service52: by type, not a Fixtures100.Impl52")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service52") is Impl52) {
+            wrong.append("Fixtures100.Service52: by name, not a Fixtures100.Impl52")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service52: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service53.self) is Group53.Impl53) {
+            wrong.append("Fixtures100.Service53: by type, not a Fixtures100.Group53.Impl53")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service53") is Group53.Impl53) {
+            wrong.append("Fixtures100.Service53: by name, not a Fixtures100.Group53.Impl53")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service53: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service54.self) is Impl54) {
+            wrong.append("Fixtures100.Service54: by type, not a Fixtures100.Impl54")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service54") is Impl54) {
+            wrong.append("Fixtures100.Service54: by name, not a Fixtures100.Impl54")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service54: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service55.self) is Impl55) {
+            wrong.append("Fixtures100.Service55: by type, not a Fixtures100.Impl55")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service55") is Impl55) {
+            wrong.append("Fixtures100.Service55: by name, not a Fixtures100.Impl55")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service55: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service56.self) is Group56.Impl56) {
+            wrong.append("Fixtures100.Service56: by type, not a Fixtures100.Group56.Impl56")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service56") is Group56.Impl56) {
+            wrong.append("Fixtures100.Service56: by name, not a Fixtures100.Group56.Impl56")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service56: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service57.self) is Impl57) {
+            wrong.append("Fixtures100.Service57: by type, not a Fixtures100.Impl57")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service57") is Impl57) {
+            wrong.append("Fixtures100.Service57: by name, not a Fixtures100.Impl57")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service57: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service58.self) is Impl58) {
+            wrong.append("Fixtures100.Service58: by type, not a Fixtures100.Impl58")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service58") is Impl58) {
+            wrong.append("Fixtures100.Service58: by name, not a Fixtures100.Impl58")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service58: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service59.self) is Group59.Impl59) {
+            wrong.append("Fixtures100.Service59: by type, not a Fixtures100.Group59.Impl59")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service59") is Group59.Impl59) {
+            wrong.append("Fixtures100.Service59: by name, not a Fixtures100.Group59.Impl59")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service59: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service60.self) is Impl60) {
+            wrong.append("Fixtures100.Service60: by type, not a Fixtures100.Impl60")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service60") is Impl60) {
+            wrong.append("Fixtures100.Service60: by name, not a Fixtures100.Impl60")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service60: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service61.self) is Impl61) {
+            wrong.append("Fixtures100.Service61: by type, not a Fixtures100.Impl61")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service61") is Impl61) {
+            wrong.append("Fixtures100.Service61: by name, not a Fixtures100.Impl61")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service61: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service62.self) is Group62.Impl62) {
+            wrong.append("Fixtures100.Service62: by type, not a Fixtures100.Group62.Impl62")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service62") is Group62.Impl62) {
+            wrong.append("Fixtures100.Service62: by name, not a Fixtures100.Group62.Impl62")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service62: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service63.self) is Impl63) {
+            wrong.append("Fixtures100.Service63: by type, not a Fixtures100.Impl63")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service63") is Impl63) {
+            wrong.append("Fixtures100.Service63: by name, not a Fixtures100.Impl63")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service63: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service64.self) is Impl64) {
+            wrong.append("Fixtures100.Service64: by type, not a Fixtures100.Impl64")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service64") is Impl64) {
+            wrong.append("Fixtures100.Service64: by name, not a Fixtures100.Impl64")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service64: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service65.self) is Group65.Impl65) {
+            wrong.append("Fixtures100.Service65: by type, not a Fixtures100.Group65.Impl65")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service65") is Group65.Impl65) {
+            wrong.append("Fixtures100.Service65: by name, not a Fixtures100.Group65.Impl65")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service65: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service66.self) is Impl66) {
+            wrong.append("Fixtures100.Service66: by type, not a Fixtures100.Impl66")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service66") is Impl66) {
+            wrong.append("Fixtures100.Service66: by name, not a Fixtures100.Impl66")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service66: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service67.self) is Impl67) {
+            wrong.append("Fixtures100.Service67: by type, not a Fixtures100.Impl67")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service67") is Impl67) {
+            wrong.append("Fixtures100.Service67: by name, not a Fixtures100.Impl67")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service67: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service68.self) is Group68.Impl68) {
+            wrong.append("Fixtures100.Service68: by type, not a Fixtures100.Group68.Impl68")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service68") is Group68.Impl68) {
+            wrong.append("Fixtures100.Service68: by name, not a Fixtures100.Group68.Impl68")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service68: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service69.self) is Impl69) {
+            wrong.append("Fixtures100.Service69: by type, not a Fixtures100.Impl69")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service69") is Impl69) {
+            wrong.append("Fixtures100.Service69: by name, not a Fixtures100.Impl69")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service69: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service70.self) is Impl70) {
+            wrong.append("Fixtures100.Service70: by type, not a Fixtures100.Impl70")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service70") is Impl70) {
+            wrong.append("Fixtures100.Service70: by name, not a Fixtures100.Impl70")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service70: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service71.self) is Group71.Impl71) {
+            wrong.append("Fixtures100.Service71: by type, not a Fixtures100.Group71.Impl71")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service71") is Group71.Impl71) {
+            wrong.append("Fixtures100.Service71: by name, not a Fixtures100.Group71.Impl71")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service71: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service72.self) is Impl72) {
+            wrong.append("Fixtures100.Service72: by type, not a Fixtures100.Impl72")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service72") is Impl72) {
+            wrong.append("Fixtures100.Service72: by name, not a Fixtures100.Impl72")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service72: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service73.self) is Impl73) {
+            wrong.append("Fixtures100.Service73: by type, not a Fixtures100.Impl73")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service73") is Impl73) {
+            wrong.append("Fixtures100.Service73: by name, not a Fixtures100.Impl73")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service73: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service74.self) is Group74.Impl74) {
+            wrong.append("Fixtures100.Service74: by type, not a Fixtures100.Group74.Impl74")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service74") is Group74.Impl74) {
+            wrong.append("Fixtures100.Service74: by name, not a Fixtures100.Group74.Impl74")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service74: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service75.self) is Impl75) {
+            wrong.append("Fixtures100.Service75: by type, not a Fixtures100.Impl75")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service75") is Impl75) {
+            wrong.append("Fixtures100.Service75: by name, not a Fixtures100.Impl75")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service75: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service76.self) is Impl76) {
+            wrong.append("Fixtures100.Service76: by type, not a Fixtures100.Impl76")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service76") is Impl76) {
+            wrong.append("Fixtures100.Service76: by name, not a Fixtures100.Impl76")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service76: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service77.self) is Group77.Impl77) {
+            wrong.append("Fixtures100.Service77: by type, not a Fixtures100.Group77.Impl77")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service77") is Group77.Impl77) {
+            wrong.append("Fixtures100.Service77: by name, not a Fixtures100.Group77.Impl77")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service77: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service78.self) is Impl78) {
+            wrong.append("Fixtures100.Service78: by type, not a Fixtures100.Impl78")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service78") is Impl78) {
+            wrong.append("Fixtures100.Service78: by name, not a Fixtures100.Impl78")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service78: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service79.self) is Impl79) {
+            wrong.append("Fixtures100.Service79: by type, not a Fixtures100.Impl79")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service79") is Impl79) {
+            wrong.append("Fixtures100.Service79: by name, not a Fixtures100.Impl79")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service79: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service80.self) is Group80.Impl80) {
+            wrong.append("Fixtures100.Service80: by type, not a Fixtures100.Group80.Impl80")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service80") is Group80.Impl80) {
+            wrong.append("Fixtures100.Service80: by name, not a Fixtures100.Group80.Impl80")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service80: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service81.self) is Impl81) {
+            wrong.append("Fixtures100.Service81: by type, not a Fixtures100.Impl81")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service81") is Impl81) {
+            wrong.append("Fixtures100.Service81: by name, not a Fixtures100.Impl81")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service81: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service82.self) is Impl82) {
+            wrong.append("Fixtures100.Service82: by type, not a Fixtures100.Impl82")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service82") is Impl82) {
+            wrong.append("Fixtures100.Service82: by name, not a Fixtures100.Impl82")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service82: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service83.self) is Group83.Impl83) {
+            wrong.append("Fixtures100.Service83: by type, not a Fixtures100.Group83.Impl83")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service83") is Group83.Impl83) {
+            wrong.append("Fixtures100.Service83: by name, not a Fixtures100.Group83.Impl83")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service83: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service84.self) is Impl84) {
+            wrong.append("Fixtures100.Service84: by type, not a Fixtures100.Impl84")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service84") is Impl84) {
+            wrong.append("Fixtures100.Service84: by name, not a Fixtures100.Impl84")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service84: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service85.self) is Impl85) {
+            wrong.append("Fixtures100.Service85: by type, not a Fixtures100.Impl85")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service85") is Impl85) {
+            wrong.append("Fixtures100.Service85: by name, not a Fixtures100.Impl85")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service85: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service86.self) is Group86.Impl86) {
+            wrong.append("Fixtures100.Service86: by type, not a Fixtures100.Group86.Impl86")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service86") is Group86.Impl86) {
+            wrong.append("Fixtures100.Service86: by name, not a Fixtures100.Group86.Impl86")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service86: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service87.self) is Impl87) {
+            wrong.append("Fixtures100.Service87: by type, not a Fixtures100.Impl87")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service87") is Impl87) {
+            wrong.append("Fixtures100.Service87: by name, not a Fixtures100.Impl87")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service87: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service88.self) is Impl88) {
+            wrong.append("Fixtures100.Service88: by type, not a Fixtures100.Impl88")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service88") is Impl88) {
+            wrong.append("Fixtures100.Service88: by name, not a Fixtures100.Impl88")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service88: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service89.self) is Group89.Impl89) {
+            wrong.append("Fixtures100.Service89: by type, not a Fixtures100.Group89.Impl89")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service89") is Group89.Impl89) {
+            wrong.append("Fixtures100.Service89: by name, not a Fixtures100.Group89.Impl89")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service89: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service90.self) is Impl90) {
+            wrong.append("Fixtures100.Service90: by type, not a Fixtures100.Impl90")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service90") is Impl90) {
+            wrong.append("Fixtures100.Service90: by name, not a Fixtures100.Impl90")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service90: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service91.self) is Impl91) {
+            wrong.append("Fixtures100.Service91: by type, not a Fixtures100.Impl91")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service91") is Impl91) {
+            wrong.append("Fixtures100.Service91: by name, not a Fixtures100.Impl91")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service91: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service92.self) is Group92.Impl92) {
+            wrong.append("Fixtures100.Service92: by type, not a Fixtures100.Group92.Impl92")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service92") is Group92.Impl92) {
+            wrong.append("Fixtures100.Service92: by name, not a Fixtures100.Group92.Impl92")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service92: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service93.self) is Impl93) {
+            wrong.append("Fixtures100.Service93: by type, not a Fixtures100.Impl93")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service93") is Impl93) {
+            wrong.append("Fixtures100.Service93: by name, not a Fixtures100.Impl93")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service93: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service94.self) is Impl94) {
+            wrong.append("Fixtures100.Service94: by type, not a Fixtures100.Impl94")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service94") is Impl94) {
+            wrong.append("Fixtures100.Service94: by name, not a Fixtures100.Impl94")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service94: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service95.self) is Group95.Impl95) {
+            wrong.append("Fixtures100.Service95: by type, not a Fixtures100.Group95.Impl95")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service95") is Group95.Impl95) {
+            wrong.append("Fixtures100.Service95: by name, not a Fixtures100.Group95.Impl95")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service95: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service96.self) is Impl96) {
+            wrong.append("Fixtures100.Service96: by type, not a Fixtures100.Impl96")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service96") is Impl96) {
+            wrong.append("Fixtures100.Service96: by name, not a Fixtures100.Impl96")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service96: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service97.self) is Impl97) {
+            wrong.append("Fixtures100.Service97: by type, not a Fixtures100.Impl97")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service97") is Impl97) {
+            wrong.append("Fixtures100.Service97: by name, not a Fixtures100.Impl97")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service97: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service98.self) is Group98.Impl98) {
+            wrong.append("Fixtures100.Service98: by type, not a Fixtures100.Group98.Impl98")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service98") is Group98.Impl98) {
+            wrong.append("Fixtures100.Service98: by name, not a Fixtures100.Group98.Impl98")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service98: \(error)")
+    }
+    do {
+        if !(try hive.createService(Service99.self) is Impl99) {
+            wrong.append("Fixtures100.Service99: by type, not a Fixtures100.Impl99")
+        }
+        if !(try hive.createService(named: "Fixtures100.Service99") is Impl99) {
+            wrong.append("Fixtures100.Service99: by name, not a Fixtures100.Impl99")
+        }
+    } catch {
+        wrong.append("Fixtures100.Service99: \(error)")
+    }
 }

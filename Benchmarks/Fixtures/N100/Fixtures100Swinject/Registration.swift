@@ -8,222 +8,543 @@ import Swinject
 /// Registers the 100 services of this tier in `container`, one `register` call each (default scope).
 /// - Parameter container: The container to register in.
 public func registerServices(in container: Container) {
-    registerChunk0(container)
+    registerServicesChunk0(container)
 }
 
-private func registerChunk0(_ container: Container) {
+private func registerServicesChunk0(_ container: Container) {
     container.register(Service0.self) { _ in Impl0() }
     container.register(Service1.self) { _ in Impl1() }
-    container.register(Service2.self) { _ in Impl2() }
+    container.register(Service2.self) { _ in Group2.Impl2() }
     container.register(Service3.self) { _ in Impl3() }
     container.register(Service4.self) { _ in Impl4() }
-    container.register(Service5.self) { _ in Impl5() }
+    container.register(Service5.self) { _ in Group5.Impl5() }
     container.register(Service6.self) { _ in Impl6() }
     container.register(Service7.self) { _ in Impl7() }
-    container.register(Service8.self) { _ in Impl8() }
+    container.register(Service8.self) { _ in Group8.Impl8() }
     container.register(Service9.self) { _ in Impl9() }
     container.register(Service10.self) { _ in Impl10() }
-    container.register(Service11.self) { _ in Impl11() }
+    container.register(Service11.self) { _ in Group11.Impl11() }
     container.register(Service12.self) { _ in Impl12() }
     container.register(Service13.self) { _ in Impl13() }
-    container.register(Service14.self) { _ in Impl14() }
+    container.register(Service14.self) { _ in Group14.Impl14() }
     container.register(Service15.self) { _ in Impl15() }
     container.register(Service16.self) { _ in Impl16() }
-    container.register(Service17.self) { _ in Impl17() }
+    container.register(Service17.self) { _ in Group17.Impl17() }
     container.register(Service18.self) { _ in Impl18() }
     container.register(Service19.self) { _ in Impl19() }
-    container.register(Service20.self) { _ in Impl20() }
+    container.register(Service20.self) { _ in Group20.Impl20() }
     container.register(Service21.self) { _ in Impl21() }
     container.register(Service22.self) { _ in Impl22() }
-    container.register(Service23.self) { _ in Impl23() }
+    container.register(Service23.self) { _ in Group23.Impl23() }
     container.register(Service24.self) { _ in Impl24() }
     container.register(Service25.self) { _ in Impl25() }
-    container.register(Service26.self) { _ in Impl26() }
+    container.register(Service26.self) { _ in Group26.Impl26() }
     container.register(Service27.self) { _ in Impl27() }
     container.register(Service28.self) { _ in Impl28() }
-    container.register(Service29.self) { _ in Impl29() }
+    container.register(Service29.self) { _ in Group29.Impl29() }
     container.register(Service30.self) { _ in Impl30() }
     container.register(Service31.self) { _ in Impl31() }
-    container.register(Service32.self) { _ in Impl32() }
+    container.register(Service32.self) { _ in Group32.Impl32() }
     container.register(Service33.self) { _ in Impl33() }
     container.register(Service34.self) { _ in Impl34() }
-    container.register(Service35.self) { _ in Impl35() }
+    container.register(Service35.self) { _ in Group35.Impl35() }
     container.register(Service36.self) { _ in Impl36() }
     container.register(Service37.self) { _ in Impl37() }
-    container.register(Service38.self) { _ in Impl38() }
+    container.register(Service38.self) { _ in Group38.Impl38() }
     container.register(Service39.self) { _ in Impl39() }
     container.register(Service40.self) { _ in Impl40() }
-    container.register(Service41.self) { _ in Impl41() }
+    container.register(Service41.self) { _ in Group41.Impl41() }
     container.register(Service42.self) { _ in Impl42() }
     container.register(Service43.self) { _ in Impl43() }
-    container.register(Service44.self) { _ in Impl44() }
+    container.register(Service44.self) { _ in Group44.Impl44() }
     container.register(Service45.self) { _ in Impl45() }
     container.register(Service46.self) { _ in Impl46() }
-    container.register(Service47.self) { _ in Impl47() }
+    container.register(Service47.self) { _ in Group47.Impl47() }
     container.register(Service48.self) { _ in Impl48() }
     container.register(Service49.self) { _ in Impl49() }
-    container.register(Service50.self) { _ in Impl50() }
+    container.register(Service50.self) { _ in Group50.Impl50() }
     container.register(Service51.self) { _ in Impl51() }
     container.register(Service52.self) { _ in Impl52() }
-    container.register(Service53.self) { _ in Impl53() }
+    container.register(Service53.self) { _ in Group53.Impl53() }
     container.register(Service54.self) { _ in Impl54() }
     container.register(Service55.self) { _ in Impl55() }
-    container.register(Service56.self) { _ in Impl56() }
+    container.register(Service56.self) { _ in Group56.Impl56() }
     container.register(Service57.self) { _ in Impl57() }
     container.register(Service58.self) { _ in Impl58() }
-    container.register(Service59.self) { _ in Impl59() }
+    container.register(Service59.self) { _ in Group59.Impl59() }
     container.register(Service60.self) { _ in Impl60() }
     container.register(Service61.self) { _ in Impl61() }
-    container.register(Service62.self) { _ in Impl62() }
+    container.register(Service62.self) { _ in Group62.Impl62() }
     container.register(Service63.self) { _ in Impl63() }
     container.register(Service64.self) { _ in Impl64() }
-    container.register(Service65.self) { _ in Impl65() }
+    container.register(Service65.self) { _ in Group65.Impl65() }
     container.register(Service66.self) { _ in Impl66() }
     container.register(Service67.self) { _ in Impl67() }
-    container.register(Service68.self) { _ in Impl68() }
+    container.register(Service68.self) { _ in Group68.Impl68() }
     container.register(Service69.self) { _ in Impl69() }
     container.register(Service70.self) { _ in Impl70() }
-    container.register(Service71.self) { _ in Impl71() }
+    container.register(Service71.self) { _ in Group71.Impl71() }
     container.register(Service72.self) { _ in Impl72() }
     container.register(Service73.self) { _ in Impl73() }
-    container.register(Service74.self) { _ in Impl74() }
+    container.register(Service74.self) { _ in Group74.Impl74() }
     container.register(Service75.self) { _ in Impl75() }
     container.register(Service76.self) { _ in Impl76() }
-    container.register(Service77.self) { _ in Impl77() }
+    container.register(Service77.self) { _ in Group77.Impl77() }
     container.register(Service78.self) { _ in Impl78() }
     container.register(Service79.self) { _ in Impl79() }
-    container.register(Service80.self) { _ in Impl80() }
+    container.register(Service80.self) { _ in Group80.Impl80() }
     container.register(Service81.self) { _ in Impl81() }
     container.register(Service82.self) { _ in Impl82() }
-    container.register(Service83.self) { _ in Impl83() }
+    container.register(Service83.self) { _ in Group83.Impl83() }
     container.register(Service84.self) { _ in Impl84() }
     container.register(Service85.self) { _ in Impl85() }
-    container.register(Service86.self) { _ in Impl86() }
+    container.register(Service86.self) { _ in Group86.Impl86() }
     container.register(Service87.self) { _ in Impl87() }
     container.register(Service88.self) { _ in Impl88() }
-    container.register(Service89.self) { _ in Impl89() }
+    container.register(Service89.self) { _ in Group89.Impl89() }
     container.register(Service90.self) { _ in Impl90() }
     container.register(Service91.self) { _ in Impl91() }
-    container.register(Service92.self) { _ in Impl92() }
+    container.register(Service92.self) { _ in Group92.Impl92() }
     container.register(Service93.self) { _ in Impl93() }
     container.register(Service94.self) { _ in Impl94() }
-    container.register(Service95.self) { _ in Impl95() }
+    container.register(Service95.self) { _ in Group95.Impl95() }
     container.register(Service96.self) { _ in Impl96() }
     container.register(Service97.self) { _ in Impl97() }
-    container.register(Service98.self) { _ in Impl98() }
+    container.register(Service98.self) { _ in Group98.Impl98() }
     container.register(Service99.self) { _ in Impl99() }
 }
 
-/// Resolves every service of this tier; returns how many resolved to an instance of the expected class.
+/// Resolves every service of this tier; returns how many resolved to an instance of the expected type.
 /// - Parameter container: The container to resolve from.
 /// - Returns: The number of services that resolved.
 public func resolvedServiceCount(in container: Container) -> Int {
-    var count = 0
-    count += resolveChunk0(container)
-    return count
+    serviceCount - misresolvedServices(in: container).count
+}
+
+// MARK: - First use
+
+/// Resolves every service of this tier once, by type (Swinject has no by-name form).
+/// - Parameter container: The container to resolve from.
+/// - Returns: How many resolved to nil (0 when all resolve).
+public func resolveEveryServiceByType(in container: Container) -> Int {
+    var missing = 0
+    missing += resolveChunk0(container)
+    return missing
 }
 
 private func resolveChunk0(_ container: Container) -> Int {
-    var count = 0
-    if container.resolve(Service0.self) is Impl0 { count += 1 }
-    if container.resolve(Service1.self) is Impl1 { count += 1 }
-    if container.resolve(Service2.self) is Impl2 { count += 1 }
-    if container.resolve(Service3.self) is Impl3 { count += 1 }
-    if container.resolve(Service4.self) is Impl4 { count += 1 }
-    if container.resolve(Service5.self) is Impl5 { count += 1 }
-    if container.resolve(Service6.self) is Impl6 { count += 1 }
-    if container.resolve(Service7.self) is Impl7 { count += 1 }
-    if container.resolve(Service8.self) is Impl8 { count += 1 }
-    if container.resolve(Service9.self) is Impl9 { count += 1 }
-    if container.resolve(Service10.self) is Impl10 { count += 1 }
-    if container.resolve(Service11.self) is Impl11 { count += 1 }
-    if container.resolve(Service12.self) is Impl12 { count += 1 }
-    if container.resolve(Service13.self) is Impl13 { count += 1 }
-    if container.resolve(Service14.self) is Impl14 { count += 1 }
-    if container.resolve(Service15.self) is Impl15 { count += 1 }
-    if container.resolve(Service16.self) is Impl16 { count += 1 }
-    if container.resolve(Service17.self) is Impl17 { count += 1 }
-    if container.resolve(Service18.self) is Impl18 { count += 1 }
-    if container.resolve(Service19.self) is Impl19 { count += 1 }
-    if container.resolve(Service20.self) is Impl20 { count += 1 }
-    if container.resolve(Service21.self) is Impl21 { count += 1 }
-    if container.resolve(Service22.self) is Impl22 { count += 1 }
-    if container.resolve(Service23.self) is Impl23 { count += 1 }
-    if container.resolve(Service24.self) is Impl24 { count += 1 }
-    if container.resolve(Service25.self) is Impl25 { count += 1 }
-    if container.resolve(Service26.self) is Impl26 { count += 1 }
-    if container.resolve(Service27.self) is Impl27 { count += 1 }
-    if container.resolve(Service28.self) is Impl28 { count += 1 }
-    if container.resolve(Service29.self) is Impl29 { count += 1 }
-    if container.resolve(Service30.self) is Impl30 { count += 1 }
-    if container.resolve(Service31.self) is Impl31 { count += 1 }
-    if container.resolve(Service32.self) is Impl32 { count += 1 }
-    if container.resolve(Service33.self) is Impl33 { count += 1 }
-    if container.resolve(Service34.self) is Impl34 { count += 1 }
-    if container.resolve(Service35.self) is Impl35 { count += 1 }
-    if container.resolve(Service36.self) is Impl36 { count += 1 }
-    if container.resolve(Service37.self) is Impl37 { count += 1 }
-    if container.resolve(Service38.self) is Impl38 { count += 1 }
-    if container.resolve(Service39.self) is Impl39 { count += 1 }
-    if container.resolve(Service40.self) is Impl40 { count += 1 }
-    if container.resolve(Service41.self) is Impl41 { count += 1 }
-    if container.resolve(Service42.self) is Impl42 { count += 1 }
-    if container.resolve(Service43.self) is Impl43 { count += 1 }
-    if container.resolve(Service44.self) is Impl44 { count += 1 }
-    if container.resolve(Service45.self) is Impl45 { count += 1 }
-    if container.resolve(Service46.self) is Impl46 { count += 1 }
-    if container.resolve(Service47.self) is Impl47 { count += 1 }
-    if container.resolve(Service48.self) is Impl48 { count += 1 }
-    if container.resolve(Service49.self) is Impl49 { count += 1 }
-    if container.resolve(Service50.self) is Impl50 { count += 1 }
-    if container.resolve(Service51.self) is Impl51 { count += 1 }
-    if container.resolve(Service52.self) is Impl52 { count += 1 }
-    if container.resolve(Service53.self) is Impl53 { count += 1 }
-    if container.resolve(Service54.self) is Impl54 { count += 1 }
-    if container.resolve(Service55.self) is Impl55 { count += 1 }
-    if container.resolve(Service56.self) is Impl56 { count += 1 }
-    if container.resolve(Service57.self) is Impl57 { count += 1 }
-    if container.resolve(Service58.self) is Impl58 { count += 1 }
-    if container.resolve(Service59.self) is Impl59 { count += 1 }
-    if container.resolve(Service60.self) is Impl60 { count += 1 }
-    if container.resolve(Service61.self) is Impl61 { count += 1 }
-    if container.resolve(Service62.self) is Impl62 { count += 1 }
-    if container.resolve(Service63.self) is Impl63 { count += 1 }
-    if container.resolve(Service64.self) is Impl64 { count += 1 }
-    if container.resolve(Service65.self) is Impl65 { count += 1 }
-    if container.resolve(Service66.self) is Impl66 { count += 1 }
-    if container.resolve(Service67.self) is Impl67 { count += 1 }
-    if container.resolve(Service68.self) is Impl68 { count += 1 }
-    if container.resolve(Service69.self) is Impl69 { count += 1 }
-    if container.resolve(Service70.self) is Impl70 { count += 1 }
-    if container.resolve(Service71.self) is Impl71 { count += 1 }
-    if container.resolve(Service72.self) is Impl72 { count += 1 }
-    if container.resolve(Service73.self) is Impl73 { count += 1 }
-    if container.resolve(Service74.self) is Impl74 { count += 1 }
-    if container.resolve(Service75.self) is Impl75 { count += 1 }
-    if container.resolve(Service76.self) is Impl76 { count += 1 }
-    if container.resolve(Service77.self) is Impl77 { count += 1 }
-    if container.resolve(Service78.self) is Impl78 { count += 1 }
-    if container.resolve(Service79.self) is Impl79 { count += 1 }
-    if container.resolve(Service80.self) is Impl80 { count += 1 }
-    if container.resolve(Service81.self) is Impl81 { count += 1 }
-    if container.resolve(Service82.self) is Impl82 { count += 1 }
-    if container.resolve(Service83.self) is Impl83 { count += 1 }
-    if container.resolve(Service84.self) is Impl84 { count += 1 }
-    if container.resolve(Service85.self) is Impl85 { count += 1 }
-    if container.resolve(Service86.self) is Impl86 { count += 1 }
-    if container.resolve(Service87.self) is Impl87 { count += 1 }
-    if container.resolve(Service88.self) is Impl88 { count += 1 }
-    if container.resolve(Service89.self) is Impl89 { count += 1 }
-    if container.resolve(Service90.self) is Impl90 { count += 1 }
-    if container.resolve(Service91.self) is Impl91 { count += 1 }
-    if container.resolve(Service92.self) is Impl92 { count += 1 }
-    if container.resolve(Service93.self) is Impl93 { count += 1 }
-    if container.resolve(Service94.self) is Impl94 { count += 1 }
-    if container.resolve(Service95.self) is Impl95 { count += 1 }
-    if container.resolve(Service96.self) is Impl96 { count += 1 }
-    if container.resolve(Service97.self) is Impl97 { count += 1 }
-    if container.resolve(Service98.self) is Impl98 { count += 1 }
-    if container.resolve(Service99.self) is Impl99 { count += 1 }
-    return count
+    var missing = 0
+    if container.resolve(Service0.self) == nil { missing += 1 }
+    if container.resolve(Service1.self) == nil { missing += 1 }
+    if container.resolve(Service2.self) == nil { missing += 1 }
+    if container.resolve(Service3.self) == nil { missing += 1 }
+    if container.resolve(Service4.self) == nil { missing += 1 }
+    if container.resolve(Service5.self) == nil { missing += 1 }
+    if container.resolve(Service6.self) == nil { missing += 1 }
+    if container.resolve(Service7.self) == nil { missing += 1 }
+    if container.resolve(Service8.self) == nil { missing += 1 }
+    if container.resolve(Service9.self) == nil { missing += 1 }
+    if container.resolve(Service10.self) == nil { missing += 1 }
+    if container.resolve(Service11.self) == nil { missing += 1 }
+    if container.resolve(Service12.self) == nil { missing += 1 }
+    if container.resolve(Service13.self) == nil { missing += 1 }
+    if container.resolve(Service14.self) == nil { missing += 1 }
+    if container.resolve(Service15.self) == nil { missing += 1 }
+    if container.resolve(Service16.self) == nil { missing += 1 }
+    if container.resolve(Service17.self) == nil { missing += 1 }
+    if container.resolve(Service18.self) == nil { missing += 1 }
+    if container.resolve(Service19.self) == nil { missing += 1 }
+    if container.resolve(Service20.self) == nil { missing += 1 }
+    if container.resolve(Service21.self) == nil { missing += 1 }
+    if container.resolve(Service22.self) == nil { missing += 1 }
+    if container.resolve(Service23.self) == nil { missing += 1 }
+    if container.resolve(Service24.self) == nil { missing += 1 }
+    if container.resolve(Service25.self) == nil { missing += 1 }
+    if container.resolve(Service26.self) == nil { missing += 1 }
+    if container.resolve(Service27.self) == nil { missing += 1 }
+    if container.resolve(Service28.self) == nil { missing += 1 }
+    if container.resolve(Service29.self) == nil { missing += 1 }
+    if container.resolve(Service30.self) == nil { missing += 1 }
+    if container.resolve(Service31.self) == nil { missing += 1 }
+    if container.resolve(Service32.self) == nil { missing += 1 }
+    if container.resolve(Service33.self) == nil { missing += 1 }
+    if container.resolve(Service34.self) == nil { missing += 1 }
+    if container.resolve(Service35.self) == nil { missing += 1 }
+    if container.resolve(Service36.self) == nil { missing += 1 }
+    if container.resolve(Service37.self) == nil { missing += 1 }
+    if container.resolve(Service38.self) == nil { missing += 1 }
+    if container.resolve(Service39.self) == nil { missing += 1 }
+    if container.resolve(Service40.self) == nil { missing += 1 }
+    if container.resolve(Service41.self) == nil { missing += 1 }
+    if container.resolve(Service42.self) == nil { missing += 1 }
+    if container.resolve(Service43.self) == nil { missing += 1 }
+    if container.resolve(Service44.self) == nil { missing += 1 }
+    if container.resolve(Service45.self) == nil { missing += 1 }
+    if container.resolve(Service46.self) == nil { missing += 1 }
+    if container.resolve(Service47.self) == nil { missing += 1 }
+    if container.resolve(Service48.self) == nil { missing += 1 }
+    if container.resolve(Service49.self) == nil { missing += 1 }
+    if container.resolve(Service50.self) == nil { missing += 1 }
+    if container.resolve(Service51.self) == nil { missing += 1 }
+    if container.resolve(Service52.self) == nil { missing += 1 }
+    if container.resolve(Service53.self) == nil { missing += 1 }
+    if container.resolve(Service54.self) == nil { missing += 1 }
+    if container.resolve(Service55.self) == nil { missing += 1 }
+    if container.resolve(Service56.self) == nil { missing += 1 }
+    if container.resolve(Service57.self) == nil { missing += 1 }
+    if container.resolve(Service58.self) == nil { missing += 1 }
+    if container.resolve(Service59.self) == nil { missing += 1 }
+    if container.resolve(Service60.self) == nil { missing += 1 }
+    if container.resolve(Service61.self) == nil { missing += 1 }
+    if container.resolve(Service62.self) == nil { missing += 1 }
+    if container.resolve(Service63.self) == nil { missing += 1 }
+    if container.resolve(Service64.self) == nil { missing += 1 }
+    if container.resolve(Service65.self) == nil { missing += 1 }
+    if container.resolve(Service66.self) == nil { missing += 1 }
+    if container.resolve(Service67.self) == nil { missing += 1 }
+    if container.resolve(Service68.self) == nil { missing += 1 }
+    if container.resolve(Service69.self) == nil { missing += 1 }
+    if container.resolve(Service70.self) == nil { missing += 1 }
+    if container.resolve(Service71.self) == nil { missing += 1 }
+    if container.resolve(Service72.self) == nil { missing += 1 }
+    if container.resolve(Service73.self) == nil { missing += 1 }
+    if container.resolve(Service74.self) == nil { missing += 1 }
+    if container.resolve(Service75.self) == nil { missing += 1 }
+    if container.resolve(Service76.self) == nil { missing += 1 }
+    if container.resolve(Service77.self) == nil { missing += 1 }
+    if container.resolve(Service78.self) == nil { missing += 1 }
+    if container.resolve(Service79.self) == nil { missing += 1 }
+    if container.resolve(Service80.self) == nil { missing += 1 }
+    if container.resolve(Service81.self) == nil { missing += 1 }
+    if container.resolve(Service82.self) == nil { missing += 1 }
+    if container.resolve(Service83.self) == nil { missing += 1 }
+    if container.resolve(Service84.self) == nil { missing += 1 }
+    if container.resolve(Service85.self) == nil { missing += 1 }
+    if container.resolve(Service86.self) == nil { missing += 1 }
+    if container.resolve(Service87.self) == nil { missing += 1 }
+    if container.resolve(Service88.self) == nil { missing += 1 }
+    if container.resolve(Service89.self) == nil { missing += 1 }
+    if container.resolve(Service90.self) == nil { missing += 1 }
+    if container.resolve(Service91.self) == nil { missing += 1 }
+    if container.resolve(Service92.self) == nil { missing += 1 }
+    if container.resolve(Service93.self) == nil { missing += 1 }
+    if container.resolve(Service94.self) == nil { missing += 1 }
+    if container.resolve(Service95.self) == nil { missing += 1 }
+    if container.resolve(Service96.self) == nil { missing += 1 }
+    if container.resolve(Service97.self) == nil { missing += 1 }
+    if container.resolve(Service98.self) == nil { missing += 1 }
+    if container.resolve(Service99.self) == nil { missing += 1 }
+    return missing
+}
+
+/// Resolves every service of this tier; returns those that did not give an instance of the expected type.
+/// - Parameter container: The container to resolve from.
+/// - Returns: `service: what went wrong`, one per failure; empty when all resolve right.
+public func misresolvedServices(in container: Container) -> [String] {
+    var wrong = [String]()
+    wrongChunk0(container, &wrong)
+    return wrong
+}
+
+private func wrongChunk0(_ container: Container, _ wrong: inout [String]) {
+    if !(container.resolve(Service0.self) is Impl0) {
+        wrong.append("Fixtures100.Service0: not a Fixtures100.Impl0")
+    }
+    if !(container.resolve(Service1.self) is Impl1) {
+        wrong.append("Fixtures100.Service1: not a Fixtures100.Impl1")
+    }
+    if !(container.resolve(Service2.self) is Group2.Impl2) {
+        wrong.append("Fixtures100.Service2: not a Fixtures100.Group2.Impl2")
+    }
+    if !(container.resolve(Service3.self) is Impl3) {
+        wrong.append("Fixtures100.Service3: not a Fixtures100.Impl3")
+    }
+    if !(container.resolve(Service4.self) is Impl4) {
+        wrong.append("Fixtures100.Service4: not a Fixtures100.Impl4")
+    }
+    if !(container.resolve(Service5.self) is Group5.Impl5) {
+        wrong.append("Fixtures100.Service5: not a Fixtures100.Group5.Impl5")
+    }
+    if !(container.resolve(Service6.self) is Impl6) {
+        wrong.append("Fixtures100.Service6: not a Fixtures100.Impl6")
+    }
+    if !(container.resolve(Service7.self) is Impl7) {
+        wrong.append("Fixtures100.Service7: not a Fixtures100.Impl7")
+    }
+    if !(container.resolve(Service8.self) is Group8.Impl8) {
+        wrong.append("Fixtures100.Service8: not a Fixtures100.Group8.Impl8")
+    }
+    if !(container.resolve(Service9.self) is Impl9) {
+        wrong.append("Fixtures100.Service9: not a Fixtures100.Impl9")
+    }
+    if !(container.resolve(Service10.self) is Impl10) {
+        wrong.append("Fixtures100.Service10: not a Fixtures100.Impl10")
+    }
+    if !(container.resolve(Service11.self) is Group11.Impl11) {
+        wrong.append("Fixtures100.Service11: not a Fixtures100.Group11.Impl11")
+    }
+    if !(container.resolve(Service12.self) is Impl12) {
+        wrong.append("Fixtures100.Service12: not a Fixtures100.Impl12")
+    }
+    if !(container.resolve(Service13.self) is Impl13) {
+        wrong.append("Fixtures100.Service13: not a Fixtures100.Impl13")
+    }
+    if !(container.resolve(Service14.self) is Group14.Impl14) {
+        wrong.append("Fixtures100.Service14: not a Fixtures100.Group14.Impl14")
+    }
+    if !(container.resolve(Service15.self) is Impl15) {
+        wrong.append("Fixtures100.Service15: not a Fixtures100.Impl15")
+    }
+    if !(container.resolve(Service16.self) is Impl16) {
+        wrong.append("Fixtures100.Service16: not a Fixtures100.Impl16")
+    }
+    if !(container.resolve(Service17.self) is Group17.Impl17) {
+        wrong.append("Fixtures100.Service17: not a Fixtures100.Group17.Impl17")
+    }
+    if !(container.resolve(Service18.self) is Impl18) {
+        wrong.append("Fixtures100.Service18: not a Fixtures100.Impl18")
+    }
+    if !(container.resolve(Service19.self) is Impl19) {
+        wrong.append("Fixtures100.Service19: not a Fixtures100.Impl19")
+    }
+    if !(container.resolve(Service20.self) is Group20.Impl20) {
+        wrong.append("Fixtures100.Service20: not a Fixtures100.Group20.Impl20")
+    }
+    if !(container.resolve(Service21.self) is Impl21) {
+        wrong.append("Fixtures100.Service21: not a Fixtures100.Impl21")
+    }
+    if !(container.resolve(Service22.self) is Impl22) {
+        wrong.append("Fixtures100.Service22: not a Fixtures100.Impl22")
+    }
+    if !(container.resolve(Service23.self) is Group23.Impl23) {
+        wrong.append("Fixtures100.Service23: not a Fixtures100.Group23.Impl23")
+    }
+    if !(container.resolve(Service24.self) is Impl24) {
+        wrong.append("Fixtures100.Service24: not a Fixtures100.Impl24")
+    }
+    if !(container.resolve(Service25.self) is Impl25) {
+        wrong.append("Fixtures100.Service25: not a Fixtures100.Impl25")
+    }
+    if !(container.resolve(Service26.self) is Group26.Impl26) {
+        wrong.append("Fixtures100.Service26: not a Fixtures100.Group26.Impl26")
+    }
+    if !(container.resolve(Service27.self) is Impl27) {
+        wrong.append("Fixtures100.Service27: not a Fixtures100.Impl27")
+    }
+    if !(container.resolve(Service28.self) is Impl28) {
+        wrong.append("Fixtures100.Service28: not a Fixtures100.Impl28")
+    }
+    if !(container.resolve(Service29.self) is Group29.Impl29) {
+        wrong.append("Fixtures100.Service29: not a Fixtures100.Group29.Impl29")
+    }
+    if !(container.resolve(Service30.self) is Impl30) {
+        wrong.append("Fixtures100.Service30: not a Fixtures100.Impl30")
+    }
+    if !(container.resolve(Service31.self) is Impl31) {
+        wrong.append("Fixtures100.Service31: not a Fixtures100.Impl31")
+    }
+    if !(container.resolve(Service32.self) is Group32.Impl32) {
+        wrong.append("Fixtures100.Service32: not a Fixtures100.Group32.Impl32")
+    }
+    if !(container.resolve(Service33.self) is Impl33) {
+        wrong.append("Fixtures100.Service33: not a Fixtures100.Impl33")
+    }
+    if !(container.resolve(Service34.self) is Impl34) {
+        wrong.append("Fixtures100.Service34: not a Fixtures100.Impl34")
+    }
+    if !(container.resolve(Service35.self) is Group35.Impl35) {
+        wrong.append("Fixtures100.Service35: not a Fixtures100.Group35.Impl35")
+    }
+    if !(container.resolve(Service36.self) is Impl36) {
+        wrong.append("Fixtures100.Service36: not a Fixtures100.Impl36")
+    }
+    if !(container.resolve(Service37.self) is Impl37) {
+        wrong.append("Fixtures100.Service37: not a Fixtures100.Impl37")
+    }
+    if !(container.resolve(Service38.self) is Group38.Impl38) {
+        wrong.append("Fixtures100.Service38: not a Fixtures100.Group38.Impl38")
+    }
+    if !(container.resolve(Service39.self) is Impl39) {
+        wrong.append("Fixtures100.Service39: not a Fixtures100.Impl39")
+    }
+    if !(container.resolve(Service40.self) is Impl40) {
+        wrong.append("Fixtures100.Service40: not a Fixtures100.Impl40")
+    }
+    if !(container.resolve(Service41.self) is Group41.Impl41) {
+        wrong.append("Fixtures100.Service41: not a Fixtures100.Group41.Impl41")
+    }
+    if !(container.resolve(Service42.self) is Impl42) {
+        wrong.append("Fixtures100.Service42: not a Fixtures100.Impl42")
+    }
+    if !(container.resolve(Service43.self) is Impl43) {
+        wrong.append("Fixtures100.Service43: not a Fixtures100.Impl43")
+    }
+    if !(container.resolve(Service44.self) is Group44.Impl44) {
+        wrong.append("Fixtures100.Service44: not a Fixtures100.Group44.Impl44")
+    }
+    if !(container.resolve(Service45.self) is Impl45) {
+        wrong.append("Fixtures100.Service45: not a Fixtures100.Impl45")
+    }
+    if !(container.resolve(Service46.self) is Impl46) {
+        wrong.append("Fixtures100.Service46: not a Fixtures100.Impl46")
+    }
+    if !(container.resolve(Service47.self) is Group47.Impl47) {
+        wrong.append("Fixtures100.Service47: not a Fixtures100.Group47.Impl47")
+    }
+    if !(container.resolve(Service48.self) is Impl48) {
+        wrong.append("Fixtures100.Service48: not a Fixtures100.Impl48")
+    }
+    if !(container.resolve(Service49.self) is Impl49) {
+        wrong.append("Fixtures100.Service49: not a Fixtures100.Impl49")
+    }
+    if !(container.resolve(Service50.self) is Group50.Impl50) {
+        wrong.append("Fixtures100.Service50: not a Fixtures100.Group50.Impl50")
+    }
+    if !(container.resolve(Service51.self) is Impl51) {
+        wrong.append("Fixtures100.Service51: not a Fixtures100.Impl51")
+    }
+    if !(container.resolve(Service52.self) is Impl52) {
+        wrong.append("Fixtures100.Service52: not a Fixtures100.Impl52")
+    }
+    if !(container.resolve(Service53.self) is Group53.Impl53) {
+        wrong.append("Fixtures100.Service53: not a Fixtures100.Group53.Impl53")
+    }
+    if !(container.resolve(Service54.self) is Impl54) {
+        wrong.append("Fixtures100.Service54: not a Fixtures100.Impl54")
+    }
+    if !(container.resolve(Service55.self) is Impl55) {
+        wrong.append("Fixtures100.Service55: not a Fixtures100.Impl55")
+    }
+    if !(container.resolve(Service56.self) is Group56.Impl56) {
+        wrong.append("Fixtures100.Service56: not a Fixtures100.Group56.Impl56")
+    }
+    if !(container.resolve(Service57.self) is Impl57) {
+        wrong.append("Fixtures100.Service57: not a Fixtures100.Impl57")
+    }
+    if !(container.resolve(Service58.self) is Impl58) {
+        wrong.append("Fixtures100.Service58: not a Fixtures100.Impl58")
+    }
+    if !(container.resolve(Service59.self) is Group59.Impl59) {
+        wrong.append("Fixtures100.Service59: not a Fixtures100.Group59.Impl59")
+    }
+    if !(container.resolve(Service60.self) is Impl60) {
+        wrong.append("Fixtures100.Service60: not a Fixtures100.Impl60")
+    }
+    if !(container.resolve(Service61.self) is Impl61) {
+        wrong.append("Fixtures100.Service61: not a Fixtures100.Impl61")
+    }
+    if !(container.resolve(Service62.self) is Group62.Impl62) {
+        wrong.append("Fixtures100.Service62: not a Fixtures100.Group62.Impl62")
+    }
+    if !(container.resolve(Service63.self) is Impl63) {
+        wrong.append("Fixtures100.Service63: not a Fixtures100.Impl63")
+    }
+    if !(container.resolve(Service64.self) is Impl64) {
+        wrong.append("Fixtures100.Service64: not a Fixtures100.Impl64")
+    }
+    if !(container.resolve(Service65.self) is Group65.Impl65) {
+        wrong.append("Fixtures100.Service65: not a Fixtures100.Group65.Impl65")
+    }
+    if !(container.resolve(Service66.self) is Impl66) {
+        wrong.append("Fixtures100.Service66: not a Fixtures100.Impl66")
+    }
+    if !(container.resolve(Service67.self) is Impl67) {
+        wrong.append("Fixtures100.Service67: not a Fixtures100.Impl67")
+    }
+    if !(container.resolve(Service68.self) is Group68.Impl68) {
+        wrong.append("Fixtures100.Service68: not a Fixtures100.Group68.Impl68")
+    }
+    if !(container.resolve(Service69.self) is Impl69) {
+        wrong.append("Fixtures100.Service69: not a Fixtures100.Impl69")
+    }
+    if !(container.resolve(Service70.self) is Impl70) {
+        wrong.append("Fixtures100.Service70: not a Fixtures100.Impl70")
+    }
+    if !(container.resolve(Service71.self) is Group71.Impl71) {
+        wrong.append("Fixtures100.Service71: not a Fixtures100.Group71.Impl71")
+    }
+    if !(container.resolve(Service72.self) is Impl72) {
+        wrong.append("Fixtures100.Service72: not a Fixtures100.Impl72")
+    }
+    if !(container.resolve(Service73.self) is Impl73) {
+        wrong.append("Fixtures100.Service73: not a Fixtures100.Impl73")
+    }
+    if !(container.resolve(Service74.self) is Group74.Impl74) {
+        wrong.append("Fixtures100.Service74: not a Fixtures100.Group74.Impl74")
+    }
+    if !(container.resolve(Service75.self) is Impl75) {
+        wrong.append("Fixtures100.Service75: not a Fixtures100.Impl75")
+    }
+    if !(container.resolve(Service76.self) is Impl76) {
+        wrong.append("Fixtures100.Service76: not a Fixtures100.Impl76")
+    }
+    if !(container.resolve(Service77.self) is Group77.Impl77) {
+        wrong.append("Fixtures100.Service77: not a Fixtures100.Group77.Impl77")
+    }
+    if !(container.resolve(Service78.self) is Impl78) {
+        wrong.append("Fixtures100.Service78: not a Fixtures100.Impl78")
+    }
+    if !(container.resolve(Service79.self) is Impl79) {
+        wrong.append("Fixtures100.Service79: not a Fixtures100.Impl79")
+    }
+    if !(container.resolve(Service80.self) is Group80.Impl80) {
+        wrong.append("Fixtures100.Service80: not a Fixtures100.Group80.Impl80")
+    }
+    if !(container.resolve(Service81.self) is Impl81) {
+        wrong.append("Fixtures100.Service81: not a Fixtures100.Impl81")
+    }
+    if !(container.resolve(Service82.self) is Impl82) {
+        wrong.append("Fixtures100.Service82: not a Fixtures100.Impl82")
+    }
+    if !(container.resolve(Service83.self) is Group83.Impl83) {
+        wrong.append("Fixtures100.Service83: not a Fixtures100.Group83.Impl83")
+    }
+    if !(container.resolve(Service84.self) is Impl84) {
+        wrong.append("Fixtures100.Service84: not a Fixtures100.Impl84")
+    }
+    if !(container.resolve(Service85.self) is Impl85) {
+        wrong.append("Fixtures100.Service85: not a Fixtures100.Impl85")
+    }
+    if !(container.resolve(Service86.self) is Group86.Impl86) {
+        wrong.append("Fixtures100.Service86: not a Fixtures100.Group86.Impl86")
+    }
+    if !(container.resolve(Service87.self) is Impl87) {
+        wrong.append("Fixtures100.Service87: not a Fixtures100.Impl87")
+    }
+    if !(container.resolve(Service88.self) is Impl88) {
+        wrong.append("Fixtures100.Service88: not a Fixtures100.Impl88")
+    }
+    if !(container.resolve(Service89.self) is Group89.Impl89) {
+        wrong.append("Fixtures100.Service89: not a Fixtures100.Group89.Impl89")
+    }
+    if !(container.resolve(Service90.self) is Impl90) {
+        wrong.append("Fixtures100.Service90: not a Fixtures100.Impl90")
+    }
+    if !(container.resolve(Service91.self) is Impl91) {
+        wrong.append("Fixtures100.Service91: not a Fixtures100.Impl91")
+    }
+    if !(container.resolve(Service92.self) is Group92.Impl92) {
+        wrong.append("Fixtures100.Service92: not a Fixtures100.Group92.Impl92")
+    }
+    if !(container.resolve(Service93.self) is Impl93) {
+        wrong.append("Fixtures100.Service93: not a Fixtures100.Impl93")
+    }
+    if !(container.resolve(Service94.self) is Impl94) {
+        wrong.append("Fixtures100.Service94: not a Fixtures100.Impl94")
+    }
+    if !(container.resolve(Service95.self) is Group95.Impl95) {
+        wrong.append("Fixtures100.Service95: not a Fixtures100.Group95.Impl95")
+    }
+    if !(container.resolve(Service96.self) is Impl96) {
+        wrong.append("Fixtures100.Service96: not a Fixtures100.Impl96")
+    }
+    if !(container.resolve(Service97.self) is Impl97) {
+        wrong.append("Fixtures100.Service97: not a Fixtures100.Impl97")
+    }
+    if !(container.resolve(Service98.self) is Group98.Impl98) {
+        wrong.append("Fixtures100.Service98: not a Fixtures100.Group98.Impl98")
+    }
+    if !(container.resolve(Service99.self) is Impl99) {
+        wrong.append("Fixtures100.Service99: not a Fixtures100.Impl99")
+    }
 }

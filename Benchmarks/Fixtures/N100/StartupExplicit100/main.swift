@@ -4,14 +4,30 @@ import Fixtures100
 import Fixtures100BeeHive
 import StartupSupport
 
-// (d) Explicit registration in code, in the shared hive.
+// (d) Explicit registration in code, register(service:impl:), in the shared hive.
+let mode = StartupMode.current
+let start = StartupClock.now()
+if mode == .none { StartupReport.finishBeforeRegistering(mechanism: "explicit", startNanoseconds: start) }
 let hive = Hive.shared
 do {
     try registerServices(in: hive)
 } catch {
     StartupReport.fail("registering: \(error)")
 }
+let registered = StartupClock.now()
+var wrong: [String] = []
+do {
+    switch mode {
+    case .type: try resolveEveryServiceByType(in: hive)
+    case .name: try resolveEveryServiceByName(in: hive)
+    case .verify: wrong = misresolvedServices(in: hive)
+    case .none, .register: break
+    }
+} catch {
+    StartupReport.fail("first use (\(mode.rawValue)): \(error)")
+}
 let ready = StartupClock.now()
 StartupReport.finish(
-    mechanism: "explicit", expected: serviceCount, readyNanoseconds: ready,
-    registered: hive.serviceRegistrations.count)
+    mechanism: "explicit", mode: mode, expected: serviceCount, startNanoseconds: start,
+    registeredNanoseconds: registered, readyNanoseconds: ready, registered: hive.serviceRegistrations.count,
+    misresolved: wrong)

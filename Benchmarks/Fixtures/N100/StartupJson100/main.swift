@@ -5,12 +5,29 @@ import Fixtures100BeeHive
 import StartupSupport
 
 // (c) The same list as JSON, read and registered in the shared hive.
+let mode = StartupMode.current
+let start = StartupClock.now()
+if mode == .none { StartupReport.finishBeforeRegistering(mechanism: "json", startNanoseconds: start) }
 let hive = Hive.shared
 do {
     try hive.loadServices(from: jsonPath)
 } catch {
     StartupReport.fail("loading \(jsonPath): \(error)")
 }
+let registered = StartupClock.now()
+var wrong: [String] = []
+do {
+    switch mode {
+    case .type: try resolveEveryServiceByType(in: hive)
+    case .name: try resolveEveryServiceByName(in: hive)
+    case .verify: wrong = misresolvedServices(in: hive)
+    case .none, .register: break
+    }
+} catch {
+    StartupReport.fail("first use (\(mode.rawValue)): \(error)")
+}
 let ready = StartupClock.now()
 StartupReport.finish(
-    mechanism: "json", expected: serviceCount, readyNanoseconds: ready, registered: hive.serviceRegistrations.count)
+    mechanism: "json", mode: mode, expected: serviceCount, startNanoseconds: start,
+    registeredNanoseconds: registered, readyNanoseconds: ready, registered: hive.serviceRegistrations.count,
+    misresolved: wrong)

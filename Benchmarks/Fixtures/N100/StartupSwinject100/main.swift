@@ -5,9 +5,23 @@ import StartupSupport
 import Swinject
 
 // (e) Swinject: the same services in a Container. This program does not link BeeHive.
+let mode = StartupMode.current
+let start = StartupClock.now()
+if mode == .none { StartupReport.finishBeforeRegistering(mechanism: "swinject", startNanoseconds: start) }
+if mode == .name { StartupReport.fail("Swinject has no resolution by name") }
 let container = Container()
 registerServices(in: container)
+let registered = StartupClock.now()
+var wrong: [String] = []
+switch mode {
+case .type:
+    let missing = resolveEveryServiceByType(in: container)
+    if missing > 0 { StartupReport.fail("\(missing) services resolved to nil") }
+case .verify: wrong = misresolvedServices(in: container)
+case .none, .register, .name: break
+}
 let ready = StartupClock.now()
 StartupReport.finish(
-    mechanism: "swinject", expected: serviceCount, readyNanoseconds: ready,
-    registered: resolvedServiceCount(in: container))
+    mechanism: "swinject", mode: mode, expected: serviceCount, startNanoseconds: start,
+    registeredNanoseconds: registered, readyNanoseconds: ready, registered: resolvedServiceCount(in: container),
+    misresolved: wrong)
