@@ -1,4 +1,5 @@
 // swift-tools-version:6.1
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -23,15 +24,27 @@ let package = Package(
         ),
         // Modules as a swift-service-lifecycle Service.
         .library(name: "BeeHiveServiceLifecycle", targets: ["BeeHiveServiceLifecycle"]),
+        // The Swift macros: `@BeeHiveService`, `@BeeHiveMod`, `@BeeHiveRoute`. Needs the trait `Macros`, which
+        // brings swift-syntax; without it, swift-syntax is neither cloned, pinned nor built.
+        .library(name: "BeeHiveMacros", targets: ["BeeHiveMacros"]),
         .executable(name: "beehive-demo", targets: ["BeeHiveDemo"]),
         // The command-line tool: inspect and check the records of binaries, migrate BeeHive plists.
         .executable(name: "beehive", targets: ["BeeHiveCommand"]),
+    ],
+    traits: [
+        .trait(
+            name: "Macros",
+            description: "The BeeHiveMacros product's macros (@BeeHiveService, @BeeHiveMod, @BeeHiveRoute); "
+                + "needs swift-syntax"
+        )
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // Only with the trait `Macros` (every use below is conditional on it).
+        .package(url: "https://github.com/swiftlang/swift-syntax.git", "600.0.0"..<"604.0.0"),
     ],
     targets: [
         // MARK: C support
@@ -84,6 +97,18 @@ let package = Package(
             path: "Sources/beehive"
         ),
 
+        // MARK: Swift macros (trait Macros)
+        .macro(
+            name: "_BeeHiveMacrosPlugin",
+            dependencies: ["SwiftSyntax", "SwiftSyntaxMacros", "SwiftDiagnostics", "SwiftCompilerPlugin"].map {
+                .product(name: $0, package: "swift-syntax", condition: .when(traits: ["Macros"]))
+            }
+        ),
+        .target(
+            name: "BeeHiveMacros",
+            dependencies: ["BeeHive", .target(name: "_BeeHiveMacrosPlugin", condition: .when(traits: ["Macros"]))]
+        ),
+
         // MARK: Tests
         .target(name: "BeeHiveTestAnnotations", dependencies: ["CBeeHive"], path: "Tests/Annotations"),
         .testTarget(name: "_BeeHiveDiscoveryTests", dependencies: ["_BeeHiveDiscovery"]),
@@ -93,6 +118,13 @@ let package = Package(
                 "BeeHive", "BeeHiveModules", "BeeHiveRouter", "BeeHiveMediator", "BeeHiveTesting",
                 "BeeHiveTestAnnotations",
             ]
+        ),
+        .testTarget(
+            name: "BeeHiveMacrosTests",
+            dependencies: [.target(name: "_BeeHiveMacrosPlugin", condition: .when(traits: ["Macros"]))]
+                + ["SwiftSyntaxMacrosGenericTestSupport", "SwiftSyntaxMacroExpansion", "SwiftParser"].map {
+                    .product(name: $0, package: "swift-syntax", condition: .when(traits: ["Macros"]))
+                }
         ),
         // Runs the built beehive tool on binaries it builds (needs no module of the package).
         .testTarget(name: "BeeHiveCommandTests"),

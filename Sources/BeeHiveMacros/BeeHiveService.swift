@@ -1,0 +1,51 @@
+@_exported import BeeHive
+
+/// Registers the annotated type as an implementation of a service, as `BH_SERVICE` does from C.
+///
+/// The macro writes the same JSON record as `BH_SERVICE(App.UserTrackService, App.ConsoleTracker)` (with the
+/// annotation's file and line), the image note, and a typed record that lets the first use skip the look-up by
+/// name. The compiler checks that the type is a `Service`; the macro adds the type's `ServiceImplementation`
+/// conformance when the type does not declare it, so the type needs an `init()` and must be `Sendable`.
+///
+/// A service of one name (`UserTrackService`) is the current module's; write `PluginAPI.Greeter.self` for a
+/// protocol of another module. The annotated type may not be generic, local or private: the runtime finds it by
+/// its module-qualified name.
+///
+/// ```swift
+/// import BeeHiveMacros
+///
+/// public protocol UserTrackService: Sendable { func track(_ event: String) }
+///
+/// @BeeHiveService(UserTrackService.self)
+/// struct ConsoleTracker: UserTrackService {
+///     func track(_ event: String) { print(event) }
+/// }
+///
+/// let tracker = try Hive.shared.createService(UserTrackService.self)
+/// ```
+///
+/// - Parameters:
+///   - service: The service, a protocol: `UserTrackService.self`.
+///   - name: The registration's name, for services with several implementations; default: none.
+@attached(extension, conformances: ServiceImplementation, names: arbitrary)
+public macro BeeHiveService<Service>(_ service: Service.Type, name: String? = nil) =
+    #externalMacro(module: "_BeeHiveMacrosPlugin", type: "ServiceMacro")
+
+/// Registers a type declared elsewhere (another file or module) as an implementation of a service.
+///
+/// Write it at file scope or in a type's body. The implementation must already conform to
+/// `ServiceImplementation`; the compiler checks it and that the implementation is a `Service`.
+///
+/// ```swift
+/// #BeeHiveService(UserTrackService.self, ConsoleTracker.self)
+/// #BeeHiveService(Cache.self, Storage.DiskCache.self, name: "disk")   // Storage: a module
+/// ```
+///
+/// - Parameters:
+///   - service: The service, a protocol.
+///   - implementation: The implementation type; a dotted name starts with its module.
+///   - name: The registration's name; default: none.
+@freestanding(declaration)
+public macro BeeHiveService<Service, Implementation>(
+    _ service: Service.Type, _ implementation: Implementation.Type, name: String? = nil
+) = #externalMacro(module: "_BeeHiveMacrosPlugin", type: "ServiceDeclarationMacro")

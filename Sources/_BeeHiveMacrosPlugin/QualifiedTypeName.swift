@@ -1,0 +1,78 @@
+#if Macros
+import SwiftSyntax
+
+/// A module-qualified Swift type name, as `_typeName(T.self, qualified: true)` prints it (`App.Outer.Inner`),
+/// and the spelling with a module selector (`App::Outer.Inner`) that has the compiler check it.
+struct QualifiedTypeName: Equatable {
+    /// The module.
+    let module: String
+    /// The type's path inside its module: `["Outer", "Inner"]`.
+    let path: [String]
+
+    /// The name as records write it: `App.Outer.Inner`.
+    var recordName: String { ([module] + path).joined(separator: ".") }
+
+    /// The name with a module selector, which the compiler resolves in `module` only: `App::Outer.Inner`.
+    var checkedSpelling: String { module + "::" + path.map(Self.escaped).joined(separator: ".") }
+
+    /// An identifier in backticks if it needs them (a keyword such as `Type` or `Protocol` as a name).
+    static func escaped(_ identifier: String) -> String {
+        let keywords: Set<String> = ["Type", "Protocol", "self", "Self", "init", "class", "struct", "enum", "protocol"]
+        return keywords.contains(identifier) ? "`\(identifier)`" : identifier
+    }
+
+    /// An identifier without backticks, as the runtime prints it.
+    static func unescaped(_ token: TokenSyntax) -> String {
+        var text = token.text
+        if text.hasPrefix("`") && text.hasSuffix("`") && text.count >= 2 { text = String(text.dropFirst().dropLast()) }
+        return text
+    }
+
+    /// The name of the type in a metatype expression `T.self` given as a macro argument.
+    ///
+    /// A name of one component is the current module's. A dotted name starts with its module: `PluginAPI.Greeter`
+    /// is `Greeter` of module `PluginAPI`, and a type nested in a type of the current module is written with the
+    /// module's name first (`App.Outer.Inner`). The compiler checks the module through ``checkedSpelling``.
+    ///
+    /// - Throws: `AnnotationDiagnostic` (`notATypeName`, `genericType`) when `expression` is no such name.
+    static func parse(metatype expression: ExprSyntax, currentModule: String, role: String) throws -> Self {
+        guard let member = expression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "self",
+            let base = member.base
+        else {
+            throw AnnotationDiagnostic(
+                code: .notATypeName,
+                message: "expected the \(role) as a type name followed by '.self' (such as 'UserTrackService.self'), "
+                    + "found '\(expression.trimmedDescription)'"
+            ).at(expression)
+        }
+        var components: [String] = []
+        var current: ExprSyntax? = base
+        while let node = current {
+            if let reference = node.as(DeclReferenceExprSyntax.self), reference.argumentNames == nil {
+                components.insert(unescaped(reference.baseName), at: 0)
+                current = nil
+            } else if let access = node.as(MemberAccessExprSyntax.self), access.declName.argumentNames == nil,
+                let inner = access.base
+            {
+                components.insert(unescaped(access.declName.baseName), at: 0)
+                current = inner
+            } else if node.is(GenericSpecializationExprSyntax.self) {
+                throw AnnotationDiagnostic(
+                    code: .genericType,
+                    message: "the \(role) '\(base.trimmedDescription)' is a specialised generic type; records name "
+                        + "types that the runtime can look up by name, and those are not generic"
+                ).at(node)
+            } else {
+                throw AnnotationDiagnostic(
+                    code: .notATypeName,
+                    message: "expected the \(role) as a plain type name followed by '.self' "
+                        + "(such as 'UserTrackService.self' or 'PluginAPI.Greeter.self'), "
+                        + "found '\(expression.trimmedDescription)'"
+                ).at(expression)
+            }
+        }
+        if components.count == 1 { return Self(module: currentModule, path: components) }
+        return Self(module: components[0], path: Array(components.dropFirst()))
+    }
+}
+#endif

@@ -1,0 +1,5 @@
+#if Macros
+import Testing
+
+@testable import _BeeHiveMacrosPlugin
+#endif
