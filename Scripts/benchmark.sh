@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
-# Runs BeeHive's registration benchmarks (issue 3): annotation records vs plist vs JSON vs explicit code vs
-# Swinject, in process (package-benchmark) and as whole processes (startup, scan cost).
+# Runs BeeHive's registration benchmarks (issues 3 and 11): annotation records vs plist vs JSON vs explicit code (by
+# implementation type and with typed factories) vs Swinject, in process (package-benchmark) and as whole processes
+# (startup, first use, scan cost).
 #
-#   Scripts/benchmark.sh --smoke   N = 10 only; builds and runs every benchmark once, no timing assertions (CI)
-#   Scripts/benchmark.sh --quick   N up to 1,000; prints a table of medians and ratios against explicit code
-#   Scripts/benchmark.sh --full    N up to 10,000; writes Docs/benchmarks.md and Docs/images/registration-cost.svg
+#   Scripts/benchmark.sh --smoke      N = 10 only; builds and runs every benchmark once, checks that every service of
+#                                     every mechanism resolves to its implementation; no timing assertions (CI)
+#   Scripts/benchmark.sh --quick      N up to 1,000; prints a table of medians and ratios against explicit code
+#   Scripts/benchmark.sh --full       N up to 10,000; writes Docs/benchmarks.md and Docs/images/registration-cost.svg
+#   Scripts/benchmark.sh --first-use  N = 10, 100, 1,000: registration and first use (every service resolved once, by
+#                                     type and by name), instructions (callgrind) and wall clock (in a fresh process,
+#                                     and hyperfine); writes the first-use block of Docs/benchmarks.md
 #
 # Options (any mode): --n N[,N...] (from 10, 100, 1000, 10000, within the mode's tiers),
-# --mechanism all|M[,M...] (annotations, plist, json, explicit, swinject), --runs R (startup rounds).
-# Builds go to Benchmarks/.build (git-ignored); exports to Benchmarks/Results/<mode> (git-ignored).
+# --mechanism all|M[,M...] (annotations, plist, json, explicit, explicit-typed, swinject), --runs R (startup rounds;
+# processes per program and mode for --first-use).
+# BEEHIVE_PATH=/path/to/checkout measures another BeeHive checkout (e.g. a git worktree of an older commit); its
+# build goes to Benchmarks/.build-<folder name>. Builds go to Benchmarks/.build (git-ignored); exports to
+# Benchmarks/Results/<mode> (git-ignored).
 set -euo pipefail
 
 usage() {
-    sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -27,7 +35,7 @@ only_mechanisms="all"
 runs=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
-        --smoke | --quick | --full)
+        --smoke | --quick | --full | --first-use)
             [[ -z "$mode" ]] || fail_usage "expected one mode; found $mode and ${1#--}"
             mode="${1#--}"
             ;;
@@ -57,18 +65,29 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bench="$root/Benchmarks"
 tools="$bench/Tools"
 results="$bench/Results/$mode"
-scratch="${BEEHIVE_BENCH_SCRATCH:-$bench/.build}"  # another folder only to test a clean build
+if [[ -n "${BEEHIVE_PATH:-}" ]]; then
+    BEEHIVE_PATH="$(cd "$BEEHIVE_PATH" && pwd)"
+    export BEEHIVE_PATH
+    default_scratch="$bench/.build-$(basename "$BEEHIVE_PATH")"
+else
+    default_scratch="$bench/.build"
+fi
+scratch="${BEEHIVE_BENCH_SCRATCH:-$default_scratch}"  # another folder only to test a clean build
+measured_path="${BEEHIVE_PATH:-$root}"
+measured="$(git -C "$measured_path" rev-parse --short HEAD 2>/dev/null || echo '?')"
+git -C "$measured_path" diff --quiet HEAD 2>/dev/null || measured="$measured with uncommitted changes"
 
 case "$mode" in
     smoke) tiers="10" ; default_runs=1 ; startup_n="10" ;;
     quick) tiers="10,100,1000" ; default_runs=10 ; startup_n="1000" ;;
     full) tiers="10,100,1000,10000" ; default_runs=30 ; startup_n="1000,10000" ;;
+    first-use) tiers="10,100,1000" ; default_runs=20 ; startup_n="" ;;
 esac
 runs="${runs:-$default_runs}"
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || fail_usage "expected --runs > 0; found '$runs'"
 
 # Validate --n and --mechanism before building anything.
-all_mechanisms="annotations plist json explicit swinject"
+all_mechanisms="annotations plist json explicit explicit-typed swinject"
 if [[ "$only_mechanisms" == "all" ]]; then
     mechanisms="$all_mechanisms"
 else
@@ -90,6 +109,7 @@ if [[ -n "$only_n" ]]; then
     for n in $ns; do [[ ",$startup_n," == *",$n,"* ]] && startup_list="$startup_list,$n"; done
     startup_n="${startup_list#,}"
 fi
+ns_list="${ns// /,}"
 
 step() { printf '\n==> %s\n' "$*"; }
 started=$(date +%s)
@@ -104,7 +124,8 @@ for n in ${tiers//,/ }; do ((n > 100)) && big="$big,$n"; done
 # 2. One release build of everything: the benchmark suite, the startup programs, ScanCost, Profile.
 export BEEHIVE_BENCH_TIERS="$tiers"
 export BEEHIVE_BENCH_MODE="$mode"
-step "build (release, $scratch)"
+[[ "$mode" == "first-use" ]] && export BEEHIVE_BENCH_MODE=quick
+step "build (release, $scratch, BeeHive: $measured_path at $measured)"
 build_start=$(date +%s)
 swift build -c release --package-path "$bench" --scratch-path "$scratch" 2>&1 \
     | grep -E "error|warning: .*Benchmarks/|Build complete|Linking BeeHiveBenchmarks" || true
@@ -116,9 +137,12 @@ bin="$scratch/release"
 step "package-benchmark ($mode)"
 filters=()
 for n in $ns; do
-    for m in $mechanisms; do filters+=(--filter "register/$m/$n"); done
+    for m in $mechanisms floor; do filters+=(--filter "register/$m/$n\$"); done
 done
-filters+=(--filter 'resolve/.*' --filter 'scan/.*' --filter 'rescan/.*' --filter 'hive/.*' --filter 'overhead/.*' --filter 'route/.*')
+if [[ "$mode" != "first-use" ]]; then
+    filters+=(--filter 'resolve/.*' --filter 'scan/.*' --filter 'rescan/.*' --filter 'hive/.*' --filter 'overhead/.*')
+    filters+=(--filter 'route/.*')
+fi
 rm -rf "$results"
 mkdir -p "$results/benchmarks"
 # The machine is shared: keep the load average around the measurements for the report.
@@ -140,6 +164,47 @@ if [[ "$mode" == "smoke" ]]; then
     grep -q "registered 10 services; expected 11" "$results/short-registry.log" \
         || { echo "benchmark.sh: the short-registry failure did not say why" >&2; exit 1; }
     echo "ok: the benchmark stopped with: registered 10 services; expected 11"
+fi
+
+# First use: every service of every mechanism resolved once in a fresh process.
+if [[ "$mode" == "smoke" ]]; then
+    step "check: every service resolves to its implementation (first use, N = $ns_list)"
+    python3 "$tools/firstuse.py" verify --bin "$bin" --n "$ns_list" --mechanism "${mechanisms// /,}"
+fi
+if [[ "$mode" == "first-use" ]]; then
+    step "registration and first use (N = $ns_list; callgrind, in-process clocks, hyperfine; $runs runs)"
+    profile_args=()
+    if [[ ",$ns_list," == *",1000,"* ]]; then
+        for m in annotations explicit-typed; do
+            [[ " $mechanisms " == *" $m "* ]] && profile_args+=(--profile "$m:1000:type")
+        done
+    fi
+    callgrind_flag=()
+    command -v valgrind > /dev/null || { echo "benchmark.sh: valgrind is missing: no instruction counts" >&2; callgrind_flag=(--no-callgrind); }
+    hyperfine_flag=()
+    command -v hyperfine > /dev/null || { echo "benchmark.sh: hyperfine is missing (apt-get install -y hyperfine)" >&2; hyperfine_flag=(--no-hyperfine); }
+    python3 "$tools/firstuse.py" measure --bin "$bin" --n "$ns_list" --mechanism "${mechanisms// /,}" --runs "$runs" \
+        --beehive "$measured_path" --profile-dir "$results/profiles" "${profile_args[@]}" "${callgrind_flag[@]}" \
+        "${hyperfine_flag[@]}" --out "$results/first-use.json"
+    step "report"
+    echo "after $(cut -d' ' -f1-3 /proc/loadavg)" >> "$results/loadavg.txt"
+    prefix=""
+    [[ -n "${BEEHIVE_PATH:-}" ]] && prefix="BEEHIVE_PATH=$BEEHIVE_PATH "
+    command_line="${prefix}Scripts/benchmark.sh --first-use"
+    [[ -n "$only_n" ]] && command_line="$command_line --n $only_n"
+    [[ "$only_mechanisms" != "all" ]] && command_line="$command_line --mechanism $only_mechanisms"
+    [[ "$runs" != "$default_runs" ]] && command_line="$command_line --runs $runs"
+    report_args=(--first-use "$results/first-use.json" --benchmarks "$results/benchmarks" --load "$results/loadavg.txt"
+        --measured "$measured ($measured_path)" --command "$command_line")
+    if [[ -z "$only_n" && "$only_mechanisms" == "all" ]]; then
+        report_args+=(--doc "$root/Docs/benchmarks.md")
+    fi
+    python3 "$tools/report.py" "${report_args[@]}" | tee "$results/summary.md"
+    for profile in "$results"/profiles/*.inclusive.txt; do
+        [[ -e "$profile" ]] && echo "profile (callgrind_annotate --inclusive=yes): ${profile#"$root"/}"
+    done
+    echo "benchmark.sh --$mode: done in $(($(date +%s) - started)) s; exports in ${results#"$root"/}"
+    exit 0
 fi
 
 # 4. Whole-process startup and the scan cost as images are added.

@@ -6,9 +6,11 @@ Inputs (all optional but --benchmarks):
   --startup FILE     `startup.py run` output
   --scan FILE        `startup.py scan` output
   --callgrind FILE   instruction counts from Scripts/benchmark.sh (valgrind), JSON {mechanism: instructions}
+  --first-use FILE   `firstuse.py measure` output: registration and first use per mechanism and N (issue 11)
 Outputs:
   the tables on stdout (Markdown), and with --doc FILE the same between the GENERATED markers of FILE,
-  with --svg FILE a chart of registration cost against N.
+  with --svg FILE a chart of registration cost against N. With --first-use, only the registration and first-use
+  tables are written (stdout, and with --doc between the FIRST-USE markers of FILE).
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ COLORS = {
 }
 METRIC_FILES = {"wallClock": "ns", "mallocCountTotal": "mallocs", "instructions": "instructions"}
 BEGIN = "<!-- BEGIN GENERATED: Benchmarks/Tools/report.py -->"
+FIRST_USE_BEGIN = "<!-- BEGIN GENERATED: Benchmarks/Tools/report.py --first-use -->"
+FIRST_USE_END = "<!-- END GENERATED: first use -->"
 END = "<!-- END GENERATED -->"
 PER_SAMPLE = 1000  # resolve and rescan benchmarks make 1,000 calls per sample
 
@@ -377,9 +381,175 @@ def svg_chart(results: dict, path: Path) -> None:
     path.write_text("\n".join(out) + "\n")
 
 
+# ---- Registration and first use (issue 11) --------------------------------------------------------------------------
+
+FU_MECHANISMS = ("annotations", "plist", "json", "explicit", "explicit-typed", "swinject", "macros")
+FU_LABELS = {
+    "annotations": "(a) annotations (C records)",
+    "plist": "(b) plist",
+    "json": "(c) JSON",
+    "explicit": "(d) explicit `register(service:impl:)`",
+    "explicit-typed": "(d') explicit typed `register(P.self) { _ in Impl() }`",
+    "swinject": "(e) Swinject",
+    "macros": "(f) Swift macros `@BeeHiveService`",
+    "floor": "floor: N inserts into a reserved `[String: String]`",
+}
+NAME_ONLY = ("annotations", "plist", "json")
+
+
+def fmt_ir(value: float | None) -> str:
+    if value is None:
+        return "–"
+    if abs(value) >= 1e6:
+        return f"{value / 1e6:.2f} M"
+    if abs(value) >= 1e3:
+        return f"{value / 1e3:.1f} K"
+    return f"{value:.0f}"
+
+
+def fu_costs(row: dict) -> dict:
+    """Registration and first-use costs of one program: Ir differences and wall clock."""
+    ir = row.get("ir", {})
+    inproc = row.get("inprocess", {})
+    hf = row.get("hyperfine", {})
+
+    def diff(a: str, b: str) -> float | None:
+        return ir[a] - ir[b] if a in ir and b in ir else None
+
+    return {
+        "regIr": diff("register", "none"),
+        "typeIr": diff("type", "register"),
+        "nameIr": diff("name", "register"),
+        "regCold": inproc.get("register", {}).get("registerMedianNs"),
+        "typeWall": inproc.get("type", {}).get("firstUseMedianNs"),
+        "nameWall": inproc.get("name", {}).get("firstUseMedianNs"),
+        "hf": hf,
+    }
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    return fmt_ratio(a / b) if a is not None and b else "–"
+
+
+def first_use_report(data: dict, results: dict, args: argparse.Namespace) -> list[str]:
+    rows = data["results"]
+    by = {(r["mechanism"], r["n"]): r for r in rows}
+    tiers = sorted({r["n"] for r in rows})
+    present = [m for m in FU_MECHANISMS if any(r["mechanism"] == m for r in rows)]
+    lines = ["### Results: registration and first use", ""]
+    lines += ["Machine:", ""] + machine()
+    if args.measured:
+        lines.append(f"- BeeHive measured: {args.measured}")
+    if args.load and args.load.exists():
+        loads = "; ".join(line.strip() for line in args.load.read_text().splitlines() if line.strip())
+        lines.append(f"- Load average (1, 5, 15 min) around the run, on a machine shared with other work:\n  {loads}")
+    if args.command:
+        lines += ["", "Commands:", "", "```sh"] + args.command.split(" && ") + ["```"]
+    lines += [
+        "",
+        "Ir: instructions counted by callgrind, one process per count: registration = Ir(`register`) − Ir(`none`),",
+        "first use = Ir(`type` or `name`) − Ir(`register`), where every mode is the same startup program",
+        "(`Startup<Mechanism><N>`): `none` exits before registering, `register` builds the registry, `type` / `name`",
+        "then resolve every service once. Wall clock: *warm* is package-benchmark's median of `register/<m>/<N>`",
+        "(a new registry per sample in one long-lived process); *cold* and first use are read inside a fresh",
+        f"process (CLOCK_MONOTONIC around the work), medians of {data.get('runs', '?')} processes. Swinject has no",
+        "resolution by name (–). The floor only registers.",
+        "",
+    ]
+    for n in tiers:
+        lines += [f"#### N = {n:,}", ""]
+        lines.append("| mechanism | registration Ir | registration, warm | registration, cold | "
+                     "first use by type Ir | by type, wall | first use by name Ir | by name, wall |")
+        lines.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for m in present + ["floor"]:
+            row = by.get((m, n))
+            if not row:
+                continue
+            c = fu_costs(row)
+            warm = registration(results, m, n) if results else None
+            lines.append(f"| {FU_LABELS[m]} | {fmt_ir(c['regIr'])} | {fmt_time(warm)} | {fmt_time(c['regCold'])} | "
+                         f"{fmt_ir(c['typeIr'])} | {fmt_time(c['typeWall'])} | {fmt_ir(c['nameIr'])} | "
+                         f"{fmt_time(c['nameWall'])} |")
+        explicit = fu_costs(by[("explicit", n)]) if ("explicit", n) in by else {}
+        swinject = fu_costs(by[("swinject", n)]) if ("swinject", n) in by else {}
+        lines += ["", f"Ratios of instruction counts at N = {n:,} (lower is cheaper; × (d) explicit, × (e) Swinject):", ""]
+        lines.append("| mechanism | registration × (d) | registration × (e) | first use by type × (d) | "
+                     "first use by type × (e) | first use by name × (d) | registration + first use by type × (e) |")
+        lines.append("|---|---:|---:|---:|---:|---:|---:|")
+        for m in present + ["floor"]:
+            row = by.get((m, n))
+            if not row:
+                continue
+            c = fu_costs(row)
+            total = c["regIr"] + c["typeIr"] if c["regIr"] is not None and c["typeIr"] is not None else None
+            total_sw = (swinject["regIr"] + swinject["typeIr"]
+                        if swinject.get("regIr") is not None and swinject.get("typeIr") is not None else None)
+            lines.append(f"| {FU_LABELS[m]} | {ratio(c['regIr'], explicit.get('regIr'))} | "
+                         f"{ratio(c['regIr'], swinject.get('regIr'))} | {ratio(c['typeIr'], explicit.get('typeIr'))} | "
+                         f"{ratio(c['typeIr'], swinject.get('typeIr'))} | {ratio(c['nameIr'], explicit.get('nameIr'))} | "
+                         f"{ratio(total, total_sw)} |")
+        lines.append("")
+    # Whole process with hyperfine.
+    if any(r.get("hyperfine") for r in rows):
+        lines += ["#### Whole process, spawn → exit (hyperfine -N, mean ± σ)", ""]
+        lines.append("`none` exits before registering; `register` builds the registry; `type` / `name` also resolve every")
+        lines.append("service once. The differences between columns are the registration and the first use.")
+        lines += ["", "| N | mechanism | `none` | `register` | `type` | `name` |", "|---:|---|---:|---:|---:|---:|"]
+        for n in tiers:
+            for m in present + ["floor"]:
+                row = by.get((m, n))
+                if not row or not row.get("hyperfine"):
+                    continue
+                cells = []
+                for mode in ("none", "register", "type", "name"):
+                    st = row["hyperfine"].get(mode)
+                    cells.append(f"{fmt_time(st['mean'])} ± {fmt_time(st['stddev'])}" if st else "–")
+                lines.append(f"| {n:,} | {FU_LABELS[m]} | " + " | ".join(cells) + " |")
+        lines.append("")
+    # Foundation.
+    loaded = {}
+    for r in rows:
+        loaded.setdefault(", ".join(r.get("foundation") or []) or "none", []).append(r["program"])
+    lines += ["Foundation libraries loaded (LD_DEBUG=files, at exec or by dlopen), per program:", ""]
+    for libraries, programs_ in sorted(loaded.items()):
+        lines.append(f"- {libraries}: {len(programs_)} programs ({', '.join(sorted(programs_)[:4])}"
+                     + (", …" if len(programs_) > 4 else "") + ")")
+    lines.append("")
+    # Verdicts.
+    verdicts = []
+
+    def cost(m: str, n: int, key: str) -> float | None:
+        return fu_costs(by[(m, n)])[key] if (m, n) in by else None
+
+    sw = cost("swinject", 1000, "typeIr")
+    typed = cost("explicit-typed", 1000, "typeIr")
+    if sw and typed is not None:
+        verdicts.append(("first use by type, N = 1,000: (d') explicit typed ≤ 1.5× Swinject", typed / sw, 1.5))
+    for m in NAME_ONLY:
+        value = cost(m, 1000, "typeIr")
+        if sw and value is not None:
+            verdicts.append((f"first use by type, N = 1,000: {FU_LABELS[m]} ≤ 3× Swinject", value / sw, 3.0))
+    for n, limit in ((10, 1.0), (1000, 0.5)):
+        a, d = cost("annotations", n, "regIr"), cost("explicit", n, "regIr")
+        if a is not None and d:
+            verdicts.append((f"registration, N = {n:,}: (a) annotations ≤ {limit:.1f}× (d) explicit", a / d, limit))
+    if verdicts:
+        lines += ["#### Targets (issue 11), in instructions", "", "| target | measured | verdict |", "|---|---:|---|"]
+        for text, value, limit in verdicts:
+            lines.append(f"| {text} | {value:.2f}× | {'met' if value <= limit else '**missed**'} |")
+        floor = cost("floor", 1000, "regIr")
+        a = cost("annotations", 1000, "regIr")
+        if floor and a:
+            lines += ["", f"Floor at N = 1,000: {fmt_ir(floor)} instructions; (a) annotations registration is "
+                      f"{a / floor:.1f}× the floor."]
+    return lines
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="report.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--benchmarks", type=Path, required=True)
+    parser.add_argument("--benchmarks", type=Path)
+    parser.add_argument("--first-use", type=Path, help="firstuse.py measure output: write the first-use tables")
+    parser.add_argument("--measured", default="", help="what was measured (commit), for the first-use tables")
     parser.add_argument("--startup", type=Path)
     parser.add_argument("--scan", type=Path)
     parser.add_argument("--callgrind", type=Path)
@@ -391,6 +561,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--no-targets", action="store_true", help="leave out the target verdicts (smoke runs)")
     args = parser.parse_args(argv)
 
+    if args.first_use:
+        results = read_benchmarks(args.benchmarks) if args.benchmarks else {}
+        text = "\n".join(first_use_report(json.loads(args.first_use.read_text()), results, args)) + "\n"
+        print(text)
+        if args.doc:
+            replace_block(args.doc, FIRST_USE_BEGIN, FIRST_USE_END, text)
+        return 0
+    if not args.benchmarks:
+        parser.error("expected --benchmarks (or --first-use)")
     results = read_benchmarks(args.benchmarks)
     if not results:
         print(f"report.py: no benchmark results in {args.benchmarks}", file=sys.stderr)
@@ -426,13 +605,18 @@ def main(argv: list[str]) -> int:
     text = "\n".join(lines) + "\n"
     print(text)
     if args.doc:
-        document = args.doc.read_text() if args.doc.exists() else f"{BEGIN}\n{END}\n"
-        if BEGIN not in document or END not in document:
-            document += f"\n{BEGIN}\n{END}\n"
-        head, rest = document.split(BEGIN, 1)
-        _, tail = rest.split(END, 1)
-        args.doc.write_text(f"{head}{BEGIN}\n{text}{END}{tail}")
+        replace_block(args.doc, BEGIN, END, text)
     return 0
+
+
+def replace_block(doc: Path, begin: str, end: str, text: str) -> None:
+    """Replaces what lies between the markers `begin` and `end` of `doc` (appended when absent)."""
+    document = doc.read_text() if doc.exists() else f"{begin}\n{end}\n"
+    if begin not in document or end not in document:
+        document += f"\n{begin}\n{end}\n"
+    head, rest = document.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    doc.write_text(f"{head}{begin}\n{text}{end}{tail}")
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ import sys
 import time
 from pathlib import Path
 
-MECHANISMS = ("annotations", "plist", "json", "explicit", "swinject")
+MECHANISMS = ("annotations", "plist", "json", "explicit", "explicit-typed", "swinject")
 ROOT = Path(__file__).resolve().parent.parent.parent  # the repository
 
 
@@ -77,7 +77,7 @@ def mechanism_list(text: str) -> list[str]:
 
 
 def program_name(mechanism: str, n: int) -> str:
-    return f"Startup{mechanism.capitalize()}{n}"
+    return "Startup" + "".join(part.capitalize() for part in mechanism.split("-")) + str(n)
 
 
 def spawn_once(path: Path, env: dict[str, str] | None = None) -> tuple[int, int, str]:

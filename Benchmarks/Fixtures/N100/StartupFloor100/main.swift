@@ -6,8 +6,8 @@ import StartupSupport
 // in every mode, so the difference of `register` and `none` is the inserts alone) into a dictionary with the
 // capacity reserved. No registry does less. Only modes `none` and `register`: there is nothing to resolve.
 let mode = StartupMode.current
-let start = StartupClock.now()
 let pairs = expectedPairs
+let start = StartupClock.now()
 if mode == .none { StartupReport.finishBeforeRegistering(mechanism: "floor", startNanoseconds: start) }
 if mode != .register { StartupReport.fail("the floor only registers (modes none and register)") }
 var table: [String: String] = [:]

@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+"""Registration and first use, per mechanism and N, as whole processes: instructions (callgrind) and wall clock.
+
+    firstuse.py verify   runs every startup program once in mode `verify`: every service must resolve, by type and
+                         by name (Swinject: by type), to an instance of its implementation type (the smoke run)
+    firstuse.py measure  counts instructions and times the programs; writes JSON for report.py
+
+First use is process-global (the Swift runtime's caches, BeeHive's type cache), so it cannot be sampled in a loop in
+one process. Each startup program `Startup<Mechanism><N>` runs once per sample in one of its modes (see
+generate.py): `none` exits before registering, `register` builds the registry, `type` / `name` also resolve every
+service once by type / by name. Then
+
+    registration          = Ir(register) - Ir(none)        (same binary, so loading and runtime start cancel out)
+    first use by type     = Ir(type) - Ir(register)
+    first use by name     = Ir(name) - Ir(register)
+
+under `valgrind --tool=callgrind`, one process per count (instruction counts do not depend on the machine's load;
+valgrind 3.19 cannot read Swift 6.3's DWARF 5, so each program is counted on a copy stripped of debug info, with
+its symbols). The programs skip their after-the-fact count of the registry under callgrind
+(BEEHIVE_STARTUP_UNCHECKED=1), which would otherwise count as registration. StartupFloor<N> gives the floor: N
+inserts of existing strings into a reserved dictionary.
+
+Wall clock, two ways: in process, each program reads CLOCK_MONOTONIC when main begins, when the registry is built
+and when every service was resolved once (medians over --runs processes, round-robin over the programs); and the
+whole process, spawn -> exit, with hyperfine (mean ± standard deviation of --runs runs after 3 warm-ups).
+
+Also records which Foundation libraries each program loads (LD_DEBUG=files: at exec and by dlopen), and, with
+--profile M:N:MODE, keeps that run's callgrind profile with `callgrind_annotate --inclusive=yes` beside it.
+
+Output: JSON on stdout or --out. Bad arguments exit 2 with a usage message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+MECHANISMS = ("annotations", "plist", "json", "explicit", "explicit-typed", "swinject", "macros")
+DEFAULT_MECHANISMS = ("annotations", "plist", "json", "explicit", "explicit-typed", "swinject")
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"firstuse.py: error: {message}\n")
+
+
+def positive_list(text: str) -> list[int]:
+    values = []
+    for item in text.split(","):
+        try:
+            value = int(item.strip().replace("_", ""))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a positive integer; found '{item}'") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"expected N > 0; found {value}")
+        values.append(value)
+    return values
+
+
+def mechanism_list(text: str) -> list[str]:
+    if text == "all":
+        return list(DEFAULT_MECHANISMS)
+    names = [item.strip() for item in text.split(",")]
+    for name in names:
+        if name not in MECHANISMS:
+            raise argparse.ArgumentTypeError(f"unknown mechanism '{name}' (choose from all, {', '.join(MECHANISMS)})")
+    return names
+
+
+def program_name(mechanism: str, n: int) -> str:
+    return "Startup" + "".join(part.capitalize() for part in mechanism.split("-")) + str(n)
+
+
+def modes_of(mechanism: str) -> list[str]:
+    if mechanism == "floor":
+        return ["none", "register"]
+    if mechanism == "swinject":
+        return ["none", "register", "type"]  # Swinject has no resolution by name
+    return ["none", "register", "type", "name"]
+
+
+def programs(args: argparse.Namespace, with_floor: bool = True) -> list[tuple[str, int, Path]]:
+    found = []
+    for n in args.n:
+        for mechanism in list(args.mechanism) + (["floor"] if with_floor else []):
+            path = args.bin / program_name(mechanism, n)
+            if not path.exists():
+                raise SystemExit(f"firstuse.py: {path} is not built (is tier {n} in BEEHIVE_BENCH_TIERS?)")
+            found.append((mechanism, n, path))
+    return found
+
+
+def run_once(path: Path, mode: str, env: dict | None = None) -> dict[str, int | str]:
+    process = subprocess.run([str(path), mode], capture_output=True, text=True, env=env)
+    if process.returncode != 0:
+        raise SystemExit(f"firstuse.py: {path.name} {mode} failed (exit {process.returncode}): "
+                         f"{process.stderr.strip()[-2000:]}")
+    fields = dict(re.findall(r"(\w+)=(\S+)", process.stdout))
+    for key in ("ready_ns", "registered_ns", "main_ns", "registered"):
+        if key not in fields:
+            raise SystemExit(f"firstuse.py: {path.name} {mode} printed no {key}: {process.stdout!r}")
+    return {k: (int(v) if k != "mechanism" and k != "mode" else v) for k, v in fields.items()}
+
+
+def verify(args: argparse.Namespace) -> dict:
+    results = []
+    for mechanism, n, path in programs(args):
+        mode = "register" if mechanism == "floor" else "verify"
+        fields = run_once(path, mode)
+        if fields["registered"] < n:
+            raise SystemExit(f"firstuse.py: {path.name} registered {fields['registered']}; expected {n}")
+        print(f"ok: {path.name} {mode}: {n} services"
+              + ("" if mechanism == "floor" else ", each resolves to its implementation type"
+                 + (" (by type)" if mechanism == "swinject" else " (by type and by name)")), file=sys.stderr)
+        results.append({"mechanism": mechanism, "n": n, "program": path.name, "mode": mode, "ok": True})
+    return {"kind": "firstuse-verify", "results": results}
+
+
+def foundation_libraries(path: Path) -> list[str]:
+    """The Foundation libraries the program loads in mode `type` (or `register`), at exec or by dlopen."""
+    env = dict(os.environ, LD_DEBUG="files")
+    mode = "register" if path.name.startswith("StartupFloor") else "type"
+    process = subprocess.run([str(path), mode], capture_output=True, text=True, env=env)
+    names = {name.rsplit("/", 1)[-1] for name in re.findall(r"file=(\S*Foundation\S*?\.so)", process.stderr)}
+    return sorted(names)
+
+
+def stripped_copy(path: Path, directory: Path) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    copy = directory / path.name
+    if not copy.exists() or copy.stat().st_mtime < path.stat().st_mtime:
+        shutil.copyfile(path, copy)
+        copy.chmod(0o755)
+        subprocess.run(["strip", "--strip-debug", str(copy)], check=True)
+    return copy
+
+
+def callgrind_ir(program: Path, mode: str, keep: Path | None = None, extra: list[str] | None = None) -> int:
+    env = dict(os.environ, BEEHIVE_STARTUP_UNCHECKED="1")
+    out = str(keep) if keep else "/dev/null"
+    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + (extra or []) + [str(program), mode]
+    process = subprocess.run(command, capture_output=True, text=True, env=env)
+    if process.returncode != 0:
+        raise SystemExit(f"firstuse.py: callgrind {program.name} {mode} failed: {process.stderr[-1500:]}")
+    match = re.search(r"Collected : (\d+)", process.stderr)
+    if not match:
+        raise SystemExit(f"firstuse.py: no instruction count from valgrind for {program.name} {mode}")
+    return int(match.group(1))
+
+
+def hyperfine(commands: list[tuple[str, list[str]]], runs: int, warmup: int) -> dict[str, dict]:
+    """hyperfine -N over every command; {name: {mean, stddev, median, min, max} in ns}."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as export:
+        command = ["hyperfine", "-N", "--style", "none", "--warmup", str(warmup), "--runs", str(runs),
+                   "--export-json", export.name]
+        for name, argv in commands:
+            command += ["--command-name", name, " ".join(argv)]
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+        data = json.loads(Path(export.name).read_text())
+    result = {}
+    for entry in data["results"]:
+        result[entry["command"]] = {key: entry[key] * 1e9 for key in ("mean", "stddev", "median", "min", "max")}
+        result[entry["command"]]["runs"] = len(entry.get("times", []))
+    return result
+
+
+def measure(args: argparse.Namespace) -> dict:
+    found = programs(args)
+    result: dict = {"kind": "firstuse", "runs": args.runs, "beehive": args.beehive or "", "results": []}
+    rows = {(m, n): {"mechanism": m, "n": n, "program": p.name, "ir": {}, "hyperfine": {}, "inprocess": {},
+                     "foundation": []} for m, n, p in found}
+    for mechanism, n, path in found:
+        rows[(mechanism, n)]["foundation"] = foundation_libraries(path)
+
+    # Correctness first: every program in mode verify (cheap, and the numbers below mean nothing otherwise).
+    verify(args)
+
+    # Instructions: one process per (program, mode) under callgrind.
+    if args.callgrind:
+        if not shutil.which("valgrind"):
+            raise SystemExit("firstuse.py: valgrind is not installed (apt-get install valgrind), or pass --no-callgrind")
+        stripped = args.bin / "nodebug"
+        for mechanism, n, path in found:
+            copy = stripped_copy(path, stripped)
+            for mode in modes_of(mechanism):
+                ir = callgrind_ir(copy, mode)
+                rows[(mechanism, n)]["ir"][mode] = ir
+                print(f"callgrind {path.name} {mode}: {ir:,} Ir", file=sys.stderr)
+        for spec in args.profile or []:
+            mechanism, n, mode = spec.split(":")
+            copy = stripped_copy(args.bin / program_name(mechanism, int(n)), stripped)
+            args.profile_dir.mkdir(parents=True, exist_ok=True)
+            base = args.profile_dir / f"callgrind.{program_name(mechanism, int(n))}.{mode}"
+            ir = callgrind_ir(copy, mode, keep=Path(f"{base}.out"))
+            annotate = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=99.9", f"{base}.out"],
+                                      capture_output=True, text=True).stdout
+            demangler = shutil.which("swift-demangle") or shutil.which("swift")
+            if demangler:
+                command = [demangler] + (["demangle"] if demangler.endswith("/swift") else []) + ["--simplified"]
+                annotate = subprocess.run(command, input=annotate, capture_output=True, text=True).stdout or annotate
+            Path(f"{base}.inclusive.txt").write_text(annotate)
+            result.setdefault("profiles", []).append({"spec": spec, "ir": ir, "out": f"{base}.out",
+                                                      "inclusive": f"{base}.inclusive.txt"})
+            print(f"profile {spec}: {base}.inclusive.txt", file=sys.stderr)
+
+    # Wall clock in process: round-robin over programs and modes, one sample per process.
+    samples: dict[tuple, list[dict]] = {}
+    schedule = [(m, n, p, mode) for m, n, p in found for mode in modes_of(m) if mode != "none"]
+    for round_index in range(args.runs + 2):
+        for mechanism, n, path, mode in schedule:
+            fields = run_once(path, mode)
+            if round_index >= 2:  # two warm-up rounds
+                samples.setdefault((mechanism, n, mode), []).append(fields)
+    for (mechanism, n, mode), entries in samples.items():
+        rows[(mechanism, n)]["inprocess"][mode] = {
+            "registerMedianNs": statistics.median(e["registered_ns"] - e["main_ns"] for e in entries),
+            "firstUseMedianNs": statistics.median(e["ready_ns"] - e["registered_ns"] for e in entries),
+            "runs": len(entries),
+        }
+
+    # Whole process, spawn -> exit: hyperfine, one batch per tier.
+    if args.hyperfine:
+        if not shutil.which("hyperfine"):
+            raise SystemExit("firstuse.py: hyperfine is not installed (apt-get install -y hyperfine), "
+                             "or pass --no-hyperfine")
+        for n in args.n:
+            commands = [(f"{m}:{mode}", [str(p), mode]) for m, tier, p in found if tier == n for mode in modes_of(m)]
+            timed = hyperfine(commands, args.runs, 3)
+            for name, stats in timed.items():
+                mechanism, mode = name.split(":")
+                rows[(mechanism, n)]["hyperfine"][mode] = stats
+            print(f"hyperfine N = {n}: {len(commands)} commands", file=sys.stderr)
+    result["results"] = list(rows.values())
+    return result
+
+
+def main(argv: list[str]) -> int:
+    parser = Parser(prog="firstuse.py", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    for name, text in (("verify", "check that every program resolves every service right"),
+                       ("measure", "count instructions and time registration and first use")):
+        sub = commands.add_parser(name, help=text)
+        sub.add_argument("--bin", type=Path, required=True, help="the release build folder")
+        sub.add_argument("--n", type=positive_list, default=[10, 100, 1000], metavar="N[,N...]")
+        sub.add_argument("--mechanism", type=mechanism_list, default=list(DEFAULT_MECHANISMS),
+                         metavar="all|M[,M...]", help="mechanisms: " + ", ".join(MECHANISMS))
+        sub.add_argument("--out", type=Path)
+        if name == "measure":
+            sub.add_argument("--runs", type=int, default=20, help="processes per program and mode (> 0)")
+            sub.add_argument("--no-callgrind", dest="callgrind", action="store_false")
+            sub.add_argument("--no-hyperfine", dest="hyperfine", action="store_false")
+            sub.add_argument("--profile", action="append", metavar="MECHANISM:N:MODE",
+                             help="keep this run's callgrind profile and its inclusive annotation")
+            sub.add_argument("--profile-dir", type=Path, default=Path("."))
+            sub.add_argument("--beehive", help="the BeeHive checkout measured, for the report")
+    args = parser.parse_args(argv)
+    if args.command == "measure" and args.runs <= 0:
+        parser.error("--runs must be > 0")
+    for spec in getattr(args, "profile", None) or []:
+        parts = spec.split(":")
+        if len(parts) != 3 or parts[0] not in MECHANISMS or not parts[1].isdigit() or parts[2] not in (
+                "none", "register", "type", "name"):
+            parser.error(f"--profile: expected MECHANISM:N:MODE (e.g. annotations:1000:type); found '{spec}'")
+    result = {"verify": verify, "measure": measure}[args.command](args)
+    text = json.dumps(result, indent=2)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text + "\n")
+    elif args.command == "measure":
+        print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
