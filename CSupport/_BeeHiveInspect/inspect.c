@@ -32,7 +32,8 @@
 
 #define BH_NOTE_OWNER "BeeHive"
 #define BH_NOTE_TYPE 1u
-#define BH_FORMAT_VERSION 1u
+#define BH_OLDEST_VERSION 1u
+#define BH_NEWEST_VERSION 2u /* 2: "file"/"line" in records, typed records (not read here) */
 #define BH_MAX_NAME 4096 /* bytes of one symbol or section name read on its own */
 
 /* ---- The arena ------------------------------------------------------------------ */
@@ -265,11 +266,11 @@ static void bh_parse_note(bh_reader *r, unsigned section, const unsigned char *d
         return;
     }
     note->version = bh_u32(r, desc);
-    if (note->version != BH_FORMAT_VERSION) {
+    if (note->version < BH_OLDEST_VERSION || note->version > BH_NEWEST_VERSION) {
         bh_problem(r,
-                   "the BeeHive note in section %u has format version %u; expected version %u; the sections it "
-                   "names were not read",
-                   section, note->version, BH_FORMAT_VERSION);
+                   "the BeeHive note in section %u has format version %u; expected version %u to %u; the sections "
+                   "it names were not read",
+                   section, note->version, BH_OLDEST_VERSION, BH_NEWEST_VERSION);
         return;
     }
     size_t first = r->entry_count;

@@ -43,7 +43,8 @@
 
 #define BH_NOTE_OWNER "BeeHive"
 #define BH_NOTE_TYPE 1u
-#define BH_SUPPORTED_VERSION 1u
+#define BH_OLDEST_VERSION 1u
+#define BH_NEWEST_VERSION 2u /* 2: records may carry "file" and "line"; typed records ("types=") */
 #define BH_GNU_OWNER "GNU"
 #define BH_GNU_BUILD_ID 3u
 
@@ -254,6 +255,7 @@ static int bh_kind_from_prefix(const char *entry, bh_kind *kind, const char **na
         {"services=", BH_KIND_SERVICES},
         {"modules=", BH_KIND_MODULES},
         {"routes=", BH_KIND_ROUTES},
+        {"types=", BH_KIND_TYPES},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         size_t n = strlen(table[i].prefix);
@@ -314,12 +316,12 @@ static void bh_parse_note(bh_scanner *s, const char *image, uint64_t id, int rep
         return;
     }
     memcpy(&version, desc, sizeof version);
-    if (version != BH_SUPPORTED_VERSION) {
+    if (version < BH_OLDEST_VERSION || version > BH_NEWEST_VERSION) {
         if (report)
             bh_add_problem(s, image, id, 0,
-                           "BeeHive note has format version %u; expected version %u; the sections it names were "
-                           "not read",
-                           version, BH_SUPPORTED_VERSION);
+                           "BeeHive note has format version %u; expected version %u to %u; the sections it names "
+                           "were not read",
+                           version, BH_OLDEST_VERSION, BH_NEWEST_VERSION);
         return;
     }
     const char *p = (const char *)desc + sizeof version;
@@ -460,6 +462,7 @@ static void bh_want_defaults(bh_wanted_list *wanted) {
     bh_want(wanted, BH_KIND_SERVICES, "beehive_services", 16);
     bh_want(wanted, BH_KIND_MODULES, "beehive_mods", 12);
     bh_want(wanted, BH_KIND_ROUTES, "beehive_routes", 14);
+    bh_want(wanted, BH_KIND_TYPES, "beehive_types", 13);
 }
 
 static int bh_visit_image(bh_scanner *s, bh_walk *walk, struct dl_phdr_info *info, bh_image *known,
@@ -690,7 +693,7 @@ static const char *bh_file_kind(mode_t mode) {
 }
 
 static void bh_queue_section(bh_scanner *s, bh_image *image, const char *name, bh_kind kind, unsigned char *bytes,
-                             size_t size, uint64_t file_offset, unsigned index) {
+                             size_t size, uint64_t file_offset, uint64_t address, unsigned index) {
     if (!bh_reserve((void **)&s->sections, &s->section_capacity, s->section_count, sizeof *s->sections)) {
         bh_add_problem(s, bh_label(image), image->id, 0, "out of memory while queueing section %s", name);
         free(bytes);
@@ -711,6 +714,7 @@ static void bh_queue_section(bh_scanner *s, bh_image *image, const char *name, b
     sec->bytes = bytes;
     sec->size = size;
     sec->file_offset = file_offset;
+    sec->address = (const void *)(uintptr_t)(image->base + address);
     sec->section_index = index;
     s->section_count++;
     s->stats.sections_found++;
@@ -731,6 +735,61 @@ static int bh_phdrs_match(Elf *elf, const bh_image *image) {
             return 0;
     }
     return 1;
+}
+
+/*
+ * Typed records (format version 2): 16 bytes each, u32 magic "BHTR", u32 layout version, then an accessor
+ * function pointer. An entry whose magic or version is unknown, or whose accessor is not inside one of this
+ * image's executable segments, is reported and zeroed in the copy, so that readers see padding and never
+ * call it. All-zero entries are padding. A tail shorter than an entry is reported.
+ */
+#define BH_TYPED_RECORD_SIZE 16u
+#define BH_TYPED_RECORD_MAGIC 0x52544842u
+#define BH_TYPED_RECORD_LAYOUT 1u
+static void bh_check_typed_records(bh_scanner *s, const bh_image *image, const char *name, unsigned char *bytes,
+                                   size_t size) {
+    const char *label = bh_label(image);
+    size_t whole = size - size % BH_TYPED_RECORD_SIZE;
+    if (whole != size)
+        bh_add_problem(s, label, image->id, 0,
+                       "section %s is %zu bytes; expected a multiple of %u (typed records); the last %zu bytes "
+                       "were ignored",
+                       name, size, BH_TYPED_RECORD_SIZE, size - whole);
+    for (size_t offset = 0; offset < size; offset += BH_TYPED_RECORD_SIZE) {
+        unsigned char *entry = bytes + offset;
+        if (offset >= whole) {
+            memset(entry, 0, size - offset);
+            break;
+        }
+        uint32_t magic, layout;
+        uint64_t accessor;
+        memcpy(&magic, entry, 4);
+        memcpy(&layout, entry + 4, 4);
+        memcpy(&accessor, entry + 8, 8);
+        if (magic == 0 && layout == 0 && accessor == 0) continue;
+        const char *problem = NULL;
+        if (magic != BH_TYPED_RECORD_MAGIC) {
+            problem = "expected the magic 0x52544842 (\"BHTR\")";
+        } else if (layout != BH_TYPED_RECORD_LAYOUT) {
+            problem = "expected layout version 1 (the record was written by another version of BeeHive)";
+        } else {
+            int inside = 0;
+            for (size_t i = 0; i < image->phnum && !inside; i++) {
+                const ElfW(Phdr) *ph = &image->phdrs[i];
+                uintptr_t start = image->base + ph->p_vaddr;
+                inside = ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && accessor >= start &&
+                         accessor - start < ph->p_memsz;
+            }
+            if (!inside) problem = "expected its accessor inside an executable segment of the image";
+        }
+        if (problem) {
+            bh_add_problem(s, label, image->id, 0,
+                           "section %s, typed record at offset 0x%zx (magic 0x%x, version %u, accessor 0x%llx): %s; "
+                           "it was skipped, and its service resolves by name",
+                           name, offset, magic, layout, (unsigned long long)accessor, problem);
+            memset(entry, 0, BH_TYPED_RECORD_SIZE);
+        }
+    }
 }
 
 /* Checks one wanted section and reads it from the file. */
@@ -788,6 +847,20 @@ static void bh_read_section(bh_scanner *s, bh_image *image, int fd, off_t file_s
         bh_add_problem(s, label, image->id, 0, "out of memory reading section %s (%zu bytes)", name, size);
         return;
     }
+    if (kind == BH_KIND_TYPES) {
+        /* Typed records hold pointers that the loader relocated: read them from memory, not from the file. */
+        if (bh_copy_memory(1, bytes, image->base + shdr->sh_addr, size) != 0) {
+            bh_add_problem(s, label, image->id, 0,
+                           "section %s (index %u): its %zu bytes could not be read from memory; its typed records "
+                           "were not read (their services resolve by name)",
+                           name, index, size);
+            free(bytes);
+            return;
+        }
+        bh_check_typed_records(s, image, name, bytes, size);
+        bh_queue_section(s, image, name, kind, bytes, size, shdr->sh_offset, shdr->sh_addr, index);
+        return;
+    }
     size_t done = 0;
     while (done < size) {
         ssize_t n = pread(fd, bytes + done, size - done, (off_t)(shdr->sh_offset + done));
@@ -803,7 +876,7 @@ static void bh_read_section(bh_scanner *s, bh_image *image, int fd, off_t file_s
         free(bytes);
         return;
     }
-    bh_queue_section(s, image, name, kind, bytes, size, shdr->sh_offset, index);
+    bh_queue_section(s, image, name, kind, bytes, size, shdr->sh_offset, shdr->sh_addr, index);
 }
 
 /* Whether the section name table holds `name` as a whole name (after a NUL, or at its start). */

@@ -8,11 +8,14 @@ public enum RecordKind: String, Sendable, Hashable, CaseIterable {
     case modules
     /// Route records: `{"route":…,"handler":…}`.
     case routes
+    /// Typed records of the Swift macros: 16 bytes each, with an accessor (read from memory, not parsed as JSON).
+    case types
 
     init(_ kind: bh_kind) {
         switch kind {
         case BH_KIND_MODULES: self = .modules
         case BH_KIND_ROUTES: self = .routes
+        case BH_KIND_TYPES: self = .types
         default: self = .services
         }
     }
@@ -23,6 +26,7 @@ public enum RecordKind: String, Sendable, Hashable, CaseIterable {
         case .services: "beehive_services"
         case .modules: "beehive_mods"
         case .routes: "beehive_routes"
+        case .types: "beehive_types"
         }
     }
 }

@@ -92,6 +92,8 @@ public struct RecordParser {
         if record.isTerminated {
             var parser = RecordParser(bytes: record.bytes)
             if let fast = parser.onePairServiceRecord() { return fast }
+            parser.index = 0
+            if let fast = parser.explicitServiceRecord() { return fast }
         }
         return try ServiceRecord(parse(record))
     }
@@ -106,6 +108,49 @@ public struct RecordParser {
         guard let impl = plainString(), peek == UInt8(ascii: "}"), index + 1 == bytes.count else { return nil }
         guard !service.isEmpty, !impl.isEmpty, service != "impl" else { return nil }
         return ServiceRecord(service: service, implementation: impl)
+    }
+
+    /// What the C and Swift macros write: `{"service":"…","impl":"…"[,"name":"…"][,"file":"…","line":N]}` in
+    /// that order, with no whitespace, escapes or non-ASCII bytes; nil for anything else.
+    private mutating func explicitServiceRecord() -> ServiceRecord? {
+        guard literal("{\"service\":"), let service = plainString(), literal(",\"impl\":"),
+            let impl = plainString()
+        else { return nil }
+        var name: String?
+        if literal(",\"name\":") {
+            guard let n = plainString() else { return nil }
+            name = n
+        }
+        var location: RecordLocation?
+        if literal(",\"file\":") {
+            guard let file = plainString(), literal(",\"line\":"), let line = plainLineNumber() else { return nil }
+            location = RecordLocation(file: file, line: line)
+        }
+        guard literal("}"), index == bytes.count, !service.isEmpty, !impl.isEmpty, name?.isEmpty != true,
+            location?.file.isEmpty != true
+        else { return nil }
+        return ServiceRecord(service: service, implementation: impl, name: name, location: location)
+    }
+
+    /// Consumes `text` if the bytes at the cursor are exactly it.
+    private mutating func literal(_ text: StaticString) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard bytes.count - index >= count else { return false }
+        for i in 0..<count where bytes[index + i] != text.utf8Start[i] { return false }
+        index += count
+        return true
+    }
+
+    /// 1 to 9 decimal digits without a leading zero; nil otherwise.
+    private mutating func plainLineNumber() -> Int? {
+        let start = index
+        var value = 0
+        while let b = peek, let digit = b.digitValue(radix: 10), index - start < 9 {
+            if index == start && digit == 0 { return nil }
+            value = value * 10 + digit
+            index += 1
+        }
+        return index > start ? value : nil
     }
 
     /// A string of printable ASCII without escapes; nil (cursor anywhere) otherwise.

@@ -1,17 +1,59 @@
+/// Where an annotation was written, from a record's `"file"` and `"line"` keys (format version 2).
+public struct RecordLocation: Sendable, Hashable {
+    /// The annotation's file: `annotations.c` (C macros) or `Module/File.swift` (Swift macros).
+    public let file: String
+    /// The annotation's line, from 1.
+    public let line: Int
+
+    public init(file: String, line: Int) {
+        self.file = file
+        self.line = line
+    }
+
+    /// Reads the `"file"` or `"line"` field into `file` or `line`; false for any other key.
+    static func read(
+        _ field: RecordField, file: inout String?, line: inout Int?
+    ) throws(RecordError) -> Bool {
+        switch (field.key, field.value) {
+        case ("file", .string(let s)) where !s.isEmpty: file = s
+        case ("line", .integer(let n)) where n >= 1: line = n
+        case ("file", _): throw RecordError(.shape, "expected a non-empty file name for \"file\"; found \(field.value)")
+        case ("line", _): throw RecordError(.shape, "expected a line number from 1 for \"line\"; found \(field.value)")
+        default: return false
+        }
+        return true
+    }
+
+    /// The location that `"file"` and `"line"` give: both or neither.
+    static func make(file: String?, line: Int?) throws(RecordError) -> RecordLocation? {
+        switch (file, line) {
+        case (let file?, let line?): return RecordLocation(file: file, line: line)
+        case (nil, nil): return nil
+        default:
+            throw RecordError(
+                .shape, "expected \"file\" and \"line\" together; found only \"\(file == nil ? "line" : "file")\"")
+        }
+    }
+}
+
 /// A service record: `service` is implemented by the type named `implementation`.
 public struct ServiceRecord: Sendable, Hashable {
     public let service: String
     public let implementation: String
     public let name: String?
+    /// Where the annotation was written, when the record says.
+    public let location: RecordLocation?
 
-    public init(service: String, implementation: String, name: String? = nil) {
+    public init(service: String, implementation: String, name: String? = nil, location: RecordLocation? = nil) {
         self.service = service
         self.implementation = implementation
         self.name = name
+        self.location = location
     }
 
     /// The forms, for messages.
-    public static let expectedForms = #"{"<service>":"<impl>"} or {"service":"…","impl":"…"[,"name":"…"]}"#
+    public static let expectedForms =
+        #"{"<service>":"<impl>"} or {"service":"…","impl":"…"[,"name":"…"][,"file":"…","line":…]}"#
 
     /// Reads a service record from its parsed form.
     public init(_ parsed: ParsedRecord) throws(RecordError) {
@@ -22,18 +64,26 @@ public struct ServiceRecord: Sendable, Hashable {
             var service: String?
             var impl: String?
             var name: String?
+            var file: String?
+            var line: Int?
             for field in fields {
                 switch field.key {
                 case "service": service = try field.nonEmptyString()
                 case "impl": impl = try field.nonEmptyString()
                 case "name": name = try field.nonEmptyString()
-                default: throw RecordError(.shape, "expected only the keys service, impl, name; found \"\(field.key)\"")
+                default:
+                    guard try RecordLocation.read(field, file: &file, line: &line) else {
+                        throw RecordError(
+                            .shape, "expected only the keys service, impl, name, file, line; found \"\(field.key)\"")
+                    }
                 }
             }
             guard let service, let impl else {
                 throw RecordError(.shape, "expected a \"service\" key beside \"impl\"; found none")
             }
-            self.init(service: service, implementation: impl, name: name)
+            self.init(
+                service: service, implementation: impl, name: name,
+                location: try RecordLocation.make(file: file, line: line))
         } else if fields.count == 1 {
             self.init(service: try fields[0].nonEmptyString(key: true), implementation: try fields[0].nonEmptyString())
         } else {
@@ -54,16 +104,23 @@ public struct ModuleRecord: Sendable, Hashable {
     public let level: RecordLevel?
     public let priority: Int?
     public let isAsync: Bool?
+    /// Where the annotation was written, when the record says.
+    public let location: RecordLocation?
 
-    public init(module: String, level: RecordLevel? = nil, priority: Int? = nil, isAsync: Bool? = nil) {
+    public init(
+        module: String, level: RecordLevel? = nil, priority: Int? = nil, isAsync: Bool? = nil,
+        location: RecordLocation? = nil
+    ) {
         self.module = module
         self.level = level
         self.priority = priority
         self.isAsync = isAsync
+        self.location = location
     }
 
     /// The forms, for messages.
-    public static let expectedForms = #""<module>" or {"module":"…"[,"level":…,"priority":…,"async":…]}"#
+    public static let expectedForms =
+        #""<module>" or {"module":"…"[,"level":…,"priority":…,"async":…][,"file":"…","line":…]}"#
 
     /// Reads a module record from its parsed form.
     public init(_ parsed: ParsedRecord) throws(RecordError) {
@@ -76,7 +133,10 @@ public struct ModuleRecord: Sendable, Hashable {
             var level: RecordLevel?
             var priority: Int?
             var isAsync: Bool?
+            var file: String?
+            var line: Int?
             for field in fields {
+                if try RecordLocation.read(field, file: &file, line: &line) { continue }
                 switch (field.key, field.value) {
                 case ("module", _): module = try field.nonEmptyString()
                 case ("level", .string(let s)): level = .named(s)
@@ -90,13 +150,16 @@ public struct ModuleRecord: Sendable, Hashable {
                     throw RecordError(.shape, "expected \(expected) for \"\(field.key)\"; found \(field.value)")
                 default:
                     throw RecordError(
-                        .shape, "expected only the keys module, level, priority, async; found \"\(field.key)\"")
+                        .shape,
+                        "expected only the keys module, level, priority, async, file, line; found \"\(field.key)\"")
                 }
             }
             guard let module else {
                 throw RecordError(.shape, "expected \(Self.expectedForms); found no \"module\" key")
             }
-            self.init(module: module, level: level, priority: priority, isAsync: isAsync)
+            self.init(
+                module: module, level: level, priority: priority, isAsync: isAsync,
+                location: try RecordLocation.make(file: file, line: line))
         }
     }
 }
@@ -105,14 +168,17 @@ public struct ModuleRecord: Sendable, Hashable {
 public struct RouteRecord: Sendable, Hashable {
     public let pattern: String
     public let handler: String
+    /// Where the annotation was written, when the record says.
+    public let location: RecordLocation?
 
-    public init(pattern: String, handler: String) {
+    public init(pattern: String, handler: String, location: RecordLocation? = nil) {
         self.pattern = pattern
         self.handler = handler
+        self.location = location
     }
 
     /// The form, for messages.
-    public static let expectedForms = #"{"route":"<pattern>","handler":"<type>"}"#
+    public static let expectedForms = #"{"route":"<pattern>","handler":"<type>"[,"file":"…","line":…]}"#
 
     /// Reads a route record from its parsed form.
     public init(_ parsed: ParsedRecord) throws(RecordError) {
@@ -121,18 +187,24 @@ public struct RouteRecord: Sendable, Hashable {
         }
         var pattern: String?
         var handler: String?
+        var file: String?
+        var line: Int?
         for field in fields {
             switch field.key {
             case "route": pattern = try field.nonEmptyString()
             case "handler": handler = try field.nonEmptyString()
-            default: throw RecordError(.shape, "expected only the keys route, handler; found \"\(field.key)\"")
+            default:
+                guard try RecordLocation.read(field, file: &file, line: &line) else {
+                    throw RecordError(
+                        .shape, "expected only the keys route, handler, file, line; found \"\(field.key)\"")
+                }
             }
         }
         guard let pattern, let handler else {
             throw RecordError(
                 .shape, "expected \(Self.expectedForms); found no \"\(pattern == nil ? "route" : "handler")\" key")
         }
-        self.init(pattern: pattern, handler: handler)
+        self.init(pattern: pattern, handler: handler, location: try RecordLocation.make(file: file, line: line))
     }
 }
 

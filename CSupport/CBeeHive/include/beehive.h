@@ -31,7 +31,7 @@
 #define BEEHIVE_H
 
 /* The version of the record and note format this header writes. */
-#define BH_FORMAT_VERSION 1
+#define BH_FORMAT_VERSION 2
 
 #ifndef BH_SERVICES_SECTION
 #define BH_SERVICES_SECTION "beehive_services"
@@ -50,6 +50,18 @@
 #define BH__STR2(x) #x
 #define BH__STR(x) BH__STR2(x)
 #define BH__UNIQUE(prefix) BH__CAT(prefix, __COUNTER__)
+
+/*
+ * Where the annotation is: ,"file":"annotations.c","line":12 (format version 2). Diagnostics about the record
+ * start with it. __FILE_NAME__ (clang 9, gcc 12) gives the file's name without the build's directories; older
+ * compilers give the path as compiled. A name with '"' or '\' makes the record malformed (reported, with its offset).
+ */
+#ifdef __FILE_NAME__
+#define BH__FILE __FILE_NAME__
+#else
+#define BH__FILE __FILE__
+#endif
+#define BH__WHERE ",\"file\":\"" BH__FILE "\",\"line\":" BH__STR(__LINE__)
 
 /*
  * `used` keeps the compiler from dropping the record; `retain` (SHF_GNU_RETAIN)
@@ -87,26 +99,28 @@
 
 /* ---- Services -------------------------------------------------------------- */
 
-/* Registers `impl` as the implementation of `service`: {"<service>":"<impl>"}. */
-#define BH_SERVICE(service, impl) BH_RECORD(BH_SERVICES_SECTION, "{\"" #service "\":\"" #impl "\"}")
+/* Registers `impl` as the implementation of `service`: {"service":…,"impl":…,"file":…,"line":…}. */
+#define BH_SERVICE(service, impl)                                                                                  \
+    BH_RECORD(BH_SERVICES_SECTION, "{\"service\":\"" #service "\",\"impl\":\"" #impl "\"" BH__WHERE "}")
 
-/* Registers `impl` for `service` under `name`: {"service":…,"impl":…,"name":…}. */
+/* Registers `impl` for `service` under `name`: {"service":…,"impl":…,"name":…,"file":…,"line":…}. */
 #define BH_NAMED_SERVICE(service, impl, name)                                                                      \
-    BH_RECORD(BH_SERVICES_SECTION, "{\"service\":\"" #service "\",\"impl\":\"" #impl "\",\"name\":\"" #name "\"}")
+    BH_RECORD(BH_SERVICES_SECTION,                                                                                 \
+              "{\"service\":\"" #service "\",\"impl\":\"" #impl "\",\"name\":\"" #name "\"" BH__WHERE "}")
 
 /* ---- Modules --------------------------------------------------------------- */
 
-#define BH__MOD1(module) BH_RECORD(BH_MODULES_SECTION, "{\"module\":\"" BH__STR2(module) "\"}")
+#define BH__MOD1(module) BH_RECORD(BH_MODULES_SECTION, "{\"module\":\"" BH__STR2(module) "\"" BH__WHERE "}")
 #define BH__MOD2(module, level)                                                                                    \
-    BH_RECORD(BH_MODULES_SECTION, "{\"module\":\"" BH__STR2(module) "\",\"level\":" BH__LEVEL_##level "}")
+    BH_RECORD(BH_MODULES_SECTION, "{\"module\":\"" BH__STR2(module) "\",\"level\":" BH__LEVEL_##level BH__WHERE "}")
 #define BH__MOD3(module, level, priority)                                                                          \
     enum { BH__UNIQUE(bh__priority_must_be_an_integer_) = (priority) };                                            \
     BH_RECORD(BH_MODULES_SECTION, "{\"module\":\"" BH__STR2(module) "\",\"level\":" BH__LEVEL_##level              \
-                                  ",\"priority\":" BH__STR(priority) "}")
+                                  ",\"priority\":" BH__STR(priority) BH__WHERE "}")
 #define BH__MOD4(module, level, priority, async)                                                                   \
     enum { BH__UNIQUE(bh__priority_must_be_an_integer_) = (priority) };                                            \
     BH_RECORD(BH_MODULES_SECTION, "{\"module\":\"" BH__STR2(module) "\",\"level\":" BH__LEVEL_##level              \
-                                  ",\"priority\":" BH__STR(priority) ",\"async\":" BH__BOOL_##async "}")
+                                  ",\"priority\":" BH__STR(priority) ",\"async\":" BH__BOOL_##async BH__WHERE "}")
 #define BH__PICK(_1, _2, _3, _4, name, ...) name
 
 /*
@@ -120,7 +134,7 @@
 
 /* Registers `handler` for the URL pattern `pattern` (a string literal). */
 #define BH_ROUTE(pattern, handler)                                                                                 \
-    BH_RECORD(BH_ROUTES_SECTION, "{\"route\":\"" pattern "\",\"handler\":\"" #handler "\"}")
+    BH_RECORD(BH_ROUTES_SECTION, "{\"route\":\"" pattern "\",\"handler\":\"" #handler "\"" BH__WHERE "}")
 
 /* ---- Anchors: records that nothing else refers to ---------------------------- */
 
@@ -170,7 +184,7 @@
  * The COMDAT group keeps one note per image and per set of section names.
  */
 #if defined(__ELF__) && !defined(BH_NO_IMAGE_NOTE)
-__asm__(".pushsection .note.beehive,\"aGR\",%note,\"beehive.note." BH_SERVICES_SECTION "." BH_MODULES_SECTION
+__asm__(".pushsection .note.beehive,\"aGR\",%note,\"beehive.note." BH__STR(BH_FORMAT_VERSION) "." BH_SERVICES_SECTION "." BH_MODULES_SECTION
         "." BH_ROUTES_SECTION "\",comdat\n"
         ".balign 4\n"
         ".long 8\n"

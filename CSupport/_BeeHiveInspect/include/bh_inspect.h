@@ -49,7 +49,7 @@ typedef struct {
 
 /* A BeeHive image note (owner "BeeHive", type 1). */
 typedef struct {
-    uint32_t version; /* the descriptor's format version; entries are read for version 1 only */
+    uint32_t version; /* the descriptor's format version; entries are read for versions 1 and 2 */
     unsigned section_index;
     const bh_inspect_note_entry *entries;
     size_t entry_count;

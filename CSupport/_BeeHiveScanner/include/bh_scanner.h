@@ -13,11 +13,12 @@
 extern "C" {
 #endif
 
-/* What a section holds, from the image note ("services=…", "modules=…", "routes=…"). */
+/* What a section holds, from the image note ("services=…", "modules=…", "routes=…", "types=…"). */
 typedef enum {
     BH_KIND_SERVICES = 0,
     BH_KIND_MODULES = 1,
     BH_KIND_ROUTES = 2,
+    BH_KIND_TYPES = 3, /* typed records of the Swift macros: read from memory (they hold relocated pointers) */
 } bh_kind;
 
 /* Scanner flags. */
@@ -38,6 +39,7 @@ typedef struct {
     unsigned char *bytes; /* owned by the callback from the moment it is called */
     size_t size;
     uint64_t file_offset; /* sh_offset, so that offsets can be checked with readelf/objdump */
+    const void *address;  /* the section in memory (load address + sh_addr), checked to lie in a readable PT_LOAD */
     unsigned section_index;
 } bh_section;
 
@@ -114,6 +116,37 @@ bh_scan_stats bh_scanner_stats(bh_scanner *scanner);
  * variable BEEHIVE_SCAN: "all" sets BH_SCAN_ALL_IMAGES). Its results wait for the first drain.
  */
 bh_scanner *bh_startup_scanner(void);
+
+/* ---- Swift types (swift_types.c) ---------------------------------------------------------------- */
+
+/* A nominal type or protocol of a loaded Swift image. `name` ("Module.Outer.Inner") lives during the callback. */
+typedef struct {
+    const char *name;
+    size_t name_length;
+    const void *descriptor; /* the type's or protocol's context descriptor */
+    const void *image;      /* the base address of the image that defines it */
+    unsigned kind;          /* 3 protocol, 16 class, 17 struct, 18 enum */
+    int is_generic;
+} bh_swift_type;
+
+typedef void (*bh_swift_type_fn)(void *context, const bh_swift_type *type);
+
+/*
+ * Calls `visit` for every nominal type and protocol of module `module` (every module when NULL) that has a
+ * module-qualified name (not private, local or declared in an extension), in every Swift image loaded. Reads the
+ * metadata sections the images registered with the Swift runtime. Returns 0 when the runtime cannot enumerate
+ * them (no Swift runtime linked).
+ */
+int bh_swift_types(const char *module, bh_swift_type_fn visit, void *context);
+
+/* The complete metadata of a non-generic type, from its descriptor's access function; NULL for other kinds. */
+const void *bh_swift_type_metadata(const void *descriptor);
+
+/* The path of the loaded image that holds `address` (dladdr), or NULL; the string lives while the image is loaded. */
+const char *bh_image_path(const void *address);
+
+/* Whether the type `metadata` conforms to the protocol `protocol_descriptor` (the Swift runtime's check). */
+int bh_swift_conforms(const void *metadata, const void *protocol_descriptor);
 
 #ifdef __cplusplus
 }

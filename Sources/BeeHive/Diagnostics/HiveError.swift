@@ -92,10 +92,14 @@ extension HiveError {
     ///   - name: The type name looked up.
     ///   - role: What the type was for, e.g. "the implementation of App.Tracker".
     ///   - source: Where the name came from.
-    package static func unknownType(_ name: String, role: String, source: RegistrationSource?) -> HiveError {
+    package static func unknownType(
+        _ name: String, role: String, isProtocol: Bool = false, source: RegistrationSource?
+    ) -> HiveError {
         HiveError(
             .unknownType,
-            "expected a type named \(name) (\(role)) in a loaded image; found none. Names are module-qualified "
+            "expected a type named \(name) (\(role)) in a loaded image; \(TypeLookup.whatIsNamed(name))."
+                + ClosestNames.hint(TypeLookup.closestNames(to: name, protocols: isProtocol))
+                + " Names are module-qualified "
                 + "(Module.Type); in release builds the compiler removes internal structs and enums that no code "
                 + "references, so make types named only by records public", source: source)
     }

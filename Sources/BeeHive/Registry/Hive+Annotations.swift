@@ -58,6 +58,7 @@ extension Hive {
         var routes: [RouteDeclaration] = []
 
         for image in batch.unloadedImages {
+            TypedRecords.remove(image: image.id)
             let withdrawal = state.withLock { $0.withdraw(image: image.id) }
             report.unloadedImages += 1
             guard withdrawal.withdrawn > 0 else { continue }
@@ -82,10 +83,17 @@ extension Hive {
         }
         for section in batch.sections where options.recordSections?.contains(section.sectionName) ?? true {
             report.sections += 1
+            if section.kind == .types {
+                TypedRecords.add(section)
+                continue
+            }
             for record in section.records {
-                let source = RegistrationSource.annotation(
-                    image: section.imagePath, section: section.sectionName, offset: record.offset,
-                    sectionFileOffset: section.fileOffset, imageID: section.imageID)
+                func source(_ location: RecordLocation? = nil) -> RegistrationSource {
+                    .annotation(
+                        image: section.imagePath, section: section.sectionName, offset: record.offset,
+                        sectionFileOffset: section.fileOffset, imageID: section.imageID, file: location?.file,
+                        line: location?.line ?? 0)
+                }
                 do {
                     switch section.kind {
                     case .services:
@@ -93,21 +101,27 @@ extension Hive {
                         services.append(
                             (
                                 ServiceRegistration(
-                                    service: r.service, name: r.name, implementation: r.implementation, source: source),
+                                    service: r.service, name: r.name, implementation: r.implementation,
+                                    source: source(r.location)),
                                 .typeName(r.implementation)
                             ))
                     case .modules:
-                        modules.append(try ModuleDeclaration(ModuleRecord(RecordParser.parse(record)), source: source))
+                        let r = try ModuleRecord(RecordParser.parse(record))
+                        modules.append(try ModuleDeclaration(r, source: source(r.location)))
                     case .routes:
                         let r = try RouteRecord(RecordParser.parse(record))
-                        routes.append(RouteDeclaration(pattern: r.pattern, handler: r.handler, source: source))
+                        routes.append(
+                            RouteDeclaration(pattern: r.pattern, handler: r.handler, source: source(r.location)))
+                    case .types:
+                        break  // read above
                     }
                 } catch let error as RecordError {
-                    problems.append(Diagnostic(.error, HiveError(recordError: error, record: record, source: source)))
+                    problems.append(
+                        Diagnostic(.error, HiveError(recordError: error, record: record, source: source())))
                 } catch let error as HiveError {
-                    problems.append(Diagnostic(.error, HiveError(error.code, error.message, source: source)))
+                    problems.append(Diagnostic(.error, HiveError(error.code, error.message, source: source())))
                 } catch {
-                    problems.append(Diagnostic(.error, HiveError(.malformedRecord, "\(error)", source: source)))
+                    problems.append(Diagnostic(.error, HiveError(.malformedRecord, "\(error)", source: source())))
                 }
             }
         }

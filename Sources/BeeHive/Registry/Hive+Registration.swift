@@ -29,7 +29,12 @@ extension Hive {
             ServiceRegistration(
                 service: TypeLookup.name(of: service), name: name, implementation: "factory",
                 source: .code(fileID: fileID, line: line)),
-            .factory(scope, { hive in try factory(hive) }))
+            .factory(
+                scope,
+                { hive in
+                    let instance = try factory(hive)
+                    return Made(instance: instance, boxed: TypedInstance(instance))
+                }))
     }
 
     /// Registers `impl` as the implementation of `service`, in code (BeeHive's `registerService:implClass:`).
@@ -59,7 +64,7 @@ extension Hive {
             ServiceRegistration(
                 service: TypeLookup.name(of: service), name: name, implementation: TypeLookup.name(of: impl),
                 source: .code(fileID: fileID, line: line)),
-            .implementation(impl))
+            .implementation(impl, boxes: [:]))
     }
 
     /// Registers a factory for `service`, in code: ``register(_:name:scope:fileID:line:factory:)`` with the

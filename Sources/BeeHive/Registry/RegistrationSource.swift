@@ -1,13 +1,21 @@
 /// Where a registration came from: an annotation record in an image, an entry of a file, or code.
 ///
-/// Printing a source gives a location a person can open: the image and section with the record's
-/// byte offset (as `objdump -s -j <section>` shows it), the file and entry index, or the file and line.
+/// Printing a source gives a location a person can open: for a record, the annotation's `file:line` (when the
+/// record says) then the image and section with the record's byte offset (as `objdump -s -j <section>` shows
+/// it); the file and entry index; or the file and line of a call.
 public struct RegistrationSource: Sendable, Hashable, CustomStringConvertible {
     private enum Storage: Sendable, Hashable {
-        case annotation(image: String, imageID: UInt64, section: String, offset: Int, fileOffset: UInt64)
+        case annotation(
+            image: String, imageID: UInt64, section: String, offset: Int, fileOffset: UInt64, written: Written?)
         case image(path: String, imageID: UInt64)
         case file(path: String, index: Int?)
         case code(fileID: String, line: Int)
+    }
+
+    /// Where an annotation was written: its record's `"file"` and `"line"`.
+    private struct Written: Sendable, Hashable {
+        let file: String
+        let line: Int
     }
 
     private let storage: Storage
@@ -19,12 +27,16 @@ public struct RegistrationSource: Sendable, Hashable, CustomStringConvertible {
     ///   - offset: The record's offset from the start of the section.
     ///   - sectionFileOffset: The section's offset in the image file.
     ///   - imageID: The loaded image's id (see ``imageID``); 0 when unknown.
+    ///   - file: The file the annotation was written in, when its record says (format version 2).
+    ///   - line: The annotation's line in `file`.
     public static func annotation(
-        image: String, section: String, offset: Int, sectionFileOffset: UInt64 = 0, imageID: UInt64 = 0
+        image: String, section: String, offset: Int, sectionFileOffset: UInt64 = 0, imageID: UInt64 = 0,
+        file: String? = nil, line: Int = 0
     ) -> Self {
         Self(
             storage: .annotation(
-                image: image, imageID: imageID, section: section, offset: offset, fileOffset: sectionFileOffset))
+                image: image, imageID: imageID, section: section, offset: offset, fileOffset: sectionFileOffset,
+                written: file.map { Written(file: $0, line: line) }))
     }
 
     /// A whole loaded image (executable or shared library), for problems that concern no single record.
@@ -46,7 +58,7 @@ public struct RegistrationSource: Sendable, Hashable, CustomStringConvertible {
     /// The image path, for an annotation record or a whole image.
     public var imagePath: String? {
         switch storage {
-        case .annotation(let image, _, _, _, _): image
+        case .annotation(let image, _, _, _, _, _): image
         case .image(let path, _): path
         default: nil
         }
@@ -57,7 +69,7 @@ public struct RegistrationSource: Sendable, Hashable, CustomStringConvertible {
     /// address) are told apart. 0 for sources made by hand.
     public var imageID: UInt64? {
         switch storage {
-        case .annotation(_, let id, _, _, _): id
+        case .annotation(_, let id, _, _, _, _): id
         case .image(_, let id): id
         default: nil
         }
@@ -65,13 +77,25 @@ public struct RegistrationSource: Sendable, Hashable, CustomStringConvertible {
 
     /// The section name, for an annotation record.
     public var sectionName: String? {
-        if case .annotation(_, _, let section, _, _) = storage { return section }
+        if case .annotation(_, _, let section, _, _, _) = storage { return section }
         return nil
     }
 
     /// The record's offset from the start of its section, for an annotation record.
     public var recordOffset: Int? {
-        if case .annotation(_, _, _, let offset, _) = storage { return offset }
+        if case .annotation(_, _, _, let offset, _, _) = storage { return offset }
+        return nil
+    }
+
+    /// The file the annotation was written in (`annotations.c`, `App/Tracker.swift`), when its record says.
+    public var annotationFile: String? {
+        if case .annotation(_, _, _, _, _, let written?) = storage { return written.file }
+        return nil
+    }
+
+    /// The annotation's line in ``annotationFile``, when its record says.
+    public var annotationLine: Int? {
+        if case .annotation(_, _, _, _, _, let written?) = storage { return written.line }
         return nil
     }
 
@@ -95,10 +119,11 @@ public struct RegistrationSource: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch storage {
-        case .annotation(let image, _, let section, let offset, let fileOffset):
+        case .annotation(let image, _, let section, let offset, let fileOffset, let written):
             let hex = "0x" + String(offset, radix: 16)
             let inFile = fileOffset > 0 ? ", file offset 0x" + String(fileOffset + UInt64(offset), radix: 16) : ""
-            return "image \(image), section \(section), record at offset \(hex)\(inFile)"
+            let at = written.map { "\($0.file):\($0.line), " } ?? ""
+            return "\(at)image \(image), section \(section), record at offset \(hex)\(inFile)"
         case .image(let path, _):
             return "image \(path)"
         case .file(let path, let index):

@@ -22,13 +22,20 @@ struct TypeKey: Hashable {
 enum Provider {
     /// An implementation type known by name, not looked up yet.
     case typeName(String)
-    /// An implementation type.
-    case implementation(any ServiceImplementation.Type)
+    /// An implementation type, and how to box its instances as the services a typed record annotated it with.
+    case implementation(any ServiceImplementation.Type, boxes: [ObjectIdentifier: ServiceBox])
     /// A factory closure.
-    case factory(ServiceScope, @Sendable (Hive) throws -> Any)
+    case factory(ServiceScope, @Sendable (Hive) throws -> Made)
     /// A type name that did not resolve; the error is kept so it is reported once. An unknown type is
     /// looked up again after the loader loaded more images than `loadedImages`.
     case unresolvable(HiveError, loadedImages: UInt64?)
+}
+
+/// An instance a provider made, and, when the compiler knew its service type, the instance boxed as that type (a
+/// `TypedInstance<Service>`): the typed path reads it with a class cast, without a conformance look-up.
+struct Made {
+    let instance: Any
+    let boxed: AnyObject?
 }
 
 /// The shared instance of a singleton registration.

@@ -3,9 +3,10 @@ internal import _BeeHiveDiscovery
 /// Finds Swift types by their module-qualified names, with a cache. A name that was not found is
 /// looked up again once another image has been loaded (a plugin may bring the type).
 ///
-/// `_typeByName("App.Type")` finds top-level classes. Structs, enums and nested types need a
-/// mangled name, whose kind letters (C class, V struct, O enum) the dotted name does not say; the
-/// lookup tries each combination (3 per level, at most 4 levels below the module).
+/// The first look-up in a module walks the type records of the loaded Swift images once and keeps every name of
+/// that module (``SwiftTypes``); a type's metadata then comes from its own access function. The Swift runtime's
+/// `_typeByName` instead scans every type record of the process for each name, and needs the kind of every level
+/// (class, struct, enum) that a dotted name does not say: it is the fallback when the images cannot be enumerated.
 package enum TypeLookup {
     private enum Cached {
         case found(Any.Type)
@@ -13,12 +14,20 @@ package enum TypeLookup {
         case missing(loadedImages: UInt64)
     }
 
+    /// The named types and protocols of one module, as the loaded images had them.
+    private struct ModuleIndex {
+        let loadedImages: UInt64
+        let entries: [String: [SwiftTypes.Entry]]
+    }
+
     private static let cache = LockedValue<[String: Cached]>([:])
+    private static let modules = LockedValue<[Substring: ModuleIndex]>([:])
 
     /// How many images the dynamic loader has loaded so far: a lookup that failed may succeed once it grows.
     package static var loadedImageCount: UInt64 { ImageScanner.loadedImageCount }
 
     package static func type(named name: String) -> Any.Type? {
+        if let typed = TypedRecords.type(named: name) { return typed }
         let loaded: UInt64
         switch cache.withLock({ $0[name] }) {
         case .found(let type)?: return type
@@ -33,7 +42,84 @@ package enum TypeLookup {
         return found
     }
 
+    /// The types and protocols named `name` in the loaded images (more than one when several images define it), or
+    /// nil when the images cannot be enumerated.
+    static func declarations(named name: String) -> [SwiftTypes.Entry]? {
+        index(of: name.prefix { $0 != "." }).map { $0.entries[name] ?? [] }
+    }
+
+    /// The names of the loaded types (or protocols) of `name`'s module closest to `name`, a typo's likely intent;
+    /// of every module when that module has none.
+    package static func closestNames(to name: String, protocols: Bool = false, limit: Int = 3) -> [String] {
+        let kinds: Set<SwiftTypes.Kind> = protocols ? [.protocol] : [.class, .struct, .enum]
+        let module = name.prefix { $0 != "." }
+        let candidates = index(of: module)?.entries.values.joined().filter { kinds.contains($0.kind) } ?? []
+        guard candidates.isEmpty else {
+            return ClosestNames.closest(to: name, among: Set(candidates.map(\.name)), limit: limit)
+        }
+        // No such module: the same name in another module (the module was misspelt, or the type moved).
+        let unqualified = name.dropFirst(module.count + 1)
+        let everywhere = SwiftTypes.entries(inModule: nil)?.filter { kinds.contains($0.kind) } ?? []
+        var byUnqualified: [String: [String]] = [:]
+        for entry in everywhere {
+            guard let dot = entry.name.firstIndex(of: ".") else { continue }
+            byUnqualified[String(entry.name[entry.name.index(after: dot)...]), default: []].append(entry.name)
+        }
+        let close = ClosestNames.closest(to: String(unqualified), among: Set(byUnqualified.keys), limit: limit)
+        return Array(close.flatMap { byUnqualified[$0] ?? [] }.sorted().prefix(limit))
+    }
+
+    /// What the loaded images have under `name`, for a message about a name that is no usable type: "found none",
+    /// "found a protocol", "found a generic type", "found no module M".
+    package static func whatIsNamed(_ name: String) -> String {
+        guard let declarations = declarations(named: name) else { return "found none" }
+        if declarations.contains(where: { $0.kind == .protocol }) { return "found a protocol of that name" }
+        if declarations.contains(where: \.isGeneric) {
+            return "found a generic type, which a name cannot make (it needs its type arguments)"
+        }
+        let module = name.prefix { $0 != "." }
+        if index(of: module)?.entries.isEmpty ?? false { return "found no module \(module) in any loaded image" }
+        return "found none"
+    }
+
+    /// The paths of the images that define a protocol named `name`, when more than one does.
+    package static func imagesDefiningProtocol(named name: String) -> [String] {
+        let protocols = (declarations(named: name) ?? []).filter { $0.kind == .protocol }
+        guard Set(protocols.compactMap(\.image)).count > 1 else { return [] }
+        return Set(protocols.map { $0.imagePath ?? "an image without a path" }).sorted()
+    }
+
+    /// Whether `type` conforms to the protocol named `name`, as the Swift runtime decides without an instance; nil
+    /// when no loaded image defines such a protocol (or several do).
+    package static func conforms(_ type: any Any.Type, toProtocolNamed name: String) -> Bool? {
+        let protocols = (declarations(named: name) ?? []).filter { $0.kind == .protocol }
+        guard protocols.count == 1 else { return nil }
+        return protocols[0].isConformed(by: type)
+    }
+
+    /// The index of `module`, built when first asked for and again when a look-up misses after the loader loaded
+    /// more images.
+    private static func index(of module: Substring, refreshing: Bool = false) -> ModuleIndex? {
+        let loaded = loadedImageCount
+        if let known = modules.withLock({ $0[module] }), !(refreshing && known.loadedImages != loaded) {
+            return known
+        }
+        guard let entries = SwiftTypes.entries(inModule: String(module)) else { return nil }
+        let index = ModuleIndex(loadedImages: loaded, entries: Dictionary(grouping: entries, by: \.name))
+        modules.withLock { $0[module] = index }
+        return index
+    }
+
     private static func uncachedType(named name: String) -> Any.Type? {
+        let module = name.prefix { $0 != "." }
+        if module.count < name.count, let index = index(of: module, refreshing: true) {
+            return index.entries[name]?.lazy.compactMap(\.type).first
+        }
+        return typeByMangledName(name)
+    }
+
+    /// The Swift runtime's look-up, trying each kind of each level.
+    private static func typeByMangledName(_ name: String) -> Any.Type? {
         if let type = _typeByName(name) { return type }
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count >= 2, parts.count <= 5, parts.allSatisfy(isASCIIIdentifier) else { return nil }

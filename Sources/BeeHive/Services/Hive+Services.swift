@@ -27,9 +27,9 @@ extension Hive {
     {
         let lookup = TypedLookup(service, name: name, in: self)
         if shouldCache, let cached = lookup.cached { return cached }
-        let (instance, entry, generation) = try self.instance(
+        let (made, entry, generation) = try self.instance(
             for: lookup.key, typeKey: lookup.typeKey, shouldCache: shouldCache)
-        return try lookup.typed(instance, entry, generation, in: self)
+        return try lookup.typed(made, entry, generation, in: self)
     }
 
     /// Creates, or returns the shared instance of, the implementation of `service`, without blocking a thread:
@@ -56,8 +56,8 @@ extension Hive {
         if shouldCache, let cached = lookup.cached { return cached }
         while true {
             switch try attempt(for: lookup.key, typeKey: lookup.typeKey, shouldCache: shouldCache) {
-            case .done(let instance, let entry, let generation):
-                return try lookup.typed(instance, entry, generation, in: self)
+            case .done(let made, let entry, let generation):
+                return try lookup.typed(made, entry, generation, in: self)
             case .wait(let ticket): await ticket.wait()
             case .retry: continue
             }
@@ -77,7 +77,8 @@ extension Hive {
     )
         throws(HiveError) -> Any
     {
-        try instance(for: ServiceKey(service: service, name: name), typeKey: nil, shouldCache: shouldCache).instance
+        try instance(for: ServiceKey(service: service, name: name), typeKey: nil, shouldCache: shouldCache).made
+            .instance
     }
 
     /// Whether an implementation is registered for `service` (and `name`).
@@ -111,11 +112,11 @@ extension Hive {
     // MARK: - Resolution
 
     private enum Step {
-        case ready(Any, ServiceEntry, generation: Int)
+        case ready(Made, ServiceEntry, generation: Int)
         case wait(CreationTicket)
         case create(ServiceEntry, Provider)
         case cycle(ServiceEntry)
-        case missing(available: [String], unqualified: ServiceRegistration?)
+        case missing(available: [String], unqualified: ServiceRegistration?, hints: String)
     }
 
     /// The instance for `key` (found through `typeKey` first, when given), with the entry and, for a
@@ -124,11 +125,11 @@ extension Hive {
     private func instance(
         for key: ServiceKey, typeKey: TypeKey?, shouldCache: Bool
     ) throws(HiveError)
-        -> (instance: Any, entry: ServiceEntry, cachedGeneration: Int?)
+        -> (made: Made, entry: ServiceEntry, cachedGeneration: Int?)
     {
         while true {
             switch try attempt(for: key, typeKey: typeKey, shouldCache: shouldCache) {
-            case .done(let instance, let entry, let generation): return (instance, entry, generation)
+            case .done(let made, let entry, let generation): return (made, entry, generation)
             case .wait(let ticket): ticket.wait()
             case .retry: continue
             }
@@ -138,7 +139,7 @@ extension Hive {
     /// What one attempt at an instance gave: the instance, a singleton being created on another thread to wait
     /// for, or a race lost to another thread (try again).
     private enum Attempt {
-        case done(Any, ServiceEntry, cachedGeneration: Int?)
+        case done(Made, ServiceEntry, cachedGeneration: Int?)
         case wait(CreationTicket)
         case retry
     }
@@ -149,12 +150,14 @@ extension Hive {
             guard let entry = typeKey.flatMap({ state.typeIndex[$0] }) ?? state.entry(for: key) else {
                 return .missing(
                     available: state.serviceOrder.prefix(20).map(\.displayName),
-                    unqualified: state.unqualifiedEntry(for: key)?.registration)
+                    unqualified: state.unqualifiedEntry(for: key)?.registration, hints: state.missingHints(for: key))
             }
             if let typeKey { state.typeIndex[typeKey] = entry }
             if shouldCache {
                 switch entry.slot {
-                case .ready(let instance): return .ready(instance, entry, generation: entry.generation)
+                case .ready(let instance):
+                    return .ready(
+                        Made(instance: instance, boxed: entry.typedInstance), entry, generation: entry.generation)
                 case .creating(let ticket): return ticket.isOnCurrentThread ? .cycle(entry) : .wait(ticket)
                 case .empty: break
                 }
@@ -162,8 +165,8 @@ extension Hive {
             return .create(entry, entry.provider)
         }
         switch step {
-        case .ready(let instance, let entry, let generation):
-            return .done(instance, entry, cachedGeneration: generation)
+        case .ready(let made, let entry, let generation):
+            return .done(made, entry, cachedGeneration: generation)
         case .wait(let ticket):
             return .wait(ticket)
         case .cycle(let entry):
@@ -172,7 +175,7 @@ extension Hive {
                 "expected the initializer of \(entry.registration.implementation) not to ask for "
                     + "\(entry.registration.displayName) while it is being created; it did, on the same thread",
                 source: entry.registration.source)
-        case .missing(let available, let unqualified):
+        case .missing(let available, let unqualified, let hints):
             let list = available.isEmpty ? "none" : available.joined(separator: ", ")
             let hint = unqualified.map { registration in
                 " (\(registration.displayName) is registered without its module by \(registration.source): "
@@ -180,19 +183,20 @@ extension Hive {
             }
             throw HiveError(
                 .serviceNotFound,
-                "expected a registration for \(key.displayName); found none\(hint ?? ""). Registered services: "
+                "expected a registration for \(key.displayName); found none\(hint ?? "").\(hints) Registered services: "
                     + list,
                 source: unqualified?.source)
         case .create(let entry, let provider):
             let made = try resolve(provider, of: entry)
             let isSingleton: Bool
             switch made {
-            case .implementation(let type): isSingleton = type.isSingleton
+            case .implementation(let type, _): isSingleton = type.isSingleton
             case .factory(let scope, _): isSingleton = scope == .singleton
             default: isSingleton = false
             }
             guard isSingleton && shouldCache else {
-                return .done(try make(made, entry, singleton: isSingleton), entry, cachedGeneration: nil)
+                return .done(
+                    try make(made, entry, singleton: isSingleton, as: typeKey?.type), entry, cachedGeneration: nil)
             }
             let ticket = CreationTicket()
             let claimed = state.withLock { _ in
@@ -205,9 +209,10 @@ extension Hive {
                 return .retry
             }
             do {
-                let instance = try make(made, entry, singleton: true)
+                let instance = try make(made, entry, singleton: true, as: typeKey?.type)
                 let generation = state.withLock { _ in
-                    entry.slot = .ready(instance)
+                    entry.slot = .ready(instance.instance)
+                    entry.typedInstance = instance.boxed
                     return entry.generation
                 }
                 ticket.finish()
@@ -231,9 +236,11 @@ extension Hive {
         case .typeName(let name):
             let resolved: Provider
             let registration = entry.registration
-            if let type = TypeLookup.type(named: name) {
+            if let typed = TypedRecords.implementation(named: name) {
+                resolved = .implementation(typed.type, boxes: typed.boxes)
+            } else if let type = TypeLookup.type(named: name) {
                 if let implementation = type as? any ServiceImplementation.Type {
-                    resolved = .implementation(implementation)
+                    resolved = .implementation(implementation, boxes: [:])
                 } else {
                     resolved = .unresolvable(
                         HiveError(
@@ -257,10 +264,14 @@ extension Hive {
         }
     }
 
-    private func make(_ provider: Provider, _ entry: ServiceEntry, singleton: Bool) throws(HiveError) -> Any {
+    /// Makes an instance; boxes it as the service `service` when the provider knows how.
+    private func make(
+        _ provider: Provider, _ entry: ServiceEntry, singleton: Bool, as service: ObjectIdentifier?
+    ) throws(HiveError) -> Made {
         switch provider {
-        case .implementation(let type):
-            return singleton ? Self.makeShared(type) : type.init()
+        case .implementation(let type, let boxes):
+            let instance = singleton ? Self.makeShared(type) : type.init()
+            return Made(instance: instance, boxed: service.flatMap { boxes[$0] }?(instance))
         case .factory(_, let factory):
             do {
                 return try factory(self)
@@ -282,6 +293,24 @@ extension Hive {
     }
 }
 
+extension HiveError {
+    /// The implementation of `registration` does not conform to the service named `service`; says so, and when the
+    /// protocol is defined by two loaded images (a plugin packaged with its own copy of the host's API), why.
+    static func doesNotConform(_ registration: ServiceRegistration, service: String) -> HiveError {
+        let images = TypeLookup.imagesDefiningProtocol(named: service)
+        let twice =
+            images.isEmpty
+            ? ""
+            : ". \(service) is defined by \(images.count) loaded images (\(images.joined(separator: ", "))): each has "
+                + "its own copy of the protocol, and a type conforms to one copy only. Link the module that declares "
+                + "it once, as a shared library that the host and its plugins both load (see Docs/Linking.md)"
+        return HiveError(
+            .doesNotConform,
+            "expected \(registration.implementation) to conform to \(service); it does not\(twice)",
+            source: registration.source)
+    }
+}
+
 extension ServiceKey {
     var displayName: String { name.map { "\(service)[\($0)]" } ?? service }
 }
@@ -295,6 +324,24 @@ extension ServiceEntry {
 }
 
 extension RegistryState {
+    /// For a request that found no registration: the closest registered names, the images that carry records, and
+    /// a hint at an annotation target that was not linked when no registration names a type of the service's module.
+    func missingHints(for key: ServiceKey) -> String {
+        var hints = ClosestNames.hint(ClosestNames.closest(to: key.service, among: Set(services.keys.map(\.service))))
+        let registrations = services.values.map(\.registration)
+        let images = Set(registrations.compactMap { $0.source.sectionName == nil ? nil : $0.source.imagePath })
+        hints += " Images with records: \(images.isEmpty ? "none" : images.sorted().joined(separator: ", "))."
+        let module = key.service.prefix { $0 != "." } + "."
+        if !registrations.contains(where: { $0.service.hasPrefix(module) || $0.implementation.hasPrefix(module) }) {
+            hints +=
+                " No registration names a type of module \(module.dropLast()): if its services are annotated "
+                + "(BH_SERVICE in a C target, or @BeeHiveService), check that the target is linked into this "
+                + "program; a target of records that no code refers to is left out by the linker (see BH_ANCHOR "
+                + "and Docs/Linking.md)."
+        }
+        return hints
+    }
+
     /// The entry for `key`. Names match exactly: a request for `App.Tracker` is not served by a registration
     /// of `Tracker`, which could be another module's service (``unqualifiedEntry(for:)`` finds it for the error).
     func entry(for key: ServiceKey) -> ServiceEntry? { services[key] }
@@ -327,21 +374,25 @@ private struct TypedLookup<Service> {
     }
 
     /// The instance as `Service`; a shared one is kept boxed as `Service` for the fast path.
+    ///
+    /// An instance the provider boxed as `Service` (a typed factory, a typed record) is read with a class cast; any
+    /// other needs a dynamic cast, whose first use for a type makes the Swift runtime look up the conformance.
     func typed(
-        _ instance: Any, _ entry: ServiceEntry, _ cachedGeneration: Int?, in hive: Hive
+        _ made: Made, _ entry: ServiceEntry, _ cachedGeneration: Int?, in hive: Hive
     ) throws(HiveError)
         -> Service
     {
-        guard let typed = instance as? Service else {
-            throw HiveError(
-                .doesNotConform,
-                "expected an instance conforming to \(key.service); \(entry.registration.implementation) does not",
-                source: entry.registration.source)
+        let box: TypedInstance<Service>
+        if let boxed = made.boxed as? TypedInstance<Service> {
+            box = boxed
+        } else if let typed = made.instance as? Service {
+            box = TypedInstance(typed)
+        } else {
+            throw HiveError.doesNotConform(entry.registration, service: key.service)
         }
-        if let cachedGeneration {
-            let box = TypedInstance(typed)
+        if let cachedGeneration, made.boxed !== box {
             hive.state.withLock { _ in if entry.generation == cachedGeneration { entry.typedInstance = box } }
         }
-        return typed
+        return box.value
     }
 }

@@ -4,9 +4,10 @@ extension Hive {
     ///
     /// Type names of annotation records and files are normally looked up lazily, when a service is
     /// first created. Call this at startup (or in a test) to find, before a user does: unknown service
-    /// implementations and implementations that do not conform to ``ServiceImplementation``, and unknown module
-    /// and route handler types (a typo in a `BH_MODULE` would otherwise leave the module silently never run).
-    /// Nothing is instantiated. Whether a module type conforms to `HiveModule` and a handler to `RouteHandler` is
+    /// implementations, implementations that do not conform to ``ServiceImplementation`` or to the service their
+    /// registration names, services that name no protocol of a loaded image, and unknown module and route handler
+    /// types (a typo in a `BH_MODULE` would otherwise leave the module silently never run). Unknown names come with
+    /// the closest names the loaded images have. Nothing is instantiated. Whether a module type conforms to `HiveModule` and a handler to `RouteHandler` is
     /// for the products that define them to check: `ModuleManager.validate()` and
     /// `Router.validateDeclaredRoutes(in:)`.
     ///
@@ -22,7 +23,7 @@ extension Hive {
             }
         }
         for (entry, provider) in pending { _ = try? resolve(provider, of: entry) }
-        record(unknownDeclaredTypes())
+        record(unknownDeclaredTypes() + nonConformingImplementations())
         let errors = diagnostics.filter { $0.severity == .error }
         guard errors.isEmpty else {
             let lines = errors.map { "  - \($0.error)" }.joined(separator: "\n")
@@ -32,6 +33,32 @@ extension Hive {
 }
 
 extension Hive {
+    /// For every registration by type or by name (not factories, which the compiler checked): a `doesNotConform`
+    /// error when its implementation does not conform to its service, and an `unknownType` error when the service
+    /// names no protocol of a loaded image. Once per registration.
+    func nonConformingImplementations() -> [Diagnostic] {
+        let entries = state.withLock { state in state.serviceOrder.compactMap { state.services[$0] } }
+        var found: [HiveError] = []
+        for entry in entries {
+            guard case .implementation(let type, _) = entry.provider else { continue }
+            let registration = entry.registration
+            // A composition ("App.A & App.B") or a generic service has no single declaration to check against.
+            guard registration.service.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." }),
+                let declared = TypeLookup.declarations(named: registration.service)
+            else { continue }
+            if declared.isEmpty {
+                found.append(
+                    .unknownType(
+                        registration.service, role: "the service \(registration.implementation) implements",
+                        isProtocol: true, source: registration.source))
+            } else if TypeLookup.conforms(type, toProtocolNamed: registration.service) == false {
+                found.append(.doesNotConform(registration, service: registration.service))
+            }
+        }
+        let reported = Set(diagnostics.map(\.error))
+        return found.filter { !reported.contains($0) }.map { Diagnostic(.error, $0) }
+    }
+
     /// An `unknownType` error for every module and route handler named by a declaration but not loaded, once per
     /// declaration (a second validation does not repeat it).
     func unknownDeclaredTypes() -> [Diagnostic] {

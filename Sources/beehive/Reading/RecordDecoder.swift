@@ -11,9 +11,10 @@ enum RecordDecoder {
     static func records(
         of section: RecordSection, sources: [Int: InspectionReport.Source]
     ) -> [InspectionReport.Record] {
-        section.records.map { raw in
+        guard let kind = recordKind(section.kind) else { return [] }  // typed records: pointers, not for files
+        return section.records.map { raw in
             var record = InspectionReport.Record(
-                kind: recordKind(section.kind), section: section.sectionName, sectionIndex: section.sectionIndex,
+                kind: kind, section: section.sectionName, sectionIndex: section.sectionIndex,
                 offset: raw.offset,
                 fileOffset: section.fileOffset + UInt64(raw.offset))
             record.source = sources[raw.offset]
@@ -27,11 +28,12 @@ enum RecordDecoder {
         }
     }
 
-    private static func recordKind(_ kind: RecordKind) -> InspectionReport.RecordKind {
+    private static func recordKind(_ kind: RecordKind) -> InspectionReport.RecordKind? {
         switch kind {
         case .services: .service
         case .modules: .module
         case .routes: .route
+        case .types: nil
         }
     }
 
@@ -45,16 +47,21 @@ enum RecordDecoder {
                 record.service = service.service
                 record.implementation = service.implementation
                 record.name = service.name
+                record.written(service.location)
             case .modules:
                 let module = try ModuleRecord(RecordParser.parse(raw))
                 record.module = module.module
                 record.level = try level(module.level)
                 record.priority = module.priority ?? 0
                 record.async = module.isAsync ?? false
+                record.written(module.location)
             case .routes:
                 let route = try RouteRecord(RecordParser.parse(raw))
                 record.route = route.pattern
                 record.handler = route.handler
+                record.written(route.location)
+            case .types:
+                break
             }
         } catch let error as RecordError {
             throw .record(error)
@@ -101,5 +108,13 @@ enum RecordDecoder {
         case .other(let message):
             return .init(code: HiveError.Code.malformedRecord.description, message: message)
         }
+    }
+}
+
+extension InspectionReport.Record {
+    /// Takes the annotation's file and line from a record of format version 2.
+    fileprivate mutating func written(_ location: RecordLocation?) {
+        file = location?.file
+        line = location?.line
     }
 }

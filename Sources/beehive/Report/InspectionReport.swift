@@ -97,7 +97,7 @@ struct InspectionReport: Codable, Sendable, Equatable {
     struct Note: Codable, Sendable, Equatable {
         /// The index of the section that holds it.
         var section: Int
-        /// Its format version; only version 1's entries are read.
+        /// Its format version; entries of versions 1 and 2 are read.
         var version: Int
         /// The record sections it names.
         var entries: [NoteEntry]
@@ -160,6 +160,10 @@ struct InspectionReport: Codable, Sendable, Equatable {
         var offset: Int
         /// The record's offset from the start of the file (section file offset + offset).
         var fileOffset: UInt64
+        /// The file the annotation was written in, when the record says (format version 2).
+        var file: String?
+        /// The annotation's line in `file`.
+        var line: Int?
         /// Services: the service (protocol) name.
         var service: String?
         /// Services: the implementation type's name.

@@ -28,7 +28,7 @@ final class SharedCounter: CounterService, ServiceImplementation, @unchecked Sen
     func next() -> Int { value.add(1, ordering: .relaxed).newValue }
 }
 
-/// A struct implementation: found by a mangled-name lookup, not by `_typeByName("Module.Type")`.
+/// A struct implementation: found by its name through the index of the loaded images' types.
 struct ValueClock: ClockService, ServiceImplementation {
     init() {}
     var now: Int { 42 }
