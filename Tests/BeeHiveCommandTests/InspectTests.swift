@@ -24,7 +24,7 @@ struct InspectTests {
         let image = try #require(file.images.first)
         #expect(image.type == "object")
         #expect(image.symbols == "full")
-        #expect(image.notes.map(\.version) == [1])
+        #expect(image.notes.map(\.version) == [2])
         #expect(
             image.notes.first?.entries.map { "\($0.kind)=\($0.section)" } == [
                 "services=beehive_services", "modules=beehive_mods", "routes=beehive_routes",
@@ -45,6 +45,9 @@ struct InspectTests {
         #expect(records[4].route == "app://user/:id" && records[4].handler == "App.UserRoute")
         #expect(records.allSatisfy { $0.source?.file == "records.c" && $0.error == nil })
         #expect(records[0].offset == 0 && records[0].section == "beehive_services")
+        // Format 2: each record says where its annotation is.
+        #expect(records.map(\.file) == Array(repeating: "records.c", count: 5))
+        #expect(records.map(\.line) == [2, 3, 4, 5, 6])
     }
 
     @Test("each record's file offset points at its bytes in the file, archive members included")

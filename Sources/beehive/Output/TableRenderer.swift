@@ -60,8 +60,10 @@ struct TableRenderer {
     }
 
     private func row(_ record: InspectionReport.Record) -> [String] {
+        // The annotation's own file:line (format 2) when the record says; else the symbol table's source file.
+        let written = record.file.map { "\($0):\(record.line ?? 0)" }
         let source = record.source.map { source in source.file.map { "\($0) (\(source.symbol))" } ?? source.symbol }
-        let common = [record.place, record.filePlace, source ?? ""]
+        let common = [record.place, record.filePlace, written ?? source ?? ""]
         switch record.kind {
         case .service:
             return ["service", record.service ?? "", record.name ?? "", record.implementation ?? "", "", "", ""]

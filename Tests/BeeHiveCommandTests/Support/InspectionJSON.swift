@@ -55,6 +55,8 @@ struct InspectionJSON: Decodable, Sendable {
         var sectionIndex: Int
         var offset: Int
         var fileOffset: UInt64
+        var file: String?
+        var line: Int?
         var service: String?
         var implementation: String?
         var name: String?

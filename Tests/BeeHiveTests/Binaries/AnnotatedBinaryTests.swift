@@ -123,12 +123,12 @@ struct LinkerTests {
         let lines = Set(try Command.run(output, []).split(separator: "\n").map(String.init))
         #expect(
             lines == [
-                #"beehive_services {"App.A":"App.AImpl"}"#,
-                #"beehive_services {"service":"App.A","impl":"App.AFast","name":"fast"}"#,
-                #"beehive_services {"App.B":"App.BImpl"}"#,
-                #"beehive_mods {"module":"App.ModuleA","level":"basic","priority":5,"async":true}"#,
-                #"beehive_mods {"module":"App.ModuleB"}"#,
-                #"beehive_routes {"route":"app://b/:id","handler":"App.BRoute"}"#,
+                #"beehive_services {"service":"App.A","impl":"App.AImpl","file":"records_a.c","line":2}"#,
+                #"beehive_services {"service":"App.A","impl":"App.AFast","name":"fast","file":"records_a.c","line":3}"#,
+                #"beehive_services {"service":"App.B","impl":"App.BImpl","file":"records_b.c","line":3}"#,
+                #"beehive_mods {"module":"App.ModuleA","level":"basic","priority":5,"async":true,"file":"records_a.c","line":4}"#,
+                #"beehive_mods {"module":"App.ModuleB","file":"records_b.c","line":4}"#,
+                #"beehive_routes {"route":"app://b/:id","handler":"App.BRoute","file":"records_b.c","line":5}"#,
             ])
     }
 }

@@ -49,13 +49,15 @@ struct LinkingTests {
     }
 
     /// The program's own record (app.c): found in every build.
-    static let programRecords: Set<String> = [#"beehive_services {"App.Clock":"App.SystemClock"}"#]
+    static let programRecords: Set<String> = [
+        #"beehive_services {"service":"App.Clock","impl":"App.SystemClock","file":"app.c","line":4}"#
+    ]
 
     /// The records of records.c.
     static let libraryRecords: Set<String> = [
-        #"beehive_services {"Payments.Service":"Payments.ServiceImpl"}"#,
-        #"beehive_mods {"module":"Payments.PaymentsModule","level":"normal","priority":3}"#,
-        #"beehive_routes {"route":"app://pay/:order","handler":"Payments.PayRoute"}"#,
+        #"beehive_services {"service":"Payments.Service","impl":"Payments.ServiceImpl","file":"records.c","line":6}"#,
+        #"beehive_mods {"module":"Payments.PaymentsModule","level":"normal","priority":3,"file":"records.c","line":7}"#,
+        #"beehive_routes {"route":"app://pay/:order","handler":"Payments.PayRoute","file":"records.c","line":8}"#,
     ]
 
     @Test(
