@@ -1,0 +1,45 @@
+// swift-tools-version:6.1
+// Real binaries for the Swift macros' tests: built by the tests (debug and release) and run as separate processes.
+// Every service, module and route here is annotated in Swift (BeeHiveMacros), but for one C record in MacroApp.
+import PackageDescription
+
+let package = Package(
+    name: "BeeHiveMacroFixtures",
+    products: [
+        .executable(name: "MacroApp", targets: ["MacroApp"]),
+        .executable(name: "MacroPluginHost", targets: ["MacroPluginHost"]),
+        // A plugin annotated in Swift only; host and plugin share BeeHiveDynamic and PluginAPI.
+        .library(name: "MacroPlugin", type: .dynamic, targets: ["MacroPlugin"]),
+    ],
+    dependencies: [
+        .package(name: "BeeHive", path: "../..", traits: ["Macros"]),
+        .package(path: "../Fixtures/PluginAPI"),
+    ],
+    targets: [
+        // A second module whose services are annotated in Swift.
+        .target(name: "MacroServices", dependencies: [.product(name: "BeeHiveMacros", package: "BeeHive")]),
+        // One C record in the same image as Swift records.
+        .target(name: "MixedCAnnotations", dependencies: [.product(name: "CBeeHive", package: "BeeHive")]),
+        .executableTarget(
+            name: "MacroApp",
+            dependencies: [
+                "MacroServices", "MixedCAnnotations", .product(name: "BeeHiveMacros", package: "BeeHive"),
+                .product(name: "BeeHiveModules", package: "BeeHive"),
+                .product(name: "BeeHiveRouter", package: "BeeHive"),
+            ]
+        ),
+        .target(
+            name: "MacroPlugin",
+            dependencies: [
+                .product(name: "PluginAPI", package: "PluginAPI"), .product(name: "BeeHiveMacros", package: "BeeHive"),
+                .product(name: "BeeHiveDynamic", package: "BeeHive"),
+            ]
+        ),
+        .executableTarget(
+            name: "MacroPluginHost",
+            dependencies: [
+                .product(name: "PluginAPI", package: "PluginAPI"), .product(name: "BeeHiveDynamic", package: "BeeHive"),
+            ]
+        ),
+    ]
+)
