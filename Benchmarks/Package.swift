@@ -30,6 +30,12 @@ for n in tiers where !FileManager.default.fileExists(atPath: "\(packageDirectory
 
 let beehivePath = ProcessInfo.processInfo.environment["BEEHIVE_PATH"].flatMap { $0.isEmpty ? nil : $0 } ?? ".."
 
+// Tiers generated with `generate.py --macros` hold the 7th mechanism, Swift macros: the BeeHive package's trait
+// `Macros` (swift-syntax) is then enabled, and only then.
+let macroTiers = tiers.filter {
+    FileManager.default.fileExists(atPath: "\(packageDirectory)/Fixtures/N\($0)/Fixtures\($0)Macros")
+}
+
 // One startup program per mechanism and tier (Startup<Mechanism><N>), plus StartupFloor<N>: the lower bound of
 // registration (N inserts of existing strings into a reserved dictionary).
 let mechanisms = ["Annotations", "Plist", "Json", "Explicit", "ExplicitTyped", "Swinject"]
@@ -77,13 +83,12 @@ for n in tiers {
             path: "\(root)/StartupFloor\(n)"))
     // The 7th mechanism, Swift macros (`@BeeHiveService` on each implementation), only in tiers generated with
     // `generate.py --macros`: it needs the BeeHiveMacros product of the BeeHive package.
-    if FileManager.default.fileExists(atPath: "\(packageDirectory)/\(root)/\(types)Macros") {
+    if macroTiers.contains(n) {
         targets += [
             .target(
                 name: "\(types)Macros",
                 dependencies: [
                     .target(name: types), .target(name: "\(types)BeeHive"),
-                    .product(name: "BeeHive", package: "BeeHive"),
                     .product(name: "BeeHiveMacros", package: "BeeHive"),
                 ],
                 path: "\(root)/\(types)Macros"),
@@ -134,7 +139,9 @@ let package = Package(
     name: "BeeHiveBenchmarks",
     platforms: [.macOS(.v13)],
     dependencies: [
-        .package(name: "BeeHive", path: beehivePath),
+        macroTiers.isEmpty
+            ? .package(name: "BeeHive", path: beehivePath)
+            : .package(name: "BeeHive", path: beehivePath, traits: ["Macros"]),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/Swinject/Swinject", from: "2.10.0"),
     ],

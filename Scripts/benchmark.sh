@@ -13,14 +13,16 @@
 #
 # Options (any mode): --n N[,N...] (from 10, 100, 1000, 10000, within the mode's tiers),
 # --mechanism all|M[,M...] (annotations, plist, json, explicit, explicit-typed, swinject), --runs R (startup rounds;
-# processes per program and mode for --first-use).
+# processes per program and mode for --first-use), --macros (adds the 7th mechanism, Swift macros: generates
+# Fixtures<N>Macros and StartupMacros<N> into every tier and builds the BeeHive package with its trait Macros;
+# needs the BeeHiveMacros product).
 # BEEHIVE_PATH=/path/to/checkout measures another BeeHive checkout (e.g. a git worktree of an older commit); its
 # build goes to Benchmarks/.build-<folder name>. Builds go to Benchmarks/.build (git-ignored); exports to
 # Benchmarks/Results/<mode> (git-ignored).
 set -euo pipefail
 
 usage() {
-    sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -33,6 +35,7 @@ mode=""
 only_n=""
 only_mechanisms="all"
 runs=""
+macros=0
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --smoke | --quick | --full | --first-use)
@@ -54,6 +57,7 @@ while [[ $# -gt 0 ]]; do
             runs="$2"
             shift
             ;;
+        --macros) macros=1 ;;
         -h | --help) usage ;;
         *) fail_usage "unknown argument '$1'" ;;
     esac
@@ -88,6 +92,7 @@ runs="${runs:-$default_runs}"
 
 # Validate --n and --mechanism before building anything.
 all_mechanisms="annotations plist json explicit explicit-typed swinject"
+((macros == 0)) || all_mechanisms="$all_mechanisms macros"
 if [[ "$only_mechanisms" == "all" ]]; then
     mechanisms="$all_mechanisms"
 else
@@ -119,7 +124,13 @@ step "fixtures (tiers $tiers)"
 python3 "$tools/generate.py" --n 10,100 --check
 big=""
 for n in ${tiers//,/ }; do ((n > 100)) && big="$big,$n"; done
-[[ -z "$big" ]] || python3 "$tools/generate.py" --n "${big#,}"
+if ((macros)); then
+    python3 "$tools/generate.py" --n "$tiers" --macros
+else
+    [[ -z "$big" ]] || python3 "$tools/generate.py" --n "${big#,}"
+    # Without --macros, no tier builds the macros mechanism (it would enable the BeeHive trait Macros).
+    rm -rf "$bench"/Fixtures/N*/Fixtures*Macros "$bench"/Fixtures/N*/StartupMacros*
+fi
 
 # 2. One release build of everything: the benchmark suite, the startup programs, ScanCost, Profile.
 export BEEHIVE_BENCH_TIERS="$tiers"
@@ -137,7 +148,9 @@ bin="$scratch/release"
 step "package-benchmark ($mode)"
 filters=()
 for n in $ns; do
-    for m in $mechanisms floor; do filters+=(--filter "register/$m/$n\$"); done
+    for m in $mechanisms floor; do
+        [[ "$m" == macros ]] || filters+=(--filter "register/$m/$n\$")  # macros: whole processes only
+    done
 done
 if [[ "$mode" != "first-use" ]]; then
     filters+=(--filter 'resolve/.*' --filter 'scan/.*' --filter 'rescan/.*' --filter 'hive/.*' --filter 'overhead/.*')

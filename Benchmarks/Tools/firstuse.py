@@ -164,7 +164,9 @@ def hyperfine(commands: list[tuple[str, list[str]]], runs: int, warmup: int) -> 
                    "--export-json", export.name]
         for name, argv in commands:
             command += ["--command-name", name, " ".join(argv)]
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+        process = subprocess.run(command, capture_output=True, text=True)  # its warnings about outliers: not here
+        if process.returncode != 0:
+            raise SystemExit(f"firstuse.py: hyperfine failed: {process.stderr[-2000:]}")
         data = json.loads(Path(export.name).read_text())
     result = {}
     for entry in data["results"]:

@@ -518,13 +518,22 @@ def emit_startup(mechanism: str, n: int) -> str:
 
 
 def emit_macros(n: int) -> str:
-    """(f) The slot for Swift macros: `@BeeHiveService(Service<i>.self)` on each implementation. The types live in
-    Fixtures<N> (shared with every mechanism), so the macro is attached to an extension here; if BeeHiveMacros
-    requires the type declaration itself, this module must declare the implementations instead."""
-    lines = [HEADER.format(n=n), "import BeeHive", "import BeeHiveMacros", f"import {module(n)}", ""]
+    """(f) Swift macros: one `#BeeHiveService(Service.self, Impl.self)` per service, the freestanding form of
+    `@BeeHiveService` for a type declared in another module (the implementations live in Fixtures<N>, shared with every
+    mechanism; their `ServiceImplementation` conformances in Fixtures<N>BeeHive). Names are module-qualified: the macro
+    reads a dotted name as starting with its module."""
+    m = module(n)
+    lines = [
+        HEADER.format(n=n),
+        "import BeeHiveMacros",
+        f"import {m}",
+        f"import {m}BeeHive",
+        "",
+        "// (f) One record per service, written by the macro (a JSON record as BH_SERVICE writes, and a typed record).",
+        "",
+    ]
     for i in range(n):
-        lines.append(f"@BeeHiveService(Service{i}.self)")
-        lines.append(f"extension {impl_swift(i)} {{}}")
+        lines.append(f"#BeeHiveService({m}.Service{i}.self, {m}.{impl_swift(i)}.self)")
     return "\n".join(lines) + "\n"
 
 
@@ -567,7 +576,10 @@ def write_tier(root: Path, n: int, check: bool, macros: bool = False) -> list[st
             path.write_text(content)
     if tier.exists():
         for path in sorted(tier.rglob("*")):
-            if path.is_file() and str(path.relative_to(tier)) not in expected:
+            relative = str(path.relative_to(tier))
+            if not macros and (relative.startswith(f"{module(n)}Macros/") or relative.startswith("StartupMacros")):
+                continue  # written by --macros only, and git-ignored: neither stale nor to delete without it
+            if path.is_file() and relative not in expected:
                 differing.append(f"{path} (not generated)")
                 if not check:
                     path.unlink()

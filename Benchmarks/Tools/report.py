@@ -431,15 +431,30 @@ def ratio(a: float | None, b: float | None) -> str:
     return fmt_ratio(a / b) if a is not None and b else "–"
 
 
+def conformance_lookups(data: dict, spec: str) -> float | None:
+    """Inclusive Ir of the runtime's dynamic conformance look-ups in a kept profile (firstuse.py --profile), or None."""
+    for profile in data.get("profiles", []):
+        if profile["spec"] != spec or not Path(profile["inclusive"]).exists():
+            continue
+        best = 0.0
+        for line in Path(profile["inclusive"]).read_text().splitlines():
+            if "swift_conformsToProtocolMaybeInstantiateSuperclasses" in line or "swift_conformsToProtocol " in line:
+                match = re.match(r"\s*([\d,]+)", line)
+                if match:
+                    best = max(best, float(match.group(1).replace(",", "")))
+        return best
+    return None
+
+
 def first_use_report(data: dict, results: dict, args: argparse.Namespace) -> list[str]:
     rows = data["results"]
     by = {(r["mechanism"], r["n"]): r for r in rows}
     tiers = sorted({r["n"] for r in rows})
     present = [m for m in FU_MECHANISMS if any(r["mechanism"] == m for r in rows)]
     lines = ["### Results: registration and first use", ""]
-    lines += ["Machine:", ""] + machine()
+    lines += ["Machine:", ""] + [line.replace("- Commit:", "- Benchmark suite: commit") for line in machine()]
     if args.measured:
-        lines.append(f"- BeeHive measured: {args.measured}")
+        lines.append(f"- **BeeHive measured: {args.measured}**")
     if args.load and args.load.exists():
         loads = "; ".join(line.strip() for line in args.load.read_text().splitlines() if line.strip())
         lines.append(f"- Load average (1, 5, 15 min) around the run, on a machine shared with other work:\n  {loads}")
@@ -537,6 +552,11 @@ def first_use_report(data: dict, results: dict, args: argparse.Namespace) -> lis
         lines += ["#### Targets (issue 11), in instructions", "", "| target | measured | verdict |", "|---|---:|---|"]
         for text, value, limit in verdicts:
             lines.append(f"| {text} | {value:.2f}× | {'met' if value <= limit else '**missed**'} |")
+        lookups = conformance_lookups(data, "explicit-typed:1000:type")
+        if lookups is not None and typed:
+            lines.append(f"| first use by type, N = 1,000: (d') explicit typed makes no dynamic conformance look-up "
+                         f"| {fmt_ir(lookups)} Ir in `swift_conformsToProtocol…` ({lookups / typed:.0%} of its first use) "
+                         f"| {'met' if lookups == 0 else '**missed**'} |")
         floor = cost("floor", 1000, "regIr")
         a = cost("annotations", 1000, "regIr")
         if floor and a:

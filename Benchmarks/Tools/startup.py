@@ -143,7 +143,9 @@ int bh_pad_{i}(void) {{ return {i}; }}
 
 def build_libraries(work: Path, count: int, compiler: str) -> dict[str, str]:
     """Builds `count` tiny shared libraries of each kind; returns the path prefix of each kind."""
-    include = ROOT / "CSupport" / "CBeeHive" / "include"
+    # The BeeHive checkout measured (BEEHIVE_PATH, as Package.swift reads it): its header writes the records its
+    # scanner reads.
+    include = Path(os.environ.get("BEEHIVE_PATH") or ROOT) / "CSupport" / "CBeeHive" / "include"
     prefixes = {}
     for kind, template in (("plain", PLAIN_SOURCE), ("records", RECORD_SOURCE)):
         directory = work / kind
@@ -151,7 +153,7 @@ def build_libraries(work: Path, count: int, compiler: str) -> dict[str, str]:
         for i in range(count):
             library = directory / f"libbhpad{i}.so"
             source = directory / f"libbhpad{i}.c"
-            text = template.format(i=i)
+            text = f"/* beehive.h from {include} */\n" + template.format(i=i)  # another checkout: rebuilt
             if library.exists() and source.exists() and source.read_text() == text:
                 continue
             source.write_text(text)
