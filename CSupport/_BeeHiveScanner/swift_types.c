@@ -33,6 +33,9 @@ typedef struct {
 extern void swift_enumerateAllMetadataSections(bool (*body)(const bh_metadata_sections *, void *), void *context)
     __attribute__((weak));
 extern const void *swift_conformsToProtocol(const void *type, const void *protocol) __attribute__((weak));
+extern const void *swift_getWitnessTable(const void *conformance, const void *type, const void *const *arguments)
+    __attribute__((weak));
+extern const void *swift_getTypeContextDescriptor(const void *type) __attribute__((weak, swiftcall));
 
 enum {
     BH_CONTEXT_MODULE = 0,
@@ -185,3 +188,71 @@ const char *bh_image_path(const void *address) {
     Dl_info info;
     return dladdr(address, &info) && info.dli_fname ? info.dli_fname : NULL;
 }
+
+/* ---- Conformances ---------------------------------------------------------------------------------- */
+
+typedef struct {
+    const char *module;
+    bh_swift_conformance_fn visit;
+    void *context;
+    const char *last_module_name;
+    bool last_match;
+} bh_walk_conformances;
+
+enum {
+    BH_CONFORMANCE_TYPE_REFERENCE_SHIFT = 3, /* ConformanceFlags: TypeReferenceKind, 3 bits */
+    BH_CONFORMANCE_CONDITIONAL_SHIFT = 8,    /* ConformanceFlags: NumConditionalRequirements, 8 bits */
+};
+
+static bool bh_visit_conformance_sections(const bh_metadata_sections *sections, void *context) {
+    bh_walk_conformances *walk = context;
+    const int32_t *records = (const int32_t *)sections->protocol_conformances.start;
+    for (size_t i = 0; records && i < sections->protocol_conformances.length / sizeof *records; i++) {
+        const char *conformance = bh_relative(&records[i]);
+        if (!conformance) continue;
+        uint32_t flags;
+        memcpy(&flags, conformance + 12, sizeof flags);
+        if ((flags >> BH_CONFORMANCE_CONDITIONAL_SHIFT) & 0xff) continue; /* conditional: needs its arguments */
+        const void *type = NULL;
+        switch ((flags >> BH_CONFORMANCE_TYPE_REFERENCE_SHIFT) & 7) {
+        case 0: type = bh_relative(conformance + 4); break; /* a direct type descriptor */
+        case 1: {                                           /* an indirect one */
+            const char *slot = bh_relative(conformance + 4);
+            type = slot ? *(const void *const *)slot : NULL;
+            break;
+        }
+        default: continue; /* Objective-C classes */
+        }
+        const void *protocol = bh_relative_indirectable(conformance);
+        if (!type || !protocol) continue;
+        unsigned kind = bh_context_kind(type);
+        if (kind < BH_CONTEXT_CLASS || kind > BH_CONTEXT_ENUM || (*(const uint32_t *)type & BH_CONTEXT_GENERIC))
+            continue;
+        const char *module = bh_module_name(type);
+        if (!module) continue;
+        if (module != walk->last_module_name) {
+            walk->last_module_name = module;
+            walk->last_match = strcmp(module, walk->module) == 0;
+        }
+        if (walk->last_match) walk->visit(walk->context, type, protocol, conformance);
+    }
+    return true;
+}
+
+int bh_swift_conformances(const char *module, bh_swift_conformance_fn visit, void *context) {
+    if (!swift_enumerateAllMetadataSections || !module) return 0;
+    bh_walk_conformances walk = {module, visit, context, NULL, false};
+    swift_enumerateAllMetadataSections(bh_visit_conformance_sections, &walk);
+    return 1;
+}
+
+const void *bh_swift_witness_table(const void *conformance, const void *type) {
+    if (!swift_getWitnessTable || !conformance || !type) return NULL;
+    return swift_getWitnessTable(conformance, type, NULL);
+}
+
+const void *bh_swift_type_descriptor(const void *type) {
+    return swift_getTypeContextDescriptor && type ? swift_getTypeContextDescriptor(type) : NULL;
+}
+
+const char *bh_swift_module_name(const void *descriptor) { return descriptor ? bh_module_name(descriptor) : NULL; }

@@ -70,3 +70,48 @@ public enum SwiftTypes {
         return available != 0 ? collector.entries : nil
     }
 }
+
+/// The protocol conformances that the loaded Swift images declare, read from the metadata sections they registered
+/// with the Swift runtime: with them, a conformance is found once per module instead of by a scan per question.
+public enum SwiftConformances {
+    /// One conformance: the type's and the protocol's context descriptors, and the conformance descriptor.
+    public struct Record: @unchecked Sendable {
+        public let type: UnsafeRawPointer
+        public let `protocol`: UnsafeRawPointer
+        public let conformance: UnsafeRawPointer
+    }
+
+    /// Every unconditional conformance of a non-generic type of `module`, in every loaded image; nil when the Swift
+    /// runtime cannot enumerate its images.
+    public static func records(ofModule module: String) -> [Record]? {
+        final class Collector {
+            var records: [Record] = []
+        }
+        let collector = Collector()
+        let available = withExtendedLifetime(collector) {
+            module.withCString { name in
+                bh_swift_conformances(
+                    name,
+                    { context, type, proto, conformance in
+                        guard let context, let type, let proto, let conformance else { return }
+                        Unmanaged<Collector>.fromOpaque(context).takeUnretainedValue().records.append(
+                            Record(type: type, protocol: proto, conformance: conformance))
+                    }, Unmanaged.passUnretained(collector).toOpaque())
+            }
+        }
+        return available != 0 ? collector.records : nil
+    }
+
+    /// The context descriptor of a class, struct or enum type, and the name of its module.
+    public static func descriptor(of metadata: UnsafeRawPointer) -> (descriptor: UnsafeRawPointer, module: String)? {
+        guard let descriptor = bh_swift_type_descriptor(metadata), let module = bh_swift_module_name(descriptor) else {
+            return nil
+        }
+        return (descriptor, String(cString: module))
+    }
+
+    /// The witness table of the type `metadata` for `conformance`.
+    public static func witnessTable(_ conformance: UnsafeRawPointer, for metadata: UnsafeRawPointer) -> UnsafeRawPointer? {
+        bh_swift_witness_table(conformance, metadata)
+    }
+}

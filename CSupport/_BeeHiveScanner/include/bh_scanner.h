@@ -142,6 +142,23 @@ int bh_swift_types(const char *module, bh_swift_type_fn visit, void *context);
 /* The complete metadata of a non-generic type, from its descriptor's access function; NULL for other kinds. */
 const void *bh_swift_type_metadata(const void *descriptor);
 
+/* A conformance record: `type` (a non-generic type's descriptor) conforms to `protocol` (a protocol descriptor), with
+ * no conditional requirement; `conformance` is its protocol conformance descriptor. */
+typedef void (*bh_swift_conformance_fn)(void *context, const void *type, const void *protocol, const void *conformance);
+
+/* Calls `visit` for every conformance record, in every Swift image loaded, of a type of module `module`. Returns 0
+ * when the runtime cannot enumerate the images. */
+int bh_swift_conformances(const char *module, bh_swift_conformance_fn visit, void *context);
+
+/* The witness table of `type` (metadata) for a conformance that `bh_swift_conformances` gave (swift_getWitnessTable). */
+const void *bh_swift_witness_table(const void *conformance, const void *type);
+
+/* The context descriptor of a class, struct or enum (metadata), or NULL. */
+const void *bh_swift_type_descriptor(const void *type);
+
+/* The name of the module a context descriptor belongs to, or NULL. */
+const char *bh_swift_module_name(const void *descriptor);
+
 /* The path of the loaded image that holds `address` (dladdr), or NULL; the string lives while the image is loaded. */
 const char *bh_image_path(const void *address);
 

@@ -89,12 +89,11 @@ package enum TypeLookup {
         return Set(protocols.map { $0.imagePath ?? "an image without a path" }).sorted()
     }
 
-    /// Whether `type` conforms to the protocol named `name`, as the Swift runtime decides without an instance; nil
-    /// when no loaded image defines such a protocol (or several do).
-    package static func conforms(_ type: any Any.Type, toProtocolNamed name: String) -> Bool? {
+    /// How many of the loaded protocols named `name` `type` conforms to (as the Swift runtime decides, without an
+    /// instance), and how many there are: more than one when images each have their own copy.
+    static func conformance(of type: any Any.Type, toProtocolNamed name: String) -> (conforming: Int, copies: Int) {
         let protocols = (declarations(named: name) ?? []).filter { $0.kind == .protocol }
-        guard protocols.count == 1 else { return nil }
-        return protocols[0].isConformed(by: type)
+        return (protocols.filter { $0.isConformed(by: type) }.count, protocols.count)
     }
 
     /// The index of `module`, built when first asked for and again when a look-up misses after the loader loaded

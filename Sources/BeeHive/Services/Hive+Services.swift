@@ -239,7 +239,7 @@ extension Hive {
             if let typed = TypedRecords.implementation(named: name) {
                 resolved = .implementation(typed.type, boxes: typed.boxes)
             } else if let type = TypeLookup.type(named: name) {
-                if let implementation = type as? any ServiceImplementation.Type {
+                if let implementation = Conformances.implementation(type) ?? type as? any ServiceImplementation.Type {
                     resolved = .implementation(implementation, boxes: [:])
                 } else {
                     resolved = .unresolvable(
@@ -376,7 +376,8 @@ private struct TypedLookup<Service> {
     /// The instance as `Service`; a shared one is kept boxed as `Service` for the fast path.
     ///
     /// An instance the provider boxed as `Service` (a typed factory, a typed record) is read with a class cast; any
-    /// other needs a dynamic cast, whose first use for a type makes the Swift runtime look up the conformance.
+    /// other is assembled from the witness table of its module's conformance record (``Conformances``), and only
+    /// when that cannot be done, cast (the runtime then scans every conformance record of the process).
     func typed(
         _ made: Made, _ entry: ServiceEntry, _ cachedGeneration: Int?, in hive: Hive
     ) throws(HiveError)
@@ -385,7 +386,7 @@ private struct TypedLookup<Service> {
         let box: TypedInstance<Service>
         if let boxed = made.boxed as? TypedInstance<Service> {
             box = boxed
-        } else if let typed = made.instance as? Service {
+        } else if let typed = Conformances.cast(made.instance, to: Service.self) ?? made.instance as? Service {
             box = TypedInstance(typed)
         } else {
             throw HiveError.doesNotConform(entry.registration, service: key.service)

@@ -34,11 +34,12 @@ extension Hive {
 
 extension Hive {
     /// For every registration by type or by name (not factories, which the compiler checked): a `doesNotConform`
-    /// error when its implementation does not conform to its service, and an `unknownType` error when the service
-    /// names no protocol of a loaded image. Once per registration.
+    /// error when its implementation does not conform to its service (a warning when the service is a protocol that
+    /// two images define and it conforms to one copy only), and an `unknownType` error when the service names no
+    /// type or protocol of a loaded image. Once per registration.
     func nonConformingImplementations() -> [Diagnostic] {
         let entries = state.withLock { state in state.serviceOrder.compactMap { state.services[$0] } }
-        var found: [HiveError] = []
+        var found: [Diagnostic] = []
         for entry in entries {
             guard case .implementation(let type, _) = entry.provider else { continue }
             let registration = entry.registration
@@ -48,15 +49,22 @@ extension Hive {
             else { continue }
             if declared.isEmpty {
                 found.append(
-                    .unknownType(
-                        registration.service, role: "the service \(registration.implementation) implements",
-                        isProtocol: true, source: registration.source))
-            } else if TypeLookup.conforms(type, toProtocolNamed: registration.service) == false {
-                found.append(.doesNotConform(registration, service: registration.service))
+                    Diagnostic(
+                        .error,
+                        .unknownType(
+                            registration.service, role: "the service \(registration.implementation) implements",
+                            isProtocol: true, source: registration.source)))
+                continue
+            }
+            let (conforming, copies) = TypeLookup.conformance(of: type, toProtocolNamed: registration.service)
+            if conforming < copies {
+                // Conforming to one copy of a protocol defined twice works only for those who ask for that copy.
+                let severity: Diagnostic.Severity = conforming == 0 ? .error : .warning
+                found.append(Diagnostic(severity, .doesNotConform(registration, service: registration.service)))
             }
         }
         let reported = Set(diagnostics.map(\.error))
-        return found.filter { !reported.contains($0) }.map { Diagnostic(.error, $0) }
+        return found.filter { !reported.contains($0.error) }
     }
 
     /// An `unknownType` error for every module and route handler named by a declaration but not loaded, once per
