@@ -77,14 +77,17 @@ struct AnnotationTests {
 
     @Test("rescan without new images changes nothing and returns at once")
     func rescanNoop() throws {
-        let before = Hive.shared.serviceRegistrations.count
-        let statsBefore = try #require(Hive.shared.scanStatistics)
-        let report = Hive.shared.rescan()
-        #expect(report == Hive.ScanReport())
-        #expect(Hive.shared.serviceRegistrations.count == before)
-        let statsAfter = try #require(Hive.shared.scanStatistics)
-        #expect(statsAfter.scans == statsBefore.scans + 1)
-        #expect(statsAfter.shortCircuitScans == statsBefore.shortCircuitScans + 1)
+        try imageLoading.withLock { _ in
+            Hive.shared.rescan()  // takes in images another test may have loaded before
+            let before = Hive.shared.serviceRegistrations.count
+            let statsBefore = try #require(Hive.shared.scanStatistics)
+            let report = Hive.shared.rescan()
+            #expect(report == Hive.ScanReport())
+            #expect(Hive.shared.serviceRegistrations.count == before)
+            let statsAfter = try #require(Hive.shared.scanStatistics)
+            #expect(statsAfter.scans == statsBefore.scans + 1)
+            #expect(statsAfter.shortCircuitScans == statsBefore.shortCircuitScans + 1)
+        }
     }
 
     @Test("only images with a BeeHive note are opened")

@@ -1,7 +1,8 @@
 /// Picks the names closest to a misspelt one, for "did you mean" hints.
 package enum ClosestNames {
     /// Up to `limit` names of `candidates` within a small edit distance of `name` (a quarter of its length, at
-    /// least 2), closest first; names that differ only in case come first of all.
+    /// least 2) and at most one edit further than the closest, closest first; names that differ only in case come
+    /// first of all.
     package static func closest(to name: String, among candidates: Set<String>, limit: Int = 3) -> [String] {
         let target = Array(name.utf8)
         let budget = max(2, target.count / 4)
@@ -12,7 +13,10 @@ package enum ClosestNames {
             let distance = candidate.lowercased() == name.lowercased() ? 0 : editDistance(target, bytes)
             if distance <= budget { scored.append((distance, candidate)) }
         }
-        return scored.sorted { ($0.distance, $0.name) < ($1.distance, $1.name) }.prefix(limit).map(\.name)
+        let sorted = scored.sorted { ($0.distance, $0.name) < ($1.distance, $1.name) }
+        guard let best = sorted.first?.distance else { return [] }
+        // Only the names about as close as the closest: a typo has one likely intent, not a list of neighbours.
+        return sorted.prefix { $0.distance <= best + 1 }.prefix(limit).map(\.name)
     }
 
     /// The number of byte insertions, deletions and substitutions that turn `a` into `b`.

@@ -23,13 +23,16 @@ struct DuplicateProtocolTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beehive-twin-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        _ = try Self.openTwin("A", in: folder)
-        _ = try Self.openTwin("B", in: folder)  // kept open: Swift images are not unloaded
+        try imageLoading.withLock { _ in
+            _ = try Self.openTwin("A", in: folder)
+            _ = try Self.openTwin("B", in: folder)  // kept open: Swift images are not unloaded
+        }
 
         let images = TypeLookup.imagesDefiningProtocol(named: "Twin.Greeter")
         #expect(images.map { URL(fileURLWithPath: $0).lastPathComponent } == ["libTwinA.so", "libTwinB.so"])
         let registration = ServiceRegistration(
-            service: "Twin.Greeter", name: nil, implementation: "Host.Greeter", source: .code(fileID: "T.swift", line: 1))
+            service: "Twin.Greeter", name: nil, implementation: "Host.Greeter",
+            source: .code(fileID: "T.swift", line: 1))
         let error = HiveError.doesNotConform(registration, service: "Twin.Greeter")
         #expect(error.message.hasPrefix("expected Host.Greeter to conform to Twin.Greeter; it does not."))
         #expect(error.message.contains("is defined by 2 loaded images"))
