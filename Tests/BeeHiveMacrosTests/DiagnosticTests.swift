@@ -1,0 +1,110 @@
+#if Macros
+import SwiftDiagnostics
+import SwiftSyntaxMacrosGenericTestSupport
+import Testing
+
+/// The mistakes the macros report themselves, at the annotation, naming the types involved. Mistakes only the
+/// type checker can see (a non-conforming implementation, an unknown type, a module that is no HiveModule) are
+/// tested with the compiler in `Tests/BeeHiveTests/Macros`.
+@Suite("Macro diagnostics")
+struct DiagnosticTests {
+    /// An annotation the macro refuses, the diagnostic's identifier, and words its message must contain.
+    struct Case: Sendable, CustomTestStringConvertible {
+        let source: String
+        let code: String
+        let mentions: [String]
+        var freestanding = false
+        var testDescription: String { code + ": " + mentions.joined(separator: ", ") }
+    }
+
+    static let cases: [Case] = [
+        Case(
+            source: "@BeeHiveService(Tracker.self)\nstruct Box<T>: Tracker {}", code: "genericType",
+            mentions: ["generic type 'Box<T>'", "register(service:impl:)"]),
+        Case(
+            source: "struct Outer<T> {\n    @BeeHiveService(Tracker.self)\n    struct Inner: Tracker {}\n}",
+            code: "genericType", mentions: ["Inner'", "nested in a generic type", "<T>"]),
+        Case(
+            source: "func f() {\n    @BeeHiveService(Tracker.self)\n    struct Local: Tracker {}\n}", code: "localType",
+            mentions: ["local type", "Local'", "file scope"]),
+        Case(
+            source: "@BeeHiveService(Tracker.self)\nprivate struct Hidden: Tracker {}", code: "privateType",
+            mentions: ["private type 'Hidden'", "'App.Hidden'", "internal or public"]),
+        Case(
+            source: "@BeeHiveRoute(\"app://x\")\nfileprivate struct Hidden: RouteHandler {}", code: "privateType",
+            mentions: ["fileprivate type 'Hidden'"]),
+        Case(
+            source: "private enum Outer {\n    @BeeHiveMod\n    final class M: HiveModule {}\n}", code: "privateType",
+            mentions: ["'Outer.M'", "nested in a private declaration"]),
+        Case(
+            source: "@BeeHiveService((any Tracker).self)\nstruct T: Tracker {}", code: "notATypeName",
+            mentions: ["service protocol", "'(any Tracker).self'"]),
+        Case(
+            source: "@BeeHiveService(Tracker)\nstruct T: Tracker {}", code: "notATypeName",
+            mentions: ["followed by '.self'", "found 'Tracker'"]),
+        Case(
+            source: "@BeeHiveService(Tracker<Int>.self)\nstruct T: Tracker {}", code: "genericType",
+            mentions: ["'Tracker<Int>'", "specialised generic type"]),
+        Case(
+            source: "@BeeHiveService\nstruct T: Tracker {}", code: "notATypeName",
+            mentions: ["service protocol as its first argument", "found none"]),
+        Case(
+            source: "@BeeHiveService(Tracker.self, name: formalName)\nstruct T: Tracker {}",
+            code: "argumentNotLiteral", mentions: ["service name as a string literal", "found 'formalName'"]),
+        Case(
+            source: "@BeeHiveService(Tracker.self)\nprotocol Sub: Tracker {}", code: "notAType",
+            mentions: ["a class, struct, enum or actor", "found 'protocol Sub'"]),
+        Case(
+            source: "@BeeHiveMod(level: .urgent)\nfinal class M: HiveModule {}", code: "unknownLevel",
+            mentions: ["'.basic', '.normal', '.application'", "found '.urgent'"]),
+        Case(
+            source: "@BeeHiveMod(priority: high)\nfinal class M: HiveModule {}", code: "argumentNotLiteral",
+            mentions: ["priority as a decimal integer literal", "found 'high'"]),
+        Case(
+            source: "@BeeHiveMod(async: isAsync)\nfinal class M: HiveModule {}", code: "argumentNotLiteral",
+            mentions: ["async flag as 'true' or 'false'", "found 'isAsync'"]),
+        Case(
+            source: "@BeeHiveRoute(\"app://user/\\(id)\")\nstruct R: RouteHandler {}", code: "argumentNotLiteral",
+            mentions: ["URL pattern as a string literal without interpolation"]),
+        Case(
+            source: "func f() {\n    #BeeHiveService(Tracker.self, Console.self)\n}", code: "misplaced",
+            mentions: ["#BeeHiveService", "inside a function"], freestanding: true),
+        Case(
+            source: "#BeeHiveService(Console.self)", code: "notATypeName",
+            mentions: ["two types, the service and its implementation", "found 1"], freestanding: true),
+        Case(
+            source: "#BeeHiveRoute(\"app://user\", handler)", code: "notATypeName",
+            mentions: ["route handler", "found 'handler'"], freestanding: true),
+        Case(
+            source: "#BeeHiveMod(Box<Int>.self)", code: "genericType", mentions: ["'Box<Int>'"], freestanding: true),
+    ]
+
+    @Test("each mistake is one error at the annotation, saying what was expected and what was found", arguments: cases)
+    func diagnostic(_ testCase: Case) {
+        let expansion = MacroExpansion.expand(testCase.source, freestanding: testCase.freestanding)
+        #expect(expansion.diagnostics.count == 1, "\(expansion.diagnostics.map(\.message))")
+        guard let diagnostic = expansion.diagnostics.first else { return }
+        #expect(diagnostic.diagMessage.diagnosticID == MessageID(domain: "BeeHiveMacros", id: testCase.code))
+        #expect(diagnostic.diagMessage.severity == .error)
+        for mention in testCase.mentions {
+            #expect(diagnostic.message.contains(mention), "\(diagnostic.message)")
+        }
+    }
+
+    @Test("a private type gets a fix-it that makes it internal")
+    func privateFixIt() {
+        MacroExpansion.assertExpansion(
+            "@BeeHiveService(Tracker.self)\nprivate struct Hidden: Tracker {}",
+            expandedSource: "private struct Hidden: Tracker {}",
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "@BeeHiveService cannot register the private type 'Hidden': the runtime finds types by "
+                        + "their name 'App.Hidden', and a private type's name is private to its file; make it "
+                        + "internal or public",
+                    line: 2, column: 1, fixIts: [FixItSpec(message: "make 'Hidden' internal")])
+            ],
+            applyFixIts: ["make 'Hidden' internal"],
+            fixedSource: "@BeeHiveService(Tracker.self)\ninternal struct Hidden: Tracker {}")
+    }
+}
+#endif

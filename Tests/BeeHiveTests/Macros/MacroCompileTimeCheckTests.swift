@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+
+/// The macro plugin of this test build, there when the build enabled the trait `Macros`.
+enum MacroPluginBuild {
+    static let products = CompileTimeCheckTests.products
+    static let plugin = products.appendingPathComponent("_BeeHiveMacrosPlugin-tool")
+    static var isBuilt: Bool {
+        FileManager.default.isExecutableFile(atPath: plugin.path)
+            && FileManager.default.fileExists(
+                atPath: products.appendingPathComponent("Modules/BeeHiveMacros.swiftmodule").path)
+    }
+}
+
+/// Mistakes in Swift annotations that the compiler refuses, type-checked for real with `swiftc`, the macro plugin
+/// of this test build and the modules of this test build, as module `App` (so `#fileID` is `App/main.swift`).
+///
+/// Needs the build to include the macros (the package trait `Macros`, as `Scripts/test.sh` builds); skipped
+/// otherwise.
+@Suite(
+    "Compile-time checks: Swift annotations",
+    .enabled(if: MacroPluginBuild.isBuilt, "built without the trait Macros"))
+struct MacroCompileTimeCheckTests {
+    static let products = MacroPluginBuild.products
+    static let plugin = MacroPluginBuild.plugin
+
+    /// Type-checks `source` as `App/main.swift`; returns the compiler's output and whether it passed.
+    static func typecheck(_ source: String) throws -> (passed: Bool, output: String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beehive-macro-check-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("main.swift")
+        try Data(source.utf8).write(to: file)
+        let arguments = [
+            "-typecheck", "-module-name", "App", "-I", products.appendingPathComponent("Modules").path,
+            "-load-plugin-executable", plugin.path + "#_BeeHiveMacrosPlugin",
+            "-Xcc",
+            "-fmodule-map-file=" + products.appendingPathComponent("_BeeHiveScanner.build/module.modulemap").path,
+            "-Xcc", "-I" + Command.repository.appendingPathComponent("CSupport/_BeeHiveScanner/include").path,
+            file.path,
+        ]
+        do {
+            return (true, try Command.run("swiftc", arguments))
+        } catch let failure as Command.Failure {
+            return (false, failure.description)
+        }
+    }
+
+    static let declarations = """
+        import BeeHiveMacros
+        import BeeHiveModules
+        import BeeHiveRouter
+
+        protocol Clock: Sendable { var now: Int { get } }
+
+        """
+
+    @Test("well-formed annotations of every kind type-check")
+    func wellFormed() throws {
+        let result = try Self.typecheck(
+            Self.declarations + """
+                @BeeHiveService(Clock.self, name: "system")
+                struct SystemClock: Clock { var now: Int { 1 } }
+                @BeeHiveMod(level: .application, priority: 1, async: false)
+                final class Module: HiveModule {}
+                @BeeHiveRoute("app://x/:id")
+                struct Route: RouteHandler { func handle(_ request: RouteRequest) throws -> Any? { nil } }
+                #BeeHiveService(Clock.self, SystemClock.self, name: "again")
+                #BeeHiveMod(Module.self)
+                #BeeHiveRoute("app://y", Route.self)
+                enum Outer {
+                    @BeeHiveService(App.Clock.self) struct Inner: Clock { var now: Int { 2 } }
+                }
+                """)
+        #expect(result.passed, "\(result.output)")
+    }
+
+    @Test("the must-not-compile fixture (an implementation that is not its service) fails, naming both types")
+    func nonConformingFixture() throws {
+        let fixture = Command.repository.appendingPathComponent(
+            "Tests/MacroFixtures/MustNotCompile/NonConformingImplementation.swift")
+        let result = try Self.typecheck(try String(contentsOf: fixture, encoding: .utf8))
+        #expect(!result.passed)
+        #expect(result.output.contains("main.swift:14"), "the note at the annotated type: \(result.output)")
+        #expect(result.output.contains("'WallClock'"), "\(result.output)")
+        #expect(result.output.contains("'any Clock'"), "\(result.output)")
+    }
+
+    /// A mistake, and what the compiler's output must contain.
+    struct Case: Sendable, CustomTestStringConvertible {
+        let name: String
+        let source: String
+        let mentions: [String]
+        var testDescription: String { name }
+    }
+
+    static let cases: [Case] = [
+        Case(
+            name: "a freestanding registration of an implementation that is not its service",
+            source: "struct WallClock: ServiceImplementation {}\n#BeeHiveService(Clock.self, WallClock.self)",
+            mentions: ["'WallClock'", "'any Clock'"]),
+        Case(
+            name: "a freestanding registration of a type that is no ServiceImplementation",
+            source: "struct Plain: Clock { var now: Int { 0 } }\n#BeeHiveService(Clock.self, Plain.self)",
+            mentions: ["'Plain'", "ServiceImplementation"]),
+        Case(
+            name: "an unknown implementation type", source: "#BeeHiveService(Clock.self, Missing.self)",
+            mentions: ["Missing"]),
+        Case(
+            name: "an unknown service", source: "@BeeHiveService(Watch.self)\nstruct C: Clock { var now: Int { 0 } }",
+            mentions: ["Watch"]),
+        Case(
+            name: "another module's protocol named without its module (the module the macro guessed is checked)",
+            source: "@BeeHiveService(RouteHandler.self)\nstruct R: RouteHandler { "
+                + "func handle(_ request: RouteRequest) throws -> Any? { nil } }",
+            mentions: ["App::RouteHandler"]),
+        Case(
+            name: "a module type that is no HiveModule", source: "@BeeHiveMod\nfinal class NotAModule {}",
+            mentions: ["'NotAModule.Type'", "HiveModule"]),
+        Case(
+            name: "a route handler that is no RouteHandler", source: "@BeeHiveRoute(\"app://x\")\nstruct NotARoute {}",
+            mentions: ["'NotARoute.Type'", "RouteHandler"]),
+    ]
+
+    @Test("each mistake is a compile error naming the types", arguments: cases)
+    func mistake(_ testCase: Case) throws {
+        let result = try Self.typecheck(Self.declarations + testCase.source + "\n")
+        #expect(!result.passed, "\(testCase.name) compiled")
+        for mention in testCase.mentions {
+            #expect(result.output.contains(mention), "\(result.output)")
+        }
+    }
+}

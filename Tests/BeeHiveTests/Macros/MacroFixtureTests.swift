@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+@Suite("Real binaries: services, modules and routes annotated with the Swift macros", .serialized)
+struct MacroFixtureTests {
+    @Test(
+        "every Swift-annotated type and the C record beside them register and resolve (builds and runs MacroApp)",
+        arguments: ["debug", "release"])
+    func macroApp(configuration: String) throws {
+        let products = try MacroFixturePackage.build(configuration).products
+        let result = Command.keyValues(try Command.run(products.appendingPathComponent("MacroApp").path, []))
+        #expect(result["registrations"] == "9")
+        #expect(
+            result["services"]
+                == [
+                    "MacroApp.Counter=MacroApp.InternalCounter",
+                    "MacroApp.Greeting=MacroApp.CAnnotatedGreeter:c",
+                    "MacroApp.Greeting=MacroApp.FormalGreeter:formal",
+                    "MacroApp.Greeting=MacroApp.PublicGreeter",
+                    "MacroApp.Storage=MacroApp.InternalStorage",
+                    "MacroApp.Storage=MacroApp.Stores.NestedStorage:nested",
+                    "MacroServices.Clock=MacroApp.FixedClock:fixed",
+                    "MacroServices.Clock=MacroServices.SystemClock",
+                    "MacroServices.Clock=MacroServices.SystemClock:freestanding",
+                ].joined(separator: ","))
+        #expect(result["greet"] == "hello", "a public class")
+        #expect(result["greetFormal"] == "good day", "a named service")
+        #expect(result["greetC"] == "hello from C", "a C record in the same image")
+        #expect(result["counter"] == "1,2", "an internal class, a singleton")
+        #expect(result["storage"] == "internal struct", "an internal struct survives \(configuration)")
+        #expect(result["nested"] == "nested struct", "a nested type")
+        #expect(result["clock"] == "1000", "a service annotated in another module")
+        #expect(result["clockFixed"] == "42", "another module's service implemented here")
+        #expect(result["clockFreestanding"] == "1000", "#BeeHiveService of another module's type")
+        #expect(result["modules"] == "MacroApp.NetworkModule:0:100:true")
+        #expect(result["routes"] == "app://user/:id=MacroApp.UserRoute")
+        #expect(result["diagnostics"] == "0", "\(result["diagnosticMessages"] ?? "")")
+        #expect(result["validate"] == "ok")
+    }
+
+    @Test("the release build links with --gc-sections, and the Swift records and notes are in the binary")
+    func releaseSections() throws {
+        let build = try MacroFixturePackage.build("release")
+        let link = build.log.split(separator: "\n").filter { $0.contains("-o") && $0.contains("/MacroApp ") }
+        #expect(link.contains { $0.contains("--gc-sections") }, "the link of MacroApp: \(link)")
+        let binary = build.products.appendingPathComponent("MacroApp").path
+        let sections = try Command.run("readelf", ["-SW", binary])
+        for name in ["beehive_services", "beehive_mods", "beehive_routes", "beehive_types", ".note.beehive"] {
+            #expect(sections.contains(" \(name) "), "\(name) missing from the release binary")
+        }
+        let notes = try Command.run("readelf", ["-nW", binary])
+        #expect(notes.contains("BeeHive"), "\(notes)")
+    }
+
+    @Test("a plugin annotated in Swift only joins after dlopen and rescan (builds and runs MacroPluginHost)")
+    func plugin() throws {
+        let products = try MacroFixturePackage.build("debug").products
+        let plugin = products.appendingPathComponent("libMacroPlugin.so").path
+        let host = products.appendingPathComponent("MacroPluginHost").path
+        let result = Command.keyValues(try Command.run(host, [plugin]))
+        #expect(result["before"] == "serviceNotFound")
+        #expect(result["rescan"] == "services:1,modules:0")
+        #expect(result["after"] == "macro plugin says hello to host")
+        #expect(result["implementation"] == "MacroPlugin.MacroPluginGreeter")
+        #expect(result["diagnostics"] == "0")
+    }
+}
