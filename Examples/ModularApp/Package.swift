@@ -1,15 +1,18 @@
 // swift-tools-version:6.1
-// A modular program: four modules in targets of their own, each announcing itself (and its services)
-// with BeeHive's C macros in a C target beside it. No target lists the others; the app links them.
+// A modular program: five modules in targets of their own, each announcing itself (and its services): four with
+// BeeHive's C macros in a C target beside it, one (Settings) with the Swift macros alone. No target lists the
+// others; the app links them.
 import PackageDescription
 
 let beehive = Target.Dependency.product(name: "BeeHive", package: "BeeHive")
 let modules = Target.Dependency.product(name: "BeeHiveModules", package: "BeeHive")
 let macros = Target.Dependency.product(name: "CBeeHive", package: "BeeHive")
+let swiftMacros = Target.Dependency.product(name: "BeeHiveMacros", package: "BeeHive")
 
 let package = Package(
     name: "ModularApp",
-    dependencies: [.package(name: "BeeHive", path: "../..")],
+    // The trait Macros brings swift-syntax, for the Settings module's Swift annotations.
+    dependencies: [.package(name: "BeeHive", path: "../..", traits: ["Macros"])],
     targets: [
         // The protocols modules talk through.
         .target(name: "AppServices"),
@@ -22,8 +25,10 @@ let package = Package(
         .target(name: "HomeAnnotations", dependencies: [macros]),
         .target(name: "Analytics", dependencies: ["AppServices", "AnalyticsAnnotations", beehive, modules]),
         .target(name: "AnalyticsAnnotations", dependencies: [macros]),
+        // Annotated in Swift: no C target.
+        .target(name: "Settings", dependencies: ["AppServices", swiftMacros, modules]),
 
         .executableTarget(
-            name: "ModularApp", dependencies: ["Account", "Network", "Home", "Analytics", beehive, modules]),
+            name: "ModularApp", dependencies: ["Account", "Network", "Home", "Analytics", "Settings", beehive, modules]),
     ]
 )

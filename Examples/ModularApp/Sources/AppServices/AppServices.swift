@@ -8,6 +8,11 @@ public protocol NetworkService: AnyObject, Sendable {
     var isOnline: Bool { get }
 }
 
+/// The settings service: the user's preferences (implemented by the Settings module, annotated in Swift).
+public protocol SettingsService: AnyObject, Sendable {
+    var theme: String { get }
+}
+
 /// Custom events the modules exchange.
 public enum AppEvents {
     /// The cart changed; parameter "items": Int.

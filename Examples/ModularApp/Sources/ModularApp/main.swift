@@ -1,4 +1,4 @@
-// Runs four modules that announced themselves with C annotation records, then waits for SIGTERM
+// Runs five modules that announced themselves with annotation records (four in C, one in Swift), then waits for SIGTERM
 // (or sends it to itself with --self-terminate) and shuts down gracefully, printing the profile.
 // Hooks may be async (NetworkModule's init); the manager awaits each in order, tearDown in reverse.
 import AppServices
@@ -35,6 +35,8 @@ try await manager.triggerCustomEvent(AppEvents.cartChanged, parameters: ["items"
 
 print("\nreload (what SIGHUP delivers):")
 try await manager.trigger(.reload)
+
+print("\nsettings service (annotated in Swift): theme \(try Hive.shared.createService(SettingsService.self).theme)")
 
 let diagnostics = Hive.shared.diagnostics
 if !diagnostics.isEmpty { print("\ndiagnostics:"); diagnostics.forEach { print("  \($0)") } }
