@@ -17,7 +17,13 @@ extension Hive {
         public var scansAllImages: Bool
         /// The record sections to register, by name; nil (the default) registers every section an
         /// image announces. Lets a process keep several record sets apart, e.g. one per plugin family.
-        public var recordSections: Set<String>?
+        public var recordSections: Set<String>? {
+            get { recordSectionNames.map(Set.init) }
+            set { recordSectionNames = newValue.map(Array.init) }
+        }
+        /// ``recordSections`` as an array: reading it at scan time needs no `Set<String>` metadata, whose first
+        /// instantiation costs a scan of the process's conformance records (`String: Hashable`).
+        var recordSectionNames: [String]?
         /// How many diagnostics ``Hive/diagnostics`` keeps: the most recent ones (default 1,000). Older ones
         /// are dropped and counted in ``Hive/droppedDiagnosticCount``; every diagnostic is logged either way.
         public var diagnosticLimit: Int
@@ -39,7 +45,7 @@ extension Hive {
             self.logger = logger
             self.scansLoadedImages = scansLoadedImages
             self.scansAllImages = scansAllImages
-            self.recordSections = recordSections
+            self.recordSectionNames = recordSections.map(Array.init)
         }
     }
 }

@@ -81,7 +81,8 @@ extension Hive {
                         .unreadableImage, problem.message,
                         source: .image(problem.image.path, imageID: problem.image.id))))
         }
-        for section in batch.sections where options.recordSections?.contains(section.sectionName) ?? true {
+        let wanted = options.recordSectionNames
+        for section in batch.sections where wanted?.contains(section.sectionName) ?? true {
             report.sections += 1
             if section.kind == .types {
                 TypedRecords.add(section)

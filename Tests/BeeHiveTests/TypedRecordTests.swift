@@ -1,0 +1,63 @@
+import Testing
+import _BeeHiveDiscovery
+
+@testable import BeeHive
+
+protocol TypedGreeter { func greet() -> String }
+/// Reached through a typed record only: its conformances are never looked up.
+struct TypedGreeterImpl: TypedGreeter, ServiceImplementation {
+    func greet() -> String { "typed" }
+}
+
+/// What `@BeeHiveService(TypedGreeter.self)` writes as the accessor of its typed record.
+let typedGreeterAccessor: _BeeHiveTypedRecord.Accessor = { out in
+    _ = out.initializeMemory(
+        as: _BeeHiveTypedRecord.self,
+        to: .service(
+            TypedGreeter.self, implementation: TypedGreeterImpl.self, named: "BeeHiveTests.TypedGreeterImpl",
+            upcast: { $0 }))
+}
+
+@Suite("Typed records (the Swift macros' second record)", .serialized)
+struct TypedRecordTests {
+    /// A `beehive_types` section of one record (and a padding entry), as the scanner hands it over.
+    static func section(magic: UInt32 = _BeeHiveTypedRecord.magic) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        withUnsafeBytes(of: magic.littleEndian) { bytes.replaceSubrange(0..<4, with: $0) }
+        withUnsafeBytes(of: _BeeHiveTypedRecord.layoutVersion.littleEndian) { bytes.replaceSubrange(4..<8, with: $0) }
+        let address = UInt(bitPattern: unsafeBitCast(typedGreeterAccessor, to: UnsafeRawPointer.self))
+        withUnsafeBytes(of: address) { bytes.replaceSubrange(8..<16, with: $0) }
+        return bytes
+    }
+
+    @Test("a typed record binds its implementation's name to the type, and the service resolves without a cast")
+    func typedRecordBindsTheName() throws {
+        let bytes = Self.section()
+        try bytes.withUnsafeBytes { buffer in
+            TypedRecords.add(
+                RecordSection(
+                    imagePath: "/test", imageID: 9_999, sectionName: "beehive_types", kind: .types, bytes: buffer))
+        }
+        #expect(TypeLookup.type(named: "BeeHiveTests.TypedGreeterImpl") == TypedGreeterImpl.self)
+        let typed = try #require(TypedRecords.implementation(named: "BeeHiveTests.TypedGreeterImpl"))
+        #expect(typed.boxes[ObjectIdentifier(TypedGreeter.self)] != nil)
+
+        let hive = Hive()
+        try hive.register(service: "BeeHiveTests.TypedGreeter", impl: "BeeHiveTests.TypedGreeterImpl")
+        #expect(try hive.createService(TypedGreeter.self).greet() == "typed")
+
+        TypedRecords.remove(image: 9_999)
+        #expect(TypedRecords.implementation(named: "BeeHiveTests.TypedGreeterImpl") == nil)
+    }
+
+    @Test("entries without the magic are padding: nothing is called")
+    func zeroedEntriesAreSkipped() {
+        let bytes = Self.section(magic: 0)
+        bytes.withUnsafeBytes { buffer in
+            TypedRecords.add(
+                RecordSection(
+                    imagePath: "/test", imageID: 9_998, sectionName: "beehive_types", kind: .types, bytes: buffer))
+        }
+        #expect(TypedRecords.implementation(named: "BeeHiveTests.TypedGreeterImpl") == nil)
+    }
+}
