@@ -11,7 +11,7 @@ Scripts/install-dependencies.sh
 
 scratch="${BEEHIVE_DOCS_SCRATCH:-.build-docs}"
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(BeeHive BeeHiveModules BeeHiveRouter BeeHiveMediator BeeHiveServiceLifecycle BeeHiveTesting)
+[ ${#targets[@]} -gt 0 ] || targets=(BeeHive BeeHiveModules BeeHiveRouter BeeHiveMediator BeeHiveServiceLifecycle BeeHiveTesting BeeHiveMacros)
 
 failed=()
 for target in "${targets[@]}"; do
