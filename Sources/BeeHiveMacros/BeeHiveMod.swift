@@ -15,6 +15,7 @@ public enum BeeHiveModuleLevel: Sendable {
     case application
 }
 
+#if Macros
 /// Declares the annotated `HiveModule`, as `BH_MODULE` does from C.
 ///
 /// Every argument is optional and must be a literal; the record writes only those given (the defaults are level
@@ -53,3 +54,4 @@ public macro BeeHiveMod(level: BeeHiveModuleLevel? = nil, priority: Int? = nil, 
 public macro BeeHiveMod<Module>(
     _ module: Module.Type, level: BeeHiveModuleLevel? = nil, priority: Int? = nil, async: Bool? = nil
 ) = #externalMacro(module: "_BeeHiveMacrosPlugin", type: "ModuleDeclarationMacro")
+#endif

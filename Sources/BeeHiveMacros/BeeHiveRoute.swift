@@ -1,3 +1,4 @@
+#if Macros
 /// Declares the annotated `RouteHandler` as the handler of a URL pattern, as `BH_ROUTE` does from C.
 ///
 /// The compiler checks that the type is a `RouteHandler`.
@@ -28,3 +29,4 @@ public macro BeeHiveRoute(_ pattern: String) = #externalMacro(module: "_BeeHiveM
 @freestanding(declaration)
 public macro BeeHiveRoute<Handler>(_ pattern: String, _ handler: Handler.Type) =
     #externalMacro(module: "_BeeHiveMacrosPlugin", type: "RouteDeclarationMacro")
+#endif

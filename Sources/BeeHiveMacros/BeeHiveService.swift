@@ -1,5 +1,9 @@
 @_exported import BeeHive
 
+// The macros exist with the package trait `Macros` only, which brings their plugin (and swift-syntax): without it,
+// this module is empty and builds with no warning.
+
+#if Macros
 /// Registers the annotated type as an implementation of a service, as `BH_SERVICE` does from C.
 ///
 /// The macro writes the same JSON record as `BH_SERVICE(App.UserTrackService, App.ConsoleTracker)` (with the
@@ -49,3 +53,4 @@ public macro BeeHiveService<Service>(_ service: Service.Type, name: String? = ni
 public macro BeeHiveService<Service, Implementation>(
     _ service: Service.Type, _ implementation: Implementation.Type, name: String? = nil
 ) = #externalMacro(module: "_BeeHiveMacrosPlugin", type: "ServiceDeclarationMacro")
+#endif
