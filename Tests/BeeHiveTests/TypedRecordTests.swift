@@ -33,7 +33,7 @@ struct TypedRecordTests {
     @Test("a typed record binds its implementation's name to the type, and the service resolves without a cast")
     func typedRecordBindsTheName() throws {
         let bytes = Self.section()
-        try bytes.withUnsafeBytes { buffer in
+        bytes.withUnsafeBytes { buffer in
             TypedRecords.add(
                 RecordSection(
                     imagePath: "/test", imageID: 9_999, sectionName: "beehive_types", kind: .types, bytes: buffer))
