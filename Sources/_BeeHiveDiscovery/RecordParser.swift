@@ -91,9 +91,13 @@ public struct RecordParser {
     public static func parseService(_ record: RawRecord) throws(RecordError) -> ServiceRecord {
         if record.isTerminated {
             var parser = RecordParser(bytes: record.bytes)
-            if let fast = parser.onePairServiceRecord() { return fast }
-            parser.index = 0
-            if let fast = parser.explicitServiceRecord() { return fast }
+            // What the macros of format 2 write first: no BeeHive-form attempt for it.
+            if parser.literal("{\"service\":\"") {
+                parser.index = 0
+                if let fast = parser.explicitServiceRecord() { return fast }
+            } else if let fast = parser.onePairServiceRecord() {
+                return fast
+            }
         }
         return try ServiceRecord(parse(record))
     }

@@ -52,7 +52,7 @@ extension Hive {
     func ingest(_ batch: ImageScanner.Batch) -> (ScanReport, [Diagnostic]) {
         var report = ScanReport()
         var problems: [Diagnostic] = []
-        var services: [(ServiceRegistration, Provider)] = []
+        var services: [ServiceEntry] = []
         services.reserveCapacity(batch.sections.reduce(0) { $0 + ($1.kind == .services ? $1.bytes.count / 32 : 0) })
         var modules: [ModuleDeclaration] = []
         var routes: [RouteDeclaration] = []
@@ -100,12 +100,11 @@ extension Hive {
                     case .services:
                         let r = try RecordParser.parseService(record)
                         services.append(
-                            (
+                            ServiceEntry(
                                 ServiceRegistration(
                                     service: r.service, name: r.name, implementation: r.implementation,
                                     source: source(r.location)),
-                                .typeName(r.implementation)
-                            ))
+                                .typeName(r.implementation)))
                     case .modules:
                         let r = try ModuleRecord(RecordParser.parse(record))
                         modules.append(try ModuleDeclaration(r, source: source(r.location)))
@@ -137,16 +136,15 @@ extension Hive {
 
     /// Adds registrations under one lock; returns the duplicates found.
     func add(
-        services: [(ServiceRegistration, Provider)], modules: [ModuleDeclaration] = [],
-        routes: [RouteDeclaration] = []
+        services: [ServiceEntry], modules: [ModuleDeclaration] = [], routes: [RouteDeclaration] = []
     ) -> [Diagnostic] {
         let severity = duplicateSeverity
         return state.withLock { state in
             var duplicates: [Diagnostic] = []
             state.reserve(services.count)
-            for (registration, provider) in services {
-                if let existing = state.add(registration, provider) {
-                    duplicates.append(Diagnostic(severity, .duplicate(registration, of: existing)))
+            for entry in services {
+                if let existing = state.add(entry) {
+                    duplicates.append(Diagnostic(severity, .duplicate(entry.registration, of: existing)))
                 }
             }
             for module in modules {

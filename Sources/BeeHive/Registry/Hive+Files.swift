@@ -27,7 +27,7 @@ extension Hive {
         default: throw fileError(.malformedFile, path, "expected \(expected); found \(root)")
         }
         var problems: [Diagnostic] = []
-        var registrations: [(ServiceRegistration, Provider)] = []
+        var registrations: [ServiceEntry] = []
         for (index, value) in list.enumerated() {
             let source = RegistrationSource.file(path, index: index)
             do throws(FileEntry.Problem) {
@@ -38,10 +38,9 @@ extension Hive {
                 let name = try entry.optionalString("name")
                 try entry.rejectUnknownKeys()
                 registrations.append(
-                    (
+                    ServiceEntry(
                         ServiceRegistration(service: service, name: name, implementation: impl, source: source),
-                        .typeName(impl)
-                    ))
+                        .typeName(impl)))
             } catch {
                 problems.append(Diagnostic(.error, HiveError(error.code, error.message, source: source)))
             }

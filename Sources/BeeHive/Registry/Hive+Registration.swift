@@ -142,7 +142,7 @@ extension Hive {
     ) throws(HiveError)
         -> ServiceRegistration
     {
-        try failIfStrict(add(services: [(registration, provider)]))
+        try failIfStrict(add(services: [ServiceEntry(registration, provider)]))
         return registration
     }
 

@@ -109,14 +109,15 @@ struct RegistryState {
     ///
     /// A registration that loses is kept as a shadow (once per source), to be reinstated when the winner's
     /// image is unloaded.
-    mutating func add(_ registration: ServiceRegistration, _ provider: Provider) -> ServiceRegistration? {
+    mutating func add(_ entry: ServiceEntry) -> ServiceRegistration? {
+        let registration = entry.registration
         let key = ServiceKey(service: registration.service, name: registration.name)
         var existing: ServiceRegistration?
-        Self.insert(ServiceEntry(registration, provider), into: &services[key], existing: &existing)
+        Self.insert(entry, into: &services[key], existing: &existing)
         if existing == nil {
             serviceOrder.append(key)
         } else if shadowedServices[key, default: []].contains(where: { $0.0.source == registration.source }) == false {
-            shadowedServices[key, default: []].append((registration, provider))
+            shadowedServices[key, default: []].append((registration, entry.provider))
         }
         return existing
     }
