@@ -50,6 +50,29 @@ struct TypedRecordTests {
         #expect(TypedRecords.implementation(named: "BeeHiveTests.TypedGreeterImpl") == nil)
     }
 
+    @Test("a record written under a typealias's name: the miss and validate() say so")
+    func typealiasInPlaceOfTheProtocol() throws {
+        let bytes = Self.section()
+        bytes.withUnsafeBytes { buffer in
+            TypedRecords.add(
+                RecordSection(
+                    imagePath: "/test", imageID: 9_997, sectionName: "beehive_types", kind: .types, bytes: buffer))
+        }
+        defer { TypedRecords.remove(image: 9_997) }
+        let hive = Hive()
+        // What `@BeeHiveService(GreeterAlias.self)` writes when `typealias GreeterAlias = TypedGreeter`.
+        try hive.register(service: "BeeHiveTests.GreeterAlias", impl: "BeeHiveTests.TypedGreeterImpl")
+        let missing = #expect(throws: HiveError.self) { try hive.createService(TypedGreeter.self) }
+        #expect(missing?.code == .serviceNotFound)
+        #expect(
+            missing?.message.contains(
+                "BeeHiveTests.TypedGreeterImpl is annotated with this service, but its record names it "
+                    + "BeeHiveTests.GreeterAlias") == true)
+        let invalid = #expect(throws: HiveError.self) { try hive.validate() }
+        #expect(invalid?.message.contains("a typealias gives the alias's name") == true)
+        #expect(invalid?.message.contains("(BeeHiveTests.TypedGreeter)") == true)
+    }
+
     @Test("entries without the magic are padding: nothing is called")
     func zeroedEntriesAreSkipped() {
         let bytes = Self.section(magic: 0)

@@ -28,7 +28,7 @@ public struct _BeeHiveTypedRecord: Sendable {
     enum Payload: Sendable {
         /// An implementation of the service `service`, and how to box one of its instances as that service.
         case service(
-            service: ObjectIdentifier, implementation: any ServiceImplementation.Type,
+            service: any Any.Type, implementation: any ServiceImplementation.Type,
             box: @Sendable (Any) -> AnyObject?)
         /// A module or route handler type.
         case type(any Any.Type)
@@ -54,7 +54,7 @@ public struct _BeeHiveTypedRecord: Sendable {
         Self(
             name: name,
             payload: .service(
-                service: ObjectIdentifier(service), implementation: implementation,
+                service: service, implementation: implementation,
                 box: { instance in (instance as? Implementation).map { TypedInstance(upcast($0)) } }))
     }
 

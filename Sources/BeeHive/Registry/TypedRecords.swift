@@ -13,6 +13,8 @@ enum TypedRecords {
     struct Implementation {
         let type: any ServiceImplementation.Type
         var boxes: [ObjectIdentifier: ServiceBox]
+        /// The services it was annotated with, as types.
+        var services: [any Any.Type] = []
         let imageID: UInt64
     }
 
@@ -54,7 +56,7 @@ enum TypedRecords {
                     store.implementations[
                         name, default: Implementation(type: implementation, boxes: [:], imageID: section.imageID)
                     ]
-                    .boxes[service] = box
+                    .add(service, box)
                 }
             }
         }
@@ -73,9 +75,20 @@ enum TypedRecords {
         store.withLock { $0.types[name]?.type }
     }
 
+    /// The names of the implementations that typed records annotate with the service `service`.
+    static func implementationNames(annotatedWith service: ObjectIdentifier) -> [String] {
+        store.withLock { $0.implementations.filter { $0.value.boxes[service] != nil }.map(\.key) }
+    }
+
     /// The service implementation a typed record declares under `name`.
     static func implementation(named name: String) -> Implementation? {
         store.withLock { $0.implementations[name] }
+    }
+}
+
+extension TypedRecords.Implementation {
+    fileprivate mutating func add(_ service: any Any.Type, _ box: @escaping ServiceBox) {
+        if boxes.updateValue(box, forKey: ObjectIdentifier(service)) == nil { services.append(service) }
     }
 }
 

@@ -150,7 +150,8 @@ extension Hive {
             guard let entry = typeKey.flatMap({ state.typeIndex[$0] }) ?? state.entry(for: key) else {
                 return .missing(
                     available: state.serviceOrder.prefix(20).map(\.displayName),
-                    unqualified: state.unqualifiedEntry(for: key)?.registration, hints: state.missingHints(for: key))
+                    unqualified: state.unqualifiedEntry(for: key)?.registration,
+                    hints: state.missingHints(for: key, type: typeKey?.type))
             }
             if let typeKey { state.typeIndex[typeKey] = entry }
             if shouldCache {
@@ -324,11 +325,21 @@ extension ServiceEntry {
 }
 
 extension RegistryState {
-    /// For a request that found no registration: the closest registered names, the images that carry records, and
-    /// a hint at an annotation target that was not linked when no registration names a type of the service's module.
-    func missingHints(for key: ServiceKey) -> String {
+    /// For a request that found no registration: the closest registered names, a Swift annotation that named the
+    /// service through a typealias, the images that carry records, and a hint at an annotation target that was not
+    /// linked when no registration names a type of the service's module.
+    func missingHints(for key: ServiceKey, type: ObjectIdentifier?) -> String {
         var hints = ClosestNames.hint(ClosestNames.closest(to: key.service, among: Set(services.keys.map(\.service))))
         let registrations = services.values.map(\.registration)
+        // A Swift annotation that named the service through a typealias: its record carries the alias's name.
+        for implementation in type.map(TypedRecords.implementationNames(annotatedWith:)) ?? [] {
+            for registration in registrations
+            where registration.implementation == implementation && registration.service != key.service {
+                hints +=
+                    " \(implementation) is annotated with this service, but its record names it \(registration.service) "
+                    + "(\(registration.source)): a typealias gives the alias's name; name the protocol itself."
+            }
+        }
         let images = Set(registrations.compactMap { $0.source.sectionName == nil ? nil : $0.source.imagePath })
         hints += " Images with records: \(images.isEmpty ? "none" : images.sorted().joined(separator: ", "))."
         let module = key.service.prefix { $0 != "." } + "."

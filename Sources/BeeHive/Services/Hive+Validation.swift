@@ -43,6 +43,20 @@ extension Hive {
         for entry in entries {
             guard case .implementation(let type, _) = entry.provider else { continue }
             let registration = entry.registration
+            if let typed = TypedRecords.implementation(named: registration.implementation), !typed.services.isEmpty,
+                !typed.services.contains(where: { TypeLookup.name(of: $0) == registration.service })
+            {
+                let names = typed.services.map { TypeLookup.name(of: $0) }.joined(separator: ", ")
+                found.append(
+                    Diagnostic(
+                        .error,
+                        HiveError(
+                            .unknownType,
+                            "expected the record's service \(registration.service) to name the type the annotation "
+                                + "gives (\(names)); it does not: a typealias gives the alias's name, which no request "
+                                + "by type finds; name the protocol itself", source: registration.source)))
+                continue
+            }
             // A composition ("App.A & App.B") or a generic service has no single declaration to check against.
             guard registration.service.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." }),
                 let declared = TypeLookup.declarations(named: registration.service)

@@ -5,10 +5,16 @@ import Testing
 enum MacroPluginBuild {
     static let products = CompileTimeCheckTests.products
     static let plugin = products.appendingPathComponent("_BeeHiveMacrosPlugin-tool")
+    /// Whether this test build has the macros: built with the trait `Macros` (SwiftPM defines the enabled traits as
+    /// compilation conditions), so that a plugin left in the build folder by an earlier build is not mistaken for one.
     static var isBuilt: Bool {
+        #if Macros
         FileManager.default.isExecutableFile(atPath: plugin.path)
             && FileManager.default.fileExists(
                 atPath: products.appendingPathComponent("Modules/BeeHiveMacros.swiftmodule").path)
+        #else
+        false
+        #endif
     }
 }
 
