@@ -69,6 +69,12 @@ public struct RecordSection: @unchecked Sendable {
     /// `isTerminated == false`.
     public var records: [RawRecord] {
         var result: [RawRecord] = []
+        forEachRecord { result.append($0) }
+        return result
+    }
+
+    /// Calls `body` with each record of the section, in order, without collecting them.
+    public func forEachRecord(_ body: (RawRecord) throws -> Void) rethrows {
         var offset = 0
         let count = bytes.count
         while offset < count {
@@ -79,10 +85,9 @@ public struct RecordSection: @unchecked Sendable {
             let start = offset
             while offset < count && bytes[offset] != 0 { offset += 1 }
             let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<offset])
-            result.append(RawRecord(offset: start, bytes: slice, isTerminated: offset < count))
+            try body(RawRecord(offset: start, bytes: slice, isTerminated: offset < count))
             offset += 1
         }
-        return result
     }
 }
 

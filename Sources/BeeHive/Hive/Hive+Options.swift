@@ -18,12 +18,21 @@ extension Hive {
         /// The record sections to register, by name; nil (the default) registers every section an
         /// image announces. Lets a process keep several record sets apart, e.g. one per plugin family.
         public var recordSections: Set<String>? {
-            get { recordSectionNames.map(Set.init) }
-            set { recordSectionNames = newValue.map(Array.init) }
+            get { filtersRecordSections ? Set(recordSectionNames) : nil }
+            set {
+                filtersRecordSections = newValue != nil
+                recordSectionNames = newValue.map(Array.init) ?? []
+            }
         }
-        /// ``recordSections`` as an array: reading it at scan time needs no `Set<String>` metadata, whose first
-        /// instantiation costs a scan of the process's conformance records (`String: Hashable`).
-        var recordSectionNames: [String]?
+        /// ``recordSections`` as a flag and an array: reading them at scan time needs no `Set<String>` or optional
+        /// metadata, whose first instantiation costs a scan of the process's conformance records (`String: Hashable`).
+        private var filtersRecordSections = false
+        private var recordSectionNames: [String] = []
+
+        /// Whether the records of the section `name` are registered.
+        func registersRecords(of name: String) -> Bool {
+            !filtersRecordSections || recordSectionNames.contains(name)
+        }
         /// How many diagnostics ``Hive/diagnostics`` keeps: the most recent ones (default 1,000). Older ones
         /// are dropped and counted in ``Hive/droppedDiagnosticCount``; every diagnostic is logged either way.
         public var diagnosticLimit: Int
@@ -45,7 +54,7 @@ extension Hive {
             self.logger = logger
             self.scansLoadedImages = scansLoadedImages
             self.scansAllImages = scansAllImages
-            self.recordSectionNames = recordSections.map(Array.init)
+            self.recordSections = recordSections
         }
     }
 }

@@ -81,14 +81,13 @@ extension Hive {
                         .unreadableImage, problem.message,
                         source: .image(problem.image.path, imageID: problem.image.id))))
         }
-        let wanted = options.recordSectionNames
-        for section in batch.sections where wanted?.contains(section.sectionName) ?? true {
+        for section in batch.sections where options.registersRecords(of: section.sectionName) {
             report.sections += 1
             if section.kind == .types {
                 TypedRecords.add(section)
                 continue
             }
-            for record in section.records {
+            section.forEachRecord { record in
                 func source(_ location: RecordLocation? = nil) -> RegistrationSource {
                     .annotation(
                         image: section.imagePath, section: section.sectionName, offset: record.offset,
