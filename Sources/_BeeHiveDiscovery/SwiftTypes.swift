@@ -111,7 +111,9 @@ public enum SwiftConformances {
     }
 
     /// The witness table of the type `metadata` for `conformance`.
-    public static func witnessTable(_ conformance: UnsafeRawPointer, for metadata: UnsafeRawPointer) -> UnsafeRawPointer? {
+    public static func witnessTable(
+        _ conformance: UnsafeRawPointer, for metadata: UnsafeRawPointer
+    ) -> UnsafeRawPointer? {
         bh_swift_witness_table(conformance, metadata)
     }
 }

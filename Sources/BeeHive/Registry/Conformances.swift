@@ -105,7 +105,8 @@ enum Conformances {
     }
 
     /// The address of ``ServiceImplementation``'s protocol descriptor.
-    private static let serviceImplementation = singleProtocol(of: (any ServiceImplementation).self).map {
-        UInt(bitPattern: $0.descriptor)
-    } ?? 0
+    private static let serviceImplementation =
+        singleProtocol(of: (any ServiceImplementation).self).map {
+            UInt(bitPattern: $0.descriptor)
+        } ?? 0
 }
