@@ -30,11 +30,15 @@ for n in tiers where !FileManager.default.fileExists(atPath: "\(packageDirectory
 
 let beehivePath = ProcessInfo.processInfo.environment["BEEHIVE_PATH"].flatMap { $0.isEmpty ? nil : $0 } ?? ".."
 
-// Tiers generated with `generate.py --macros` hold the 7th mechanism, Swift macros: the BeeHive package's trait
-// `Macros` (swift-syntax) is then enabled, and only then.
-let macroTiers = tiers.filter {
-    FileManager.default.fileExists(atPath: "\(packageDirectory)/Fixtures/N\($0)/Fixtures\($0)Macros")
-}
+// Tiers generated with `generate.py --macros` hold the 7th mechanism, Swift macros, built when BEEHIVE_BENCH_MACROS=1
+// (as `Scripts/benchmark.sh --macros` sets it): the BeeHive package's trait `Macros` (swift-syntax) is then enabled,
+// and only then. (SwiftPM keeps the evaluated manifest while its text and environment are unchanged, so the
+// variable, not the folders alone, decides.)
+let macroTiers =
+    ProcessInfo.processInfo.environment["BEEHIVE_BENCH_MACROS"] == "1"
+    ? tiers.filter {
+        FileManager.default.fileExists(atPath: "\(packageDirectory)/Fixtures/N\($0)/Fixtures\($0)Macros")
+    } : []
 
 // One startup program per mechanism and tier (Startup<Mechanism><N>), plus StartupFloor<N>: the lower bound of
 // registration (N inserts of existing strings into a reserved dictionary).

@@ -126,6 +126,7 @@ big=""
 for n in ${tiers//,/ }; do ((n > 100)) && big="$big,$n"; done
 if ((macros)); then
     python3 "$tools/generate.py" --n "$tiers" --macros
+    export BEEHIVE_BENCH_MACROS=1
 else
     [[ -z "$big" ]] || python3 "$tools/generate.py" --n "${big#,}"
     # Without --macros, no tier builds the macros mechanism (it would enable the BeeHive trait Macros).

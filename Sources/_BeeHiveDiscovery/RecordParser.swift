@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// A scalar value in a record: the JSON subset records use.
 public enum RecordValue: Sendable, Hashable, CustomStringConvertible {
     case string(String)
@@ -88,18 +94,31 @@ public struct RecordParser {
     ///
     /// Same results and errors as `ServiceRecord(try parse(record))`, without building the field list
     /// for the common form.
-    public static func parseService(_ record: RawRecord) throws(RecordError) -> ServiceRecord {
+    ///
+    /// - Parameters:
+    ///   - record: The record.
+    ///   - files: The file name of the record before, reused when this record names the same file (the records of
+    ///     one section mostly come from a few files): one string per file, not per record.
+    public static func parseService(
+        _ record: RawRecord, files: inout String?
+    ) throws(RecordError) -> ServiceRecord {
         if record.isTerminated {
             var parser = RecordParser(bytes: record.bytes)
             // What the macros of format 2 write first: no BeeHive-form attempt for it.
             if parser.literal("{\"service\":\"") {
                 parser.index = 0
-                if let fast = parser.explicitServiceRecord() { return fast }
+                if let fast = parser.explicitServiceRecord(files: &files) { return fast }
             } else if let fast = parser.onePairServiceRecord() {
                 return fast
             }
         }
         return try ServiceRecord(parse(record))
+    }
+
+    /// Parses a service record (``parseService(_:files:)`` without a file name to reuse).
+    public static func parseService(_ record: RawRecord) throws(RecordError) -> ServiceRecord {
+        var files: String?
+        return try parseService(record, files: &files)
     }
 
     /// `{"<service>":"<impl>"}` with no whitespace, escapes or non-ASCII bytes, and a key other than
@@ -116,7 +135,7 @@ public struct RecordParser {
 
     /// What the C and Swift macros write: `{"service":"…","impl":"…"[,"name":"…"][,"file":"…","line":N]}` in
     /// that order, with no whitespace, escapes or non-ASCII bytes; nil for anything else.
-    private mutating func explicitServiceRecord() -> ServiceRecord? {
+    private mutating func explicitServiceRecord(files: inout String?) -> ServiceRecord? {
         guard literal("{\"service\":"), let service = plainString(), literal(",\"impl\":"),
             let impl = plainString()
         else { return nil }
@@ -127,7 +146,9 @@ public struct RecordParser {
         }
         var location: RecordLocation?
         if literal(",\"file\":") {
-            guard let file = plainString(), literal(",\"line\":"), let line = plainLineNumber() else { return nil }
+            guard let file = plainString(reusing: &files), literal(",\"line\":"), let line = plainLineNumber() else {
+                return nil
+            }
             location = RecordLocation(file: file, line: line)
         }
         guard literal("}"), index == bytes.count, !service.isEmpty, !impl.isEmpty, name?.isEmpty != true,
@@ -159,6 +180,12 @@ public struct RecordParser {
 
     /// A string of printable ASCII without escapes; nil (cursor anywhere) otherwise.
     private mutating func plainString() -> String? {
+        var none: String?
+        return plainString(reusing: &none)
+    }
+
+    /// ``plainString()``, returning `last` when the bytes spell it, else remembering the new string in `last`.
+    private mutating func plainString(reusing last: inout String?) -> String? {
         guard peek == UInt8(ascii: "\"") else { return nil }
         index += 1
         let start = index
@@ -169,7 +196,19 @@ public struct RecordParser {
         guard peek == UInt8(ascii: "\"") else { return nil }
         let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
         index += 1
-        return String(decoding: slice.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+        if let last, Self.spells(last, slice) { return last }
+        let string = String(decoding: slice.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+        last = string
+        return string
+    }
+
+    /// Whether `string`'s UTF-8 bytes are `bytes`.
+    private static func spells(_ string: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var string = string
+        return string.withUTF8 { utf8 in
+            utf8.count == bytes.count
+                && (utf8.isEmpty || memcmp(utf8.baseAddress!, bytes.baseAddress!, utf8.count) == 0)
+        }
     }
 
     private init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }

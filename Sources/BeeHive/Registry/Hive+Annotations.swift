@@ -87,6 +87,7 @@ extension Hive {
                 TypedRecords.add(section)
                 continue
             }
+            var lastFile: String?
             section.forEachRecord { record in
                 func source(_ location: RecordLocation? = nil) -> RegistrationSource {
                     .annotation(
@@ -97,7 +98,7 @@ extension Hive {
                 do {
                     switch section.kind {
                     case .services:
-                        let r = try RecordParser.parseService(record)
+                        let r = try RecordParser.parseService(record, files: &lastFile)
                         services.append(
                             ServiceEntry(
                                 ServiceRegistration(

@@ -7,30 +7,39 @@ typealias ServiceBox = @Sendable (Any) -> AnyObject?
 /// The types that the typed records of loaded images declare, by the name their JSON records give them: what lets
 /// the first use of a macro-annotated service skip the look-up by name and the dynamic conformance checks.
 ///
-/// Process-wide, like the types themselves. Filled by every hive that scans loaded images.
+/// Process-wide, like the types themselves. Filled by every hive that scans loaded images. Registration only keeps
+/// the accessors (a scan registers services by their JSON records, as for C annotations); the first question calls
+/// them all at once, so a program that never asks pays nothing more.
 enum TypedRecords {
-    /// A service implementation and how to box its instances as each service it was annotated with.
-    struct Implementation {
-        let type: any ServiceImplementation.Type
-        var boxes: [ObjectIdentifier: ServiceBox]
-        /// The services it was annotated with, as types.
-        var services: [any Any.Type] = []
+    /// A type a typed record declares: a module or route handler, or a service implementation with how to box its
+    /// instances as each service it was annotated with.
+    struct Declared {
+        let type: any Any.Type
+        let implementation: (any ServiceImplementation.Type)?
+        /// The services the implementation was annotated with, and the boxes that convert to them.
+        var services: [(service: any Any.Type, box: ServiceBox)] = []
         let imageID: UInt64
+
+        /// The box that converts an instance to `service`, if the implementation was annotated with it.
+        func box(for service: ObjectIdentifier) -> ServiceBox? {
+            services.first { ObjectIdentifier($0.service) == service }?.box
+        }
     }
 
     private struct Store {
-        var types: [String: (type: any Any.Type, imageID: UInt64)] = [:]
-        var implementations: [String: Implementation] = [:]
+        /// Accessors not called yet, with their image.
+        var pending: [(accessor: _BeeHiveTypedRecord.Accessor, imageID: UInt64)] = []
+        var declared: [String: Declared] = [:]
     }
 
     private static let store = LockedValue(Store())
 
-    /// Calls the accessor of every typed record of `section` (checked by the scanner: magic, layout version, an
-    /// accessor inside the image's code) and keeps what they make.
+    /// Keeps the accessors of the typed records of `section` (checked by the scanner: magic, layout version, an
+    /// accessor inside the image's code) for the first question.
     static func add(_ section: RecordSection) {
         let size = 16
-        var made: [_BeeHiveTypedRecord] = []
-        made.reserveCapacity(section.bytes.count / size)
+        var accessors: [(accessor: _BeeHiveTypedRecord.Accessor, imageID: UInt64)] = []
+        accessors.reserveCapacity(section.bytes.count / size)
         var offset = 0
         while offset + size <= section.bytes.count {
             defer { offset += size }
@@ -38,57 +47,68 @@ enum TypedRecords {
             guard section.bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self) == _BeeHiveTypedRecord.magic,
                 let pointer = UnsafeRawPointer(bitPattern: address)
             else { continue }  // padding, or an entry the scanner reported and zeroed
-            let accessor = unsafeBitCast(pointer, to: _BeeHiveTypedRecord.Accessor.self)
-            let storage = UnsafeMutablePointer<_BeeHiveTypedRecord>.allocate(capacity: 1)
-            accessor(UnsafeMutableRawPointer(storage))
-            made.append(storage.move())
-            storage.deallocate()
+            accessors.append((unsafeBitCast(pointer, to: _BeeHiveTypedRecord.Accessor.self), section.imageID))
         }
-        guard !made.isEmpty else { return }
-        store.withLock { store in
-            for record in made {
-                let name = String(record.name)
-                switch record.payload {
-                case .type(let type):
-                    store.types[name] = (type, section.imageID)
-                case .service(let service, let implementation, let box):
-                    store.types[name] = (implementation, section.imageID)
-                    store.implementations[
-                        name, default: Implementation(type: implementation, boxes: [:], imageID: section.imageID)
-                    ]
-                    .add(service, box)
-                }
-            }
-        }
+        guard !accessors.isEmpty else { return }
+        store.withLock { $0.pending += accessors }
     }
 
     /// Forgets the records of an unloaded image: their accessors and closures are gone with it.
     static func remove(image imageID: UInt64) {
         store.withLock { store in
-            store.types = store.types.filter { $0.value.imageID != imageID }
-            store.implementations = store.implementations.filter { $0.value.imageID != imageID }
+            store.pending.removeAll { $0.imageID == imageID }
+            store.declared = store.declared.filter { $0.value.imageID != imageID }
         }
     }
 
     /// The type a typed record declares under `name`.
     static func type(named name: String) -> (any Any.Type)? {
-        store.withLock { $0.types[name]?.type }
+        declared(named: name)?.type
+    }
+
+    /// The service implementation a typed record declares under `name`.
+    static func implementation(named name: String) -> Declared? {
+        guard let declared = declared(named: name), declared.implementation != nil else { return nil }
+        return declared
     }
 
     /// The names of the implementations that typed records annotate with the service `service`.
     static func implementationNames(annotatedWith service: ObjectIdentifier) -> [String] {
-        store.withLock { $0.implementations.filter { $0.value.boxes[service] != nil }.map(\.key) }
+        store.withLock { store in
+            bind(&store)
+            return store.declared.filter { $0.value.box(for: service) != nil }.map(\.key)
+        }
     }
 
-    /// The service implementation a typed record declares under `name`.
-    static func implementation(named name: String) -> Implementation? {
-        store.withLock { $0.implementations[name] }
+    private static func declared(named name: String) -> Declared? {
+        store.withLock { store in
+            bind(&store)
+            return store.declared[name]
+        }
     }
-}
 
-extension TypedRecords.Implementation {
-    fileprivate mutating func add(_ service: any Any.Type, _ box: @escaping ServiceBox) {
-        if boxes.updateValue(box, forKey: ObjectIdentifier(service)) == nil { services.append(service) }
+    /// Calls the pending accessors, all at once. They only build a value (the macros write them), so calling them
+    /// under the lock runs no user code.
+    private static func bind(_ store: inout Store) {
+        guard !store.pending.isEmpty else { return }
+        store.declared.reserveCapacity(store.declared.count + store.pending.count)
+        let record = UnsafeMutablePointer<_BeeHiveTypedRecord>.allocate(capacity: 1)
+        defer { record.deallocate() }
+        for (accessor, imageID) in store.pending {
+            accessor(UnsafeMutableRawPointer(record))
+            let made = record.move()
+            let name = String(made.name)
+            switch made.payload {
+            case .type(let type):
+                store.declared[name] = Declared(type: type, implementation: nil, imageID: imageID)
+            case .service(let service, let implementation, let box):
+                store.declared[
+                    name, default: Declared(type: implementation, implementation: implementation, imageID: imageID)
+                ]
+                .services.append((service, box))
+            }
+        }
+        store.pending = []
     }
 }
 

@@ -237,11 +237,11 @@ extension Hive {
         case .typeName(let name):
             let resolved: Provider
             let registration = entry.registration
-            if let typed = TypedRecords.implementation(named: name) {
-                resolved = .implementation(typed.type, boxes: typed.boxes)
+            if let typed = TypedRecords.implementation(named: name), let implementation = typed.implementation {
+                resolved = .implementation(implementation, boxes: typed.services)
             } else if let type = TypeLookup.type(named: name) {
                 if let implementation = Conformances.implementation(type) ?? type as? any ServiceImplementation.Type {
-                    resolved = .implementation(implementation, boxes: [:])
+                    resolved = .implementation(implementation, boxes: [])
                 } else {
                     resolved = .unresolvable(
                         HiveError(
@@ -272,7 +272,8 @@ extension Hive {
         switch provider {
         case .implementation(let type, let boxes):
             let instance = singleton ? Self.makeShared(type) : type.init()
-            return Made(instance: instance, boxed: service.flatMap { boxes[$0] }?(instance))
+            let box = service.flatMap { service in boxes.first { ObjectIdentifier($0.service) == service }?.box }
+            return Made(instance: instance, boxed: box?(instance))
         case .factory(_, let factory):
             do {
                 return try factory(self)

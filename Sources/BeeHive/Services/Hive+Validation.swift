@@ -44,9 +44,9 @@ extension Hive {
             guard case .implementation(let type, _) = entry.provider else { continue }
             let registration = entry.registration
             if let typed = TypedRecords.implementation(named: registration.implementation), !typed.services.isEmpty,
-                !typed.services.contains(where: { TypeLookup.name(of: $0) == registration.service })
+                !typed.services.contains(where: { TypeLookup.name(of: $0.service) == registration.service })
             {
-                let names = typed.services.map { TypeLookup.name(of: $0) }.joined(separator: ", ")
+                let names = typed.services.map { TypeLookup.name(of: $0.service) }.joined(separator: ", ")
                 found.append(
                     Diagnostic(
                         .error,
