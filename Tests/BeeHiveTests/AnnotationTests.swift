@@ -161,6 +161,10 @@ struct MalformedRecordTests {
         #expect(error?.code == .unknownType)
         #expect(error?.source?.sectionName == "bh_test_malformed")
         #expect(error?.message.contains("BeeHiveTests.NoSuchType") == true)
+        // Format 2: the diagnostic starts where the annotation was written.
+        #expect(error?.source?.annotationFile == "malformed.c")
+        #expect(error?.source?.annotationLine == 12)
+        #expect(error?.description.hasPrefix("malformed.c:12, image ") == true)
     }
 
     @Test("a type that is not an implementation is reported")
