@@ -105,24 +105,39 @@ static const char *bh_module_name(const void *descriptor) {
     return NULL;
 }
 
+/* Whether a class, struct or enum descriptor has no generic parameters (then its access function makes it). */
+static bool bh_is_nongeneric_type(const void *descriptor) {
+    unsigned kind = bh_context_kind(descriptor);
+    return kind >= BH_CONTEXT_CLASS && kind <= BH_CONTEXT_ENUM && !(*(const uint32_t *)descriptor & BH_CONTEXT_GENERIC);
+}
+
+/* Keeps the descriptors of one module (every module when `wanted` is NULL). Records of one module come together, so
+ * the last module name compared (its address) is remembered. */
 typedef struct {
-    const char *module; /* only types of this module, or all when NULL */
+    const char *wanted;
+    const char *last;
+    bool last_match;
+} bh_module_filter;
+
+static bool bh_module_matches(bh_module_filter *filter, const void *descriptor) {
+    if (!filter->wanted) return true;
+    const char *module = bh_module_name(descriptor);
+    if (!module) return false;
+    if (module != filter->last) {
+        filter->last = module;
+        filter->last_match = strcmp(module, filter->wanted) == 0;
+    }
+    return filter->last_match;
+}
+
+typedef struct {
+    bh_module_filter module;
     bh_swift_type_fn visit;
     void *context;
-    const char *last_module_name; /* a one-entry cache: records of one module come together */
-    bool last_match;
 } bh_walk_types;
 
 static void bh_report(bh_walk_types *walk, const void *descriptor, const void *image, unsigned kind) {
-    if (walk->module) {
-        const char *module = bh_module_name(descriptor);
-        if (!module) return;
-        if (module != walk->last_module_name) {
-            walk->last_module_name = module;
-            walk->last_match = strcmp(module, walk->module) == 0;
-        }
-        if (!walk->last_match) return;
-    }
+    if (!bh_module_matches(&walk->module, descriptor)) return;
     char name[BH_MAX_NAME];
     size_t length = bh_qualified_name(descriptor, name, sizeof name);
     if (!length) return;
@@ -158,7 +173,7 @@ static bool bh_visit_sections(const bh_metadata_sections *sections, void *contex
 
 int bh_swift_types(const char *module, bh_swift_type_fn visit, void *context) {
     if (!swift_enumerateAllMetadataSections) return 0;
-    bh_walk_types walk = {module, visit, context, NULL, false};
+    bh_walk_types walk = {{module, NULL, false}, visit, context};
     swift_enumerateAllMetadataSections(bh_visit_sections, &walk);
     return 1;
 }
@@ -171,9 +186,7 @@ typedef struct {
 typedef bh_metadata_response (*bh_access_function)(size_t request) __attribute__((swiftcall));
 
 const void *bh_swift_type_metadata(const void *descriptor) {
-    unsigned kind = bh_context_kind(descriptor);
-    if (kind < BH_CONTEXT_CLASS || kind > BH_CONTEXT_ENUM || (*(const uint32_t *)descriptor & BH_CONTEXT_GENERIC))
-        return NULL;
+    if (!bh_is_nongeneric_type(descriptor)) return NULL;
     const char *function = bh_relative((const char *)descriptor + 12);
     if (!function) return NULL;
     return ((bh_access_function)(uintptr_t)function)(0).metadata;
@@ -192,11 +205,9 @@ const char *bh_image_path(const void *address) {
 /* ---- Conformances ---------------------------------------------------------------------------------- */
 
 typedef struct {
-    const char *module;
+    bh_module_filter module;
     bh_swift_conformance_fn visit;
     void *context;
-    const char *last_module_name;
-    bool last_match;
 } bh_walk_conformances;
 
 enum {
@@ -224,24 +235,15 @@ static bool bh_visit_conformance_sections(const bh_metadata_sections *sections, 
         default: continue; /* Objective-C classes */
         }
         const void *protocol = bh_relative_indirectable(conformance);
-        if (!type || !protocol) continue;
-        unsigned kind = bh_context_kind(type);
-        if (kind < BH_CONTEXT_CLASS || kind > BH_CONTEXT_ENUM || (*(const uint32_t *)type & BH_CONTEXT_GENERIC))
-            continue;
-        const char *module = bh_module_name(type);
-        if (!module) continue;
-        if (module != walk->last_module_name) {
-            walk->last_module_name = module;
-            walk->last_match = strcmp(module, walk->module) == 0;
-        }
-        if (walk->last_match) walk->visit(walk->context, type, protocol, conformance);
+        if (!type || !protocol || !bh_is_nongeneric_type(type) || !bh_module_matches(&walk->module, type)) continue;
+        walk->visit(walk->context, type, protocol, conformance);
     }
     return true;
 }
 
 int bh_swift_conformances(const char *module, bh_swift_conformance_fn visit, void *context) {
     if (!swift_enumerateAllMetadataSections || !module) return 0;
-    bh_walk_conformances walk = {module, visit, context, NULL, false};
+    bh_walk_conformances walk = {{module, NULL, false}, visit, context};
     swift_enumerateAllMetadataSections(bh_visit_conformance_sections, &walk);
     return 1;
 }

@@ -31,8 +31,9 @@ enum Conformances {
         guard let (descriptor, module) = SwiftConformances.descriptor(of: metadata) else { return nil }
         let key = Key(type: descriptor, protocol: protocolDescriptor)
         let loaded = TypeLookup.loadedImageCount
-        var conformance = modules.withLock { $0[module] }.flatMap { known in known.records[key] }
-        if conformance == nil, modules.withLock({ $0[module]?.loadedImages }) != loaded {
+        let known = modules.withLock { $0[module] }
+        var conformance = known?.records[key]
+        if conformance == nil, known?.loadedImages != loaded {
             guard let records = SwiftConformances.records(ofModule: module) else { return nil }
             var table: [Key: UnsafeRawPointer] = [:]
             table.reserveCapacity(records.count)

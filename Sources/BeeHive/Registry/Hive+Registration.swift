@@ -64,7 +64,7 @@ extension Hive {
             ServiceRegistration(
                 service: TypeLookup.name(of: service), name: name, implementation: TypeLookup.name(of: impl),
                 source: .code(fileID: fileID, line: line)),
-            .implementation(impl, boxes: []))
+            .implementation(impl, boxes: ServiceBoxes()))
     }
 
     /// Registers a factory for `service`, in code: ``register(_:name:scope:fileID:line:factory:)`` with the

@@ -23,7 +23,7 @@ enum Provider {
     /// An implementation type known by name, not looked up yet.
     case typeName(String)
     /// An implementation type, and how to box its instances as the services a typed record annotated it with.
-    case implementation(any ServiceImplementation.Type, boxes: [(service: any Any.Type, box: ServiceBox)])
+    case implementation(any ServiceImplementation.Type, boxes: ServiceBoxes)
     /// A factory closure.
     case factory(ServiceScope, @Sendable (Hive) throws -> Made)
     /// A type name that did not resolve; the error is kept so it is reported once. An unknown type is

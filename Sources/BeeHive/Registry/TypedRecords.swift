@@ -4,6 +4,21 @@ internal import _BeeHiveDiscovery
 /// instance is of another type. Made where the compiler knows both types, so it needs no conformance look-up.
 typealias ServiceBox = @Sendable (Any) -> AnyObject?
 
+/// The services an implementation was annotated with, and the box that converts an instance to each.
+struct ServiceBoxes {
+    private(set) var services: [(service: any Any.Type, box: ServiceBox)] = []
+
+    /// The annotated services, as types.
+    var types: [any Any.Type] { services.map(\.service) }
+
+    mutating func append(_ service: any Any.Type, _ box: @escaping ServiceBox) { services.append((service, box)) }
+
+    /// The box that converts an instance to `service`, if the implementation was annotated with it.
+    func box(for service: ObjectIdentifier) -> ServiceBox? {
+        services.first { ObjectIdentifier($0.service) == service }?.box
+    }
+}
+
 /// The types that the typed records of loaded images declare, by the name their JSON records give them: what lets
 /// the first use of a macro-annotated service skip the look-up by name and the dynamic conformance checks.
 ///
@@ -17,13 +32,8 @@ enum TypedRecords {
         let type: any Any.Type
         let implementation: (any ServiceImplementation.Type)?
         /// The services the implementation was annotated with, and the boxes that convert to them.
-        var services: [(service: any Any.Type, box: ServiceBox)] = []
+        var services = ServiceBoxes()
         let imageID: UInt64
-
-        /// The box that converts an instance to `service`, if the implementation was annotated with it.
-        func box(for service: ObjectIdentifier) -> ServiceBox? {
-            services.first { ObjectIdentifier($0.service) == service }?.box
-        }
     }
 
     private struct Store {
@@ -76,7 +86,7 @@ enum TypedRecords {
     static func implementationNames(annotatedWith service: ObjectIdentifier) -> [String] {
         store.withLock { store in
             bind(&store)
-            return store.declared.filter { $0.value.box(for: service) != nil }.map(\.key)
+            return store.declared.filter { $0.value.services.box(for: service) != nil }.map(\.key)
         }
     }
 
@@ -105,7 +115,7 @@ enum TypedRecords {
                 store.declared[
                     name, default: Declared(type: implementation, implementation: implementation, imageID: imageID)
                 ]
-                .services.append((service, box))
+                .services.append(service, box)
             }
         }
         store.pending = []

@@ -241,7 +241,7 @@ extension Hive {
                 resolved = .implementation(implementation, boxes: typed.services)
             } else if let type = TypeLookup.type(named: name) {
                 if let implementation = Conformances.implementation(type) ?? type as? any ServiceImplementation.Type {
-                    resolved = .implementation(implementation, boxes: [])
+                    resolved = .implementation(implementation, boxes: ServiceBoxes())
                 } else {
                     resolved = .unresolvable(
                         HiveError(
@@ -272,8 +272,7 @@ extension Hive {
         switch provider {
         case .implementation(let type, let boxes):
             let instance = singleton ? Self.makeShared(type) : type.init()
-            let box = service.flatMap { service in boxes.first { ObjectIdentifier($0.service) == service }?.box }
-            return Made(instance: instance, boxed: box?(instance))
+            return Made(instance: instance, boxed: service.flatMap(boxes.box(for:))?(instance))
         case .factory(_, let factory):
             do {
                 return try factory(self)

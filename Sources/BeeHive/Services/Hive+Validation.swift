@@ -43,18 +43,20 @@ extension Hive {
         for entry in entries {
             guard case .implementation(let type, _) = entry.provider else { continue }
             let registration = entry.registration
-            if let typed = TypedRecords.implementation(named: registration.implementation), !typed.services.isEmpty,
-                !typed.services.contains(where: { TypeLookup.name(of: $0.service) == registration.service })
-            {
-                let names = typed.services.map { TypeLookup.name(of: $0.service) }.joined(separator: ", ")
+            // The names of the services a Swift annotation gave this implementation, when it has a typed record.
+            let annotated =
+                TypedRecords.implementation(named: registration.implementation)?.services.types
+                .map(TypeLookup.name(of:)) ?? []
+            if !annotated.isEmpty, !annotated.contains(registration.service) {
                 found.append(
                     Diagnostic(
                         .error,
                         HiveError(
                             .unknownType,
                             "expected the record's service \(registration.service) to name the type the annotation "
-                                + "gives (\(names)); it does not: a typealias gives the alias's name, which no request "
-                                + "by type finds; name the protocol itself", source: registration.source)))
+                                + "gives (\(annotated.joined(separator: ", "))); it does not: a typealias gives the "
+                                + "alias's name, which no request by type finds; name the protocol itself",
+                            source: registration.source)))
                 continue
             }
             // A composition ("App.A & App.B") or a generic service has no single declaration to check against.
