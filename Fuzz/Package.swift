@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.3
 // libFuzzer harnesses for BeeHive's parsers (issue 8). A package of its own, so that the main package's
 // `swift build` never builds them. Build and run them with Scripts/fuzz.sh; see README.md.
 import PackageDescription

@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.3
 // The startup cost of a services-only program (10 annotated services, each resolved once) built against a
 // BeeHive checkout: BEEHIVE_PATH selects it (default: this repository). Run measure.sh; see Docs/benchmarks.md.
 import Foundation

@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.3
 // A modular program: five modules in targets of their own, each announcing itself (and its services): four with
 // BeeHive's C macros in a C target beside it, one (Settings) with the Swift macros alone. No target lists the
 // others; the app links them.

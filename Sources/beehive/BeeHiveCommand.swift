@@ -30,11 +30,17 @@ struct BeeHiveCommand: ParsableCommand {
         } catch {
             if exitCode(for: error) == .validationFailure {
                 writeStandardError(fullMessage(for: error) + "\n")
-                Glibc.exit(ExitStatus.usage.rawValue)
+                terminate(with: .usage)
             }
             exit(withError: error)
         }
     }
+}
+
+/// Ends the process with `status`. A free function: inside a `ParsableCommand`, `exit` names the command's own
+/// `exit(withError:)`, and the C library's `exit` is `Glibc.exit` or `Musl.exit` depending on the platform.
+private func terminate(with status: ExitStatus) -> Never {
+    exit(status.rawValue)
 }
 
 /// The exit statuses of every subcommand.

@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.3
 // Real binaries for BeeHive's tests: built by the tests (debug and release) and run as separate processes.
 import PackageDescription
 

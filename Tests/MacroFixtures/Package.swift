@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.3
 // Real binaries for the Swift macros' tests: built by the tests (debug and release) and run as separate processes.
 // Every service, module and route here is annotated in Swift (BeeHiveMacros), but for one C record in MacroApp.
 import PackageDescription

@@ -8,6 +8,8 @@ import Dispatch
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 let manager = ModuleManager(profiler: TimeProfiler(isEnabled: true))
