@@ -65,16 +65,18 @@ let package = Package(
         .target(name: "_BeeHiveInspect", dependencies: ["CLibELF"], path: "CSupport/_BeeHiveInspect"),
 
         // MARK: Swift
-        .target(name: "_BeeHiveDiscovery", dependencies: ["_BeeHiveScanner"]),
+        // The file formats BeeHive reads: JSON (records and files), XML and binary property lists.
+        .target(name: "_BeeHiveFormats"),
+        .target(name: "_BeeHiveDiscovery", dependencies: ["_BeeHiveScanner", "_BeeHiveFormats"]),
         .target(
             name: "BeeHive",
-            dependencies: ["_BeeHiveDiscovery", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["_BeeHiveDiscovery", "_BeeHiveFormats", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "BeeHiveModules",
             dependencies: ["BeeHive", "_BeeHiveScanner", .product(name: "Logging", package: "swift-log")]
         ),
-        .target(name: "BeeHiveRouter", dependencies: ["BeeHive"]),
+        .target(name: "BeeHiveRouter", dependencies: ["BeeHive", "_BeeHiveFormats"]),
         .target(name: "BeeHiveMediator", dependencies: ["BeeHive", "BeeHiveRouter"]),
         .target(name: "BeeHiveTesting", dependencies: ["BeeHive", .product(name: "Logging", package: "swift-log")]),
         .target(
@@ -116,7 +118,7 @@ let package = Package(
             name: "BeeHiveTests",
             dependencies: [
                 "BeeHive", "BeeHiveModules", "BeeHiveRouter", "BeeHiveMediator", "BeeHiveTesting",
-                "BeeHiveTestAnnotations",
+                "BeeHiveTestAnnotations", "_BeeHiveFormats",
             ]
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import BeeHive
+internal import _BeeHiveFormats
 
 extension Router {
     /// The host of BHRouter's register form, `scheme://register.beehive/<key>.<Service>/…`.

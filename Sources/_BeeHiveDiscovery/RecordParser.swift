@@ -4,6 +4,8 @@ import Glibc
 import Musl
 #endif
 
+internal import _BeeHiveFormats
+
 /// A scalar value in a record: the JSON subset records use.
 public enum RecordValue: Sendable, Hashable, CustomStringConvertible {
     case string(String)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BeeHive
+@testable import _BeeHiveFormats
 
 #if canImport(Glibc)
 import Glibc

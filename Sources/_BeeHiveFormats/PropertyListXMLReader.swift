@@ -1,5 +1,3 @@
-internal import _BeeHiveDiscovery
-
 /// A reader for XML property lists (the subset of XML that property lists use): linear time, nesting
 /// bounded by ``FileReader/maximumDepth``.
 ///

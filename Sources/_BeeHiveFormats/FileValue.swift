@@ -41,7 +41,7 @@ package struct InvalidFileValue: Sendable {
     /// What was found, as a noun phrase for "found …" ("an <integer> that is not a number: \"1O0\"").
     package let found: String
     /// Whether the problem is text that is not valid UTF-8 (or UTF-16).
-    let isUTF8Problem: Bool
+    package let isUTF8Problem: Bool
 }
 
 extension FileValue: CustomStringConvertible {
@@ -101,7 +101,7 @@ extension [FileField] {
     }
 
     /// How many pairs have the key `key` (compared by UTF-8 bytes).
-    func count(ofKey key: String) -> Int {
+    package func count(ofKey key: String) -> Int {
         count { $0.key.hasSameUTF8(as: key) }
     }
 
@@ -120,7 +120,7 @@ extension [FileField] {
 
 extension String {
     /// Whether `other` has the same UTF-8 bytes (Swift's `==` compares by canonical equivalence).
-    func hasSameUTF8(as other: String) -> Bool {
+    package func hasSameUTF8(as other: String) -> Bool {
         let (a, b) = (utf8, other.utf8)
         guard a.count == b.count else { return false }
         let contiguous = a.withContiguousStorageIfAvailable { a in

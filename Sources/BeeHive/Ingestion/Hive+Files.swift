@@ -1,3 +1,5 @@
+internal import _BeeHiveFormats
+
 extension Hive {
     /// Registers the services listed in a file: BeeHive's `BHService.plist`, or the same as JSON.
     ///

@@ -1,5 +1,3 @@
-internal import _BeeHiveDiscovery
-
 /// A strict JSON (RFC 8259) reader for configuration files: linear time, nesting bounded by
 /// ``FileReader/maximumDepth``.
 ///

@@ -49,7 +49,7 @@ package enum FileReader {
     /// Reads a whole file.
     /// - Throws: ``FileSyntaxError`` when the file is not one of the formats, too large, too deeply nested
     ///   or (binary property lists) cyclic.
-    static func read(_ bytes: UnsafeRawBufferPointer) throws(FileSyntaxError) -> FileValue {
+    package static func read(_ bytes: UnsafeRawBufferPointer) throws(FileSyntaxError) -> FileValue {
         let format = format(of: bytes)
         guard bytes.count <= maximumFileSize else {
             throw FileSyntaxError(
@@ -104,11 +104,11 @@ package enum FileReader {
 /// Why a file cannot be read as a whole: what was expected, what was found, and where.
 package struct FileSyntaxError: Error, Sendable {
     /// The format the file was read as.
-    let format: FileReader.Format
+    package let format: FileReader.Format
     /// What was expected and what was found.
-    let message: String
+    package let message: String
     /// The byte offset of the problem, when known.
-    let offset: Int?
+    package let offset: Int?
 
     init(_ format: FileReader.Format, _ message: String, at offset: Int? = nil) {
         self.format = format
