@@ -1,10 +1,10 @@
+internal import _BeeHiveFormats
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-
-internal import _BeeHiveFormats
 
 /// A scalar value in a record: the JSON subset records use.
 public enum RecordValue: Sendable, Hashable, CustomStringConvertible {
