@@ -138,7 +138,8 @@ extension Router {
         var requests: [(PathComponent, PathComponentRequest)] = []
         for segment in url.segments.dropFirst() {
             let parts = segment.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            let least = switch form {
+            let least =
+                switch form {
                 case .call: 3
                 case .register: 1
                 case .jump: 2

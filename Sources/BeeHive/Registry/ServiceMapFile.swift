@@ -14,7 +14,9 @@ extension Hive {
     static func serviceMapEntries(_ fields: [FileField]) -> [FileValue]? {
         guard fields.value(forKey: "services") == nil else { return nil }
         return fields.map { field in
-            .dictionary([FileField(key: "service", value: .string(field.key)), FileField(key: "impl", value: field.value)])
+            .dictionary([
+                FileField(key: "service", value: .string(field.key)), FileField(key: "impl", value: field.value),
+            ])
         }
     }
 }

@@ -14,7 +14,8 @@ private struct CompatCartService: ActionHandling, Sendable {
 @Suite("Compatibility: BHRouter")
 struct BHRouterCompatibilityTests {
     private func makeRouter(hive: Hive = Hive()) throws -> Router {
-        let router = Router(scheme: "com.alibaba.beehive", serviceResolver: .dictionary(["App.Cart": CompatCartService()]))
+        let router = Router(
+            scheme: "com.alibaba.beehive", serviceResolver: .dictionary(["App.Cart": CompatCartService()]))
         router.setPathComponentHive(hive)
         try router.addPathComponent("cart", implementation: "App.CartImpl")
         return router
@@ -25,7 +26,8 @@ struct BHRouterCompatibilityTests {
         let hive = Hive()
         let router = try makeRouter(hive: hive)
         try router.addPathComponent("home", implementation: "App.HomeModule")
-        let results = try #require(try router.open("com.alibaba.beehive://register.beehive/home") as? [PathComponentResult])
+        let results = try #require(
+            try router.open("com.alibaba.beehive://register.beehive/home") as? [PathComponentResult])
         #expect(results.map(\.key) == ["home"])
         #expect(hive.moduleDeclarations.map(\.name) == ["App.HomeModule"])
         #expect(hive.moduleDeclarations.first?.level == .normal, "no level given: normal, as in BeeHive")

@@ -47,7 +47,10 @@ struct CTMediatorCompatibilityTests {
     private func makeMediator() -> Mediator {
         Mediator(
             scheme: "aaa",
-            targets: ["Target_A": CompatTargetA.self, "Target_B": CompatTargetB.self, "KTModuleHandlerForA": KTModuleHandlerForA.self])
+            targets: [
+                "Target_A": CompatTargetA.self, "Target_B": CompatTargetB.self,
+                "KTModuleHandlerForA": KTModuleHandlerForA.self,
+            ])
     }
 
     @Test("performTarget:action:params:shouldCacheTarget: finds Target_A for 'A' and calls the action")
@@ -74,7 +77,8 @@ struct CTMediatorCompatibilityTests {
     @Test("a target with notFound: handles unknown actions and stays cached")
     func notFoundActionKeepsCache() throws {
         let mediator = makeMediator()
-        #expect(try mediator.perform(target: "B", action: "anything", cacheTarget: true) as? String == "B has no anything")
+        #expect(
+            try mediator.perform(target: "B", action: "anything", cacheTarget: true) as? String == "B has no anything")
         #expect(try mediator.perform(target: "B", action: "other") as? String == "B has no other")
         #expect(mediator.isTargetCached(named: "B"))
     }
@@ -82,7 +86,8 @@ struct CTMediatorCompatibilityTests {
     @Test("releaseCachedTargetWithFullTargetName: drops a cached target")
     func releaseCachedTarget() throws {
         let mediator = makeMediator()
-        _ = try mediator.perform(target: "A", action: "nativeFetchDetailViewController", params: ["key": "1"], cacheTarget: true)
+        _ = try mediator.perform(
+            target: "A", action: "nativeFetchDetailViewController", params: ["key": "1"], cacheTarget: true)
         #expect(mediator.releaseCachedTarget(named: "Target_A"))
         #expect(!mediator.isTargetCached(named: "A"))
     }
@@ -116,6 +121,8 @@ struct CTMediatorCompatibilityTests {
     func ktWebFallback() throws {
         let mediator = makeMediator()
         mediator.setNotFoundHandler { request, _ in "https://m.example.com/\(request.targetName)/\(request.action)" }
-        #expect(try mediator.perform(url: "aaa://Missing/page", origin: .remote) as? String == "https://m.example.com/Missing/page")
+        #expect(
+            try mediator.perform(url: "aaa://Missing/page", origin: .remote) as? String
+                == "https://m.example.com/Missing/page")
     }
 }

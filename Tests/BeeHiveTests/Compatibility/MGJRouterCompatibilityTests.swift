@@ -64,7 +64,8 @@ struct MGJRouterCompatibilityTests {
         // MGJRouter strips the suffix when present: a component without it matches too.
         #expect(try router.object(forURL: "mgj://detail/42") as? Int == 42)
         #expect(router.registeredPatterns == ["mgj://detail/:id.html"])
-        #expect(try Router.generateURL(pattern: "mgj://detail/:id.html", parameters: ["id": 7]) == "mgj://detail/7.html")
+        #expect(
+            try Router.generateURL(pattern: "mgj://detail/:id.html", parameters: ["id": 7]) == "mgj://detail/7.html")
         // It matches the same URLs as mgj://detail/:id: a duplicate.
         #expect(throws: RouterError.self) { try router.register(pattern: "mgj://detail/:id") { _ in nil } }
         #expect(throws: RouterError.self) { try router.register(pattern: "mgj://detail/:id.") { _ in nil } }
@@ -108,7 +109,8 @@ struct MGJRouterCompatibilityTests {
         #expect(results.withLock { $0 } == ["opened 3"])
     }
 
-    @Test("a plain handler's completion runs once with its result; a handler that calls it itself is not completed twice")
+    @Test(
+        "a plain handler's completion runs once with its result; a handler that calls it itself is not completed twice")
     func completionOnce() throws {
         let router = Router(scheme: "mgj")
         try router.register(pattern: "mgj://plain") { _ in "result" }
