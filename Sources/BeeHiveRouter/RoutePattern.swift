@@ -76,8 +76,10 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
                 segments.append(.wildcard)
             } else if raw.hasPrefix(":") {
                 var name = String(raw.dropFirst())
-                if let start = name.utf8.firstIndex(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "&") }) {
-                    let suffix = String(name[start...])
+                // Split on bytes: the suffix starts at the first ASCII '.' or '&', whatever follows it.
+                let bytes = name.utf8
+                if let start = bytes.firstIndex(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "&") }) {
+                    let suffix = String(decoding: bytes[start...], as: UTF8.self)
                     guard suffix.utf8.count > 1, let decoded = RouteComponentCoding.decode(suffix) else {
                         throw RouterError(
                             .malformedPattern,
@@ -86,7 +88,7 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
                         )
                     }
                     suffixes[index] = decoded
-                    name = String(name[..<start])
+                    name = String(decoding: bytes[..<start], as: UTF8.self)
                 }
                 guard !name.isEmpty, name.unicodeScalars.allSatisfy(Self.isNameCharacter) else {
                     throw RouterError(
@@ -137,7 +139,9 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
 
     /// The pattern with the given scheme, used when a scheme-less pattern is registered with a scheme router.
     func withScheme(_ scheme: String) -> RoutePattern {
-        RoutePattern(scheme: scheme, segments: segments, parameterSuffixes: parameterSuffixes)
+        // An empty scheme-less pattern becomes the scheme's fallback, as the bare `scheme://` is.
+        RoutePattern(
+            scheme: scheme, segments: segments.isEmpty ? [.wildcard] : segments, parameterSuffixes: parameterSuffixes)
     }
 
     /// The literal suffix of the parameter at a component position (`.html` for `:id.html`), or `nil`.
@@ -150,7 +154,7 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
         let body = segments.enumerated().map { position, segment in
             switch segment {
             case .literal(let text): Self.encodeLiteral(text)
-            case .parameter(let name): ":" + name + (suffix(at: position).map(Self.encodeLiteral) ?? "")
+            case .parameter(let name): ":" + name + (suffix(at: position).map(Self.encodeSuffix) ?? "")
             case .wildcard: "~"
             }
         }
@@ -170,6 +174,18 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
                     || byte == UInt8(ascii: "%")
             }
         return needsEscape ? RouteComponentCoding.encode(text) : text
+    }
+
+    /// A parameter's suffix: its first byte (`.` or `&`, which starts the suffix) as it is, the rest escaped where it
+    /// would change the parse, as a literal's (so `:id.html` prints as written and parses back to the same suffix).
+    private static func encodeSuffix(_ suffix: String) -> String {
+        let bytes = suffix.utf8
+        let rest = String(decoding: bytes.dropFirst(), as: UTF8.self)
+        let needsEscape = rest.utf8.contains { byte in
+            byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
+                || byte == UInt8(ascii: "%")
+        }
+        return String(decoding: bytes.prefix(1), as: UTF8.self) + (needsEscape ? RouteComponentCoding.encode(rest) : rest)
     }
 
     private static func isNameCharacter(_ scalar: Unicode.Scalar) -> Bool {
