@@ -185,7 +185,8 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
             byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
                 || byte == UInt8(ascii: "%")
         }
-        return String(decoding: bytes.prefix(1), as: UTF8.self) + (needsEscape ? RouteComponentCoding.encode(rest) : rest)
+        return String(decoding: bytes.prefix(1), as: UTF8.self)
+            + (needsEscape ? RouteComponentCoding.encode(rest) : rest)
     }
 
     private static func isNameCharacter(_ scalar: Unicode.Scalar) -> Bool {

@@ -14,6 +14,12 @@ extension Router {
     /// from `BeeHive.plist` by ``loadGlobalScheme(fromConfig:)``; ``defaultGlobalScheme`` otherwise.
     ///
     /// BHRouter falls back to the app's bundle identifier before `com.alibaba.beehive`; a Linux program has none.
+    ///
+    /// ```swift
+    /// Router.globalScheme                    // "com.alibaba.beehive"
+    /// Router.setGlobalScheme("Shop")
+    /// Router.globalScheme                    // "shop"
+    /// ```
     public static var globalScheme: String {
         globalSchemeSetting.withLock { $0 } ?? defaultGlobalScheme
     }
@@ -31,6 +37,11 @@ extension Router {
     public static var globalSchemeRouter: Router { forScheme(globalScheme) }
 
     /// Sets the scheme of BHRouter's global router.
+    ///
+    /// ```swift
+    /// Router.setGlobalScheme("shop")         // what `beehive migrate` prints for URLGlobalScheme = shop
+    /// try Router.globalSchemeRouter.open("shop://jump.vc.beehive/home.App.Home")
+    /// ```
     ///
     /// - Parameter scheme: The scheme (compared case-insensitively, as every scheme), or `nil` to go back to
     ///   ``defaultGlobalScheme``.

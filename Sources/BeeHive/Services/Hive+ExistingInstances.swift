@@ -23,6 +23,10 @@ extension Hive {
 
     /// The shared instance of the service named `service` if one has been made, without making one.
     ///
+    /// ```swift
+    /// if let clock = hive.existingService(named: "App.Clock") as? Clock { print(clock.now) }
+    /// ```
+    ///
     /// - Parameters:
     ///   - service: The service's module-qualified name, e.g. `App.UserTrackService`.
     ///   - name: The registration's name.

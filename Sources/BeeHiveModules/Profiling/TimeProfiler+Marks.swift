@@ -38,6 +38,10 @@ extension TimeProfiler {
     }
 
     /// The records made by ``recordEventTime(_:)``, in order.
+    ///
+    /// ```swift
+    /// for mark in profiler.marks { print(mark.event, mark.durationNanoseconds / 1_000_000, "ms") }
+    /// ```
     public var marks: [Record] {
         records.filter { $0.module == Self.appMarkModule && $0.eventValue == Self.appMarkEventValue }
     }
