@@ -114,8 +114,9 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
                 segments.append(.literal(literal))
             }
         }
-        // MGJRouter's `scheme://` is the scheme-wide fallback: the same URLs as `scheme://~`.
-        if segments.isEmpty, url.scheme != nil { segments = [.wildcard] }
+        // MGJRouter's `scheme://` is the scheme-wide fallback: the same URLs as `scheme://~` (and an empty pattern,
+        // which a scheme router gives its scheme, the same).
+        if segments.isEmpty { segments = [.wildcard] }
         self.scheme = url.scheme
         self.segments = segments
         self.parameterSuffixes = suffixes
@@ -139,9 +140,7 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
 
     /// The pattern with the given scheme, used when a scheme-less pattern is registered with a scheme router.
     func withScheme(_ scheme: String) -> RoutePattern {
-        // An empty scheme-less pattern becomes the scheme's fallback, as the bare `scheme://` is.
-        RoutePattern(
-            scheme: scheme, segments: segments.isEmpty ? [.wildcard] : segments, parameterSuffixes: parameterSuffixes)
+        RoutePattern(scheme: scheme, segments: segments, parameterSuffixes: parameterSuffixes)
     }
 
     /// The literal suffix of the parameter at a component position (`.html` for `:id.html`), or `nil`.

@@ -147,10 +147,7 @@ func checkPattern(_ pattern: RoutePattern, _ text: String) {
                 },
             "'\(text)': invalid parameter name '\(name)'")
     }
-    // The empty scheme-less pattern has no wildcard until a scheme router makes it the scheme's fallback.
-    check(
-        (pattern.hasWildcard || pattern.description.isEmpty) == Shape(pattern, scheme: "x").parts.contains(.wildcard),
-        "'\(text)': hasWildcard wrong")
+    check(pattern.hasWildcard == Shape(pattern, scheme: "x").parts.contains(.wildcard), "'\(text)': hasWildcard wrong")
 }
 
 func checkRegistry(_ model: RouterModel) {
