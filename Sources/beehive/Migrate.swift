@@ -11,8 +11,9 @@ struct Migrate: ParsableCommand {
             file for a target that depends on CBeeHive: BH_SERVICE, BH_NAMED_SERVICE and BH_MODULE lines, keeping \
             names, levels, priorities and async flags. BHService.plist may be BeeHive's array of {service, impl} or \
             its dictionary {protocol: class}; BeeHive.plist's URLGlobalScheme (BHRouter's global scheme) becomes a \
-            comment with the Swift line that sets it. Only C annotations are printed. Entries the library rejects are skipped and reported on standard error (exit status \
-            1), as are names without a module (pass --module); a file that cannot be read exits with status 2.
+            comment with the Swift line that sets it. Only C annotations are printed. Entries the library rejects \
+            are skipped and reported on standard error (exit status 1), as are names without a module (pass \
+            --module); a file that cannot be read exits with status 2.
             """
     )
 
