@@ -32,18 +32,29 @@ public final class RouteCompletion: Sendable {
 
     /// Wraps a completion closure.
     ///
+    /// ```swift
+    /// let completion = RouteCompletion { result in print(result ?? "nil") }
+    /// completion("done")    // prints "done"
+    /// completion("again")   // does nothing: a completion runs once
+    /// ```
+    ///
     /// - Parameter body: The closure; `nil` for a completion that does nothing (a URL opened without one).
     public init(_ body: (@Sendable (Any?) -> Void)?) {
         self.body = body
     }
 
-    /// A completion that does nothing, for requests made without a router (tests of a ``RouteHandler``).
-    public static var none: RouteCompletion { RouteCompletion(nil) }
+    /// The completion of every URL opened without one: calling it does nothing, so one instance serves them all.
+    private static let inert = RouteCompletion(nil)
+
+    /// A completion that does nothing, for URLs opened without one and requests made without a router (tests of a
+    /// ``RouteHandler``). Its ``isCompleted`` stays `false`.
+    public static var none: RouteCompletion { inert }
 
     /// Calls the caller's completion with a result, the first time only.
     ///
     /// - Parameter result: What the route produced (MGJRouter's `id result`).
     public func callAsFunction(_ result: Any?) {
+        guard body != nil else { return }
         var current = phase.load(ordering: .acquiring)
         while current != Phase.completed.rawValue {
             let (exchanged, original) = phase.compareExchange(
@@ -61,6 +72,7 @@ public final class RouteCompletion: Sendable {
 
     /// Marks the completion as the handler's: the router will not call it after the handler returns.
     func handOver() {
+        guard body != nil else { return }
         _ = phase.compareExchange(
             expected: Phase.pending.rawValue, desired: Phase.handedOver.rawValue, ordering: .acquiringAndReleasing)
     }
@@ -68,7 +80,7 @@ public final class RouteCompletion: Sendable {
     /// Called by the router after a handler returned: completes with `result` unless the handler owns the completion
     /// or already called it.
     func finish(with result: Any?) {
-        guard phase.load(ordering: .acquiring) == Phase.pending.rawValue else { return }
+        guard body != nil, phase.load(ordering: .acquiring) == Phase.pending.rawValue else { return }
         self(result)
     }
 }

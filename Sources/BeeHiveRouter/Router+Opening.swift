@@ -70,7 +70,7 @@ extension Router {
         userInfo: [String: any Sendable] = [:],
         completion: (@Sendable (Any?) -> Void)? = nil
     ) throws -> Any? {
-        let routeCompletion = RouteCompletion(completion)
+        let routeCompletion = completion.map { RouteCompletion($0) } ?? .none
         let result = try dispatch(url, userInfo: userInfo, completion: routeCompletion)
         routeCompletion.finish(with: result)
         return result
