@@ -130,7 +130,8 @@ public final class Mediator: Sendable {
     ///   - action: The action name.
     ///   - params: The parameters; any `Sendable` values.
     ///   - cacheTarget: Whether to keep the target instance for later calls (until
-    ///     ``releaseCachedTarget(named:)``); a cached instance is used even when this is `false`.
+    ///     ``releaseCachedTarget(named:)``, or until it is asked for an action it lacks while it has no `notFound`
+    ///     action, as CTMediator drops it then); a cached instance is used even when this is `false`.
     ///   - origin: ``MediatorOrigin/remote`` for calls from outside the process (see ``MediatorAction``).
     /// - Returns: The action's result.
     /// - Throws: ``MediatorError`` (target or action not found without a handler, remote call refused, duplicate
@@ -217,6 +218,12 @@ public final class Mediator: Sendable {
 
         if let notFound = bound.actions[Self.notFoundActionName], origin == .local || notFound.isRemoteCallable {
             return try notFound.run(request)
+        }
+        if bound.actions[Self.notFoundActionName] == nil {
+            // CTMediator drops a cached target that lacks the action and has no notFound action: the next call
+            // makes a fresh instance. Released outside the lock: a deinit is user code.
+            let dropped = state.withLock { $0.cache.removeValue(forKey: bound.name) }
+            _ = dropped
         }
         let available = bound.actionNames.filter { $0 != Self.notFoundActionName }
         let error = MediatorError(

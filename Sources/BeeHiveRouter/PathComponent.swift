@@ -9,7 +9,10 @@ import BeeHive
 /// |---|---|---|
 /// | call | `app://call.service/<key>.<Service>.<action>/…?params={…}` | the key's handler, or the action of the service resolved by name (``ActionHandling``) |
 /// | register | `app://register.beehive/<key>.<Service>/…` | registers the key's type as the implementation of `<Service>` in the router's hive |
-/// | jump | `app://jump.vc.beehive/<key>.<Target>.<push or modal>/…?params={…}#push` | the key's handler (on Linux: launch a module's entry, FisherMan style) |
+/// | register | `app://register.beehive/<key>/…` | declares the key's type as a module in the router's hive (BHRouter's `registerDynamicModule:`) |
+/// | jump | `app://jump.vc.beehive/<key>.<Target>.<push or modal>/…?params={…}#push` | the key's handler (on Linux: launch a module's entry, FisherMan style); the mode is `push` unless the path or fragment says `modal` |
+///
+/// Hosts and modes compare case-insensitively (`CALL.SERVICE.BEEHIVE`, `#Modal`), as BHRouter's do.
 ///
 /// `params` is BHRouter's JSON query value keyed by path component: `{"<key>": {"<name>": <value>, …}, …}`. Each
 /// component's parameters are the other query items, overridden by its own object in `params`.
@@ -48,11 +51,14 @@ public struct PathComponentRequest: Sendable {
     public let key: String
     /// The module-qualified name of the key's type.
     public let implementation: String
-    /// The service (call, register) or target (jump) the component names.
+    /// The service (call, register) or target (jump) the component names; empty for a register component that is
+    /// only a key (a module).
     public let target: String
-    /// The action (call) or the presentation mode (jump: `push` or `modal`, the fragment winning over the path).
+    /// The action (call) or the presentation mode (jump: `push` unless the path or the fragment says `modal`, the
+    /// fragment winning over the path); `nil` for register.
     public let action: String?
-    /// The component's parameters: the URL's query items, overridden by the component's object in `params`.
+    /// The component's parameters: the URL's query items, overridden by the component's object in `params`, overridden
+    /// by what the caller passed for the key to ``Router/open(_:parameters:userInfo:)``.
     public let parameters: RouteParameters
     /// The whole URL.
     public let url: String

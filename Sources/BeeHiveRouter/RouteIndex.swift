@@ -80,6 +80,19 @@ struct RouteIndex<Payload: Sendable>: Sendable {
             self.parameterBits = bits
         }
 
+        /// The value a parameter captures from a URL component: the component, without the parameter's literal
+        /// suffix at its end (MGJRouter's `:id.html` captures `42` from `42.html`, and `42` from `42`).
+        func capture(_ component: String, at position: Int) -> String {
+            guard let suffix = pattern.suffix(at: position) else { return component }
+            // On bytes: the suffix starts with an ASCII `.` or `&`, so cutting before it never splits a character's
+            // scalars.
+            let bytes = component.utf8
+            guard bytes.count > suffix.utf8.count, bytes.suffix(suffix.utf8.count).elementsEqual(suffix.utf8) else {
+                return component
+            }
+            return String(decoding: bytes.dropLast(suffix.utf8.count), as: UTF8.self)
+        }
+
         /// Whether this route wins over another that matches the same URL (see "Precedence" on the type).
         func precedes(_ other: Route) -> Bool {
             let common = min(extent, other.extent)
@@ -294,7 +307,8 @@ extension RouteIndex {
             }
             guard let best, let route = routes[best] else { return nil }
             let captures = Dictionary(
-                zip(route.parameterNames, route.parameterPositions.lazy.map { url[$0] }), uniquingKeysWith: { $1 })
+                zip(route.parameterNames, route.parameterPositions.lazy.map { route.capture(url[$0], at: $0) }),
+                uniquingKeysWith: { $1 })
             let rest = route.hasWildcard ? Array(url[route.extent...]) : []
             return Match(route: route, captures: captures, wildcardComponents: rest, cost: cost)
         }

@@ -28,6 +28,12 @@ public struct RouteRequest: Sendable {
     /// Extra values passed at open time, which a URL cannot carry (objects, closures, data).
     public let userInfo: [String: any Sendable]
 
+    /// The completion passed to ``Router/open(_:userInfo:completion:)`` (MGJRouter's `MGJRouterParameterCompletion`).
+    ///
+    /// A handler may call it itself, now or later from any thread; it runs at most once. When a plain handler does
+    /// not, the router calls it with the handler's result. See ``RouteCompletion``.
+    public let completion: RouteCompletion
+
     /// Makes a request, for example to test a ``RouteHandler`` without a router.
     ///
     /// - Parameters:
@@ -37,13 +43,15 @@ public struct RouteRequest: Sendable {
     ///   - parameters: The parameters.
     ///   - wildcardComponents: The components matched by `~`.
     ///   - userInfo: Extra values.
+    ///   - completion: The opener's completion; none by default.
     public init(
         url: String,
         originalURL: String? = nil,
         pattern: String,
         parameters: RouteParameters = RouteParameters(),
         wildcardComponents: [String] = [],
-        userInfo: [String: any Sendable] = [:]
+        userInfo: [String: any Sendable] = [:],
+        completion: RouteCompletion = .none
     ) {
         self.url = url
         self.originalURL = originalURL ?? url
@@ -51,5 +59,6 @@ public struct RouteRequest: Sendable {
         self.parameters = parameters
         self.wildcardComponents = wildcardComponents
         self.userInfo = userInfo
+        self.completion = completion
     }
 }

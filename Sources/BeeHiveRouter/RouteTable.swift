@@ -232,9 +232,12 @@ public final class RouteTable<Output>: Sendable {
 
 extension RouteRequest {
     /// The request for a matched route.
-    init(_ match: RouteMatch, url: String, originalURL: String, userInfo: [String: any Sendable]) {
+    init(
+        _ match: RouteMatch, url: String, originalURL: String, userInfo: [String: any Sendable],
+        completion: RouteCompletion = .none
+    ) {
         self.init(
             url: url, originalURL: originalURL, pattern: match.pattern, parameters: match.parameters,
-            wildcardComponents: match.wildcardComponents, userInfo: userInfo)
+            wildcardComponents: match.wildcardComponents, userInfo: userInfo, completion: completion)
     }
 }

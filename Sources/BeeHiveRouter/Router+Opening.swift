@@ -58,7 +58,9 @@ extension Router {
     /// - Parameters:
     ///   - url: The URL; redirects apply first, then service calls, routes and the fallback.
     ///   - userInfo: Extra values for the handler (``RouteRequest/userInfo``).
-    ///   - completion: Called once with the result after the handler returns successfully (not on error).
+    ///   - completion: Called once with the result after the handler returns successfully (not on error), unless
+    ///     the handler called it itself (``RouteRequest/completion``); a handler registered with
+    ///     ``register(pattern:fileID:line:completingHandler:)`` calls it when its work is done, possibly later.
     /// - Returns: The handler's result.
     /// - Throws: A ``RouterError`` (malformed URL, unknown scheme, route not found without a fallback, redirect
     ///   loop, …) or whatever the handler throws.
@@ -68,8 +70,9 @@ extension Router {
         userInfo: [String: any Sendable] = [:],
         completion: (@Sendable (Any?) -> Void)? = nil
     ) throws -> Any? {
-        let result = try dispatch(url, userInfo: userInfo)
-        completion?(result)
+        let routeCompletion = completion.map { RouteCompletion($0) } ?? .none
+        let result = try dispatch(url, userInfo: userInfo, completion: routeCompletion)
+        routeCompletion.finish(with: result)
         return result
     }
 
@@ -120,7 +123,9 @@ extension Router {
 
     /// Resolves and runs a URL; every user closure runs after the lock is released, and only "nothing handles
     /// this URL" errors raised by the router itself (never errors thrown by handlers) reach the fallback.
-    private func dispatch(_ url: String, userInfo: [String: any Sendable]) throws -> Any? {
+    private func dispatch(
+        _ url: String, userInfo: [String: any Sendable], completion: RouteCompletion = .none
+    ) throws -> Any? {
         let settings = state.withLock { $0.settings }
         let target = try settings.redirects?.resolve(url).url ?? url
         let parsed = try ParsedRouteURL(target)
@@ -158,6 +163,7 @@ extension Router {
             guard error.code == .routeNotFound || error.code == .unknownScheme else { throw error }
             return try notHandled(error)
         }
-        return try route.handler(RouteRequest(route.match, url: target, originalURL: url, userInfo: userInfo))
+        return try route.handler(
+            RouteRequest(route.match, url: target, originalURL: url, userInfo: userInfo, completion: completion))
     }
 }

@@ -103,13 +103,15 @@ extension Router {
 
     /// The BHRouter form of `url`, if the router has path components and the URL is one of their forms.
     func pathComponentForm(of url: ParsedRouteURL, _ settings: Settings) -> PathComponentRequest.Form? {
-        guard !settings.pathComponents.isEmpty, url.segments.count >= 2, let host = url.segments.first else {
+        guard !settings.pathComponents.isEmpty, url.segments.count >= 2, let host = url.segments.first?.lowercased()
+        else {
             return nil
         }
+        // Hosts compare case-insensitively, as BHRouter's do (`CALL.SERVICE.BEEHIVE`) and as RFC 3986 says.
         switch host {
         case Router.registerHost: return .register
         case Router.jumpHost: return .jump
-        case settings.serviceCallHost, Router.beeHiveServiceCallHost:
+        case settings.serviceCallHost.lowercased(), Router.beeHiveServiceCallHost:
             // `<key>.<Service>.<action>` with a known key; `<Service>.<action>` stays a plain service call.
             let key = url.segments[1].split(separator: ".", maxSplits: 1).first.map(String.init) ?? ""
             return settings.pathComponents[key] != nil ? .call : nil
@@ -118,13 +120,17 @@ extension Router {
     }
 
     /// The requests of a BHRouter URL, one per path component, in order.
+    ///
+    /// - Parameter overrides: Parameters by component key from the caller (BHRouter's `openURL:withParams:`); they
+    ///   override the key's object in `params`, which overrides the other query items.
     func pathComponentRequests(
-        _ url: ParsedRouteURL, form: PathComponentRequest.Form, _ settings: Settings
+        _ url: ParsedRouteURL, form: PathComponentRequest.Form, _ settings: Settings,
+        overrides: [String: [String: String]] = [:]
     ) throws(RouterError) -> [(PathComponent, PathComponentRequest)] {
         let shape =
             switch form {
             case .call: "<key>.<Service>.<action>"
-            case .register: "<key>.<Service>"
+            case .register: "<key>[.<Service>]"
             case .jump: "<key>.<Target>[.push|.modal]"
             }
         let perKey = try Self.pathComponentParameters(url)
@@ -133,7 +139,13 @@ extension Router {
         var requests: [(PathComponent, PathComponentRequest)] = []
         for segment in url.segments.dropFirst() {
             let parts = segment.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            guard parts.count >= (form == .call ? 3 : 2), !parts.contains(where: \.isEmpty) else {
+            let least =
+                switch form {
+                case .call: 3
+                case .register: 1
+                case .jump: 2
+                }
+            guard parts.count >= least, !parts.contains(where: \.isEmpty) else {
                 throw RouterError(
                     .malformedURL, "'\(url.original)': expected path components '\(shape)', found '\(segment)'")
             }
@@ -150,14 +162,19 @@ extension Router {
                 action = parts.last
                 target = parts.dropFirst().dropLast().joined(separator: ".")
             case .jump:
-                if parts.count >= 3, let mode = parts.last, mode == "push" || mode == "modal" {
+                // BHRouter's default mode is push; modes compare case-insensitively.
+                action = "push"
+                if parts.count >= 3, let mode = parts.last?.lowercased(), mode == "push" || mode == "modal" {
                     action = mode
                     target = parts.dropFirst().dropLast().joined(separator: ".")
                 }
-                if let fragment = url.fragment, fragment == "push" || fragment == "modal" { action = fragment }
+                if let fragment = url.fragment?.lowercased(), fragment == "push" || fragment == "modal" {
+                    action = fragment
+                }
             case .register: break
             }
             let values = query.merging(perKey[component.key] ?? [:]) { _, own in own }
+                .merging(overrides[component.key] ?? [:]) { _, given in given }
             let request = PathComponentRequest(
                 form: form, key: component.key, implementation: component.implementation, target: target,
                 action: action,
@@ -170,10 +187,11 @@ extension Router {
 
     /// Runs a BHRouter URL's path components in order; returns what each gave.
     func openPathComponents(
-        _ url: ParsedRouteURL, form: PathComponentRequest.Form, _ settings: Settings
+        _ url: ParsedRouteURL, form: PathComponentRequest.Form, _ settings: Settings,
+        overrides: [String: [String: String]] = [:]
     ) throws -> [PathComponentResult] {
         var results: [PathComponentResult] = []
-        for (component, request) in try pathComponentRequests(url, form: form, settings) {
+        for (component, request) in try pathComponentRequests(url, form: form, settings, overrides: overrides) {
             let value: Any?
             switch form {
             case .call:
@@ -189,7 +207,12 @@ extension Router {
                         "'\(request.url)': expected a hive to register \(request.target) into "
                             + "(Router.setPathComponentHive); found none")
                 }
-                let registration = try hive.register(service: request.target, impl: component.implementation)
+                // `<key>` alone registers the key's type as a module (BHRouter's registerDynamicModule:);
+                // `<key>.<Service>` registers it as the service's implementation.
+                let registration: Any =
+                    request.target.isEmpty
+                    ? try hive.declareModule(component.implementation)
+                    : try hive.register(service: request.target, impl: component.implementation)
                 value = try component.handler.map { try $0(request) } ?? registration
             case .jump:
                 guard let handler = component.handler else {
@@ -276,5 +299,47 @@ extension Router.Settings {
     /// What resolves the services of the call form without a handler: the router's resolver, else its hive.
     var pathComponentResolver: ServiceActionResolver? {
         serviceResolver ?? pathComponentHive.map(ServiceActionResolver.hive)
+    }
+}
+
+extension Router {
+    /// Opens a BHRouter URL with parameters for each path component (BHRouter's `openURL:withParams:andThen:`).
+    ///
+    /// Each component's parameters are the URL's query items, overridden by the key's object in the `params` query
+    /// item, overridden by `parameters[key]`: what the caller passes wins, as in BHRouter. The results, one per
+    /// component in order, are what BHRouter's `andThen` block receives.
+    ///
+    /// ```swift
+    /// try router.addPathComponent("cart", for: CartService.self)
+    /// let results = try router.open(
+    ///     "app://call.service.beehive/cart.App.CartService.add?sku=1", parameters: ["cart": ["sku": 42]])
+    /// results[0].value   // what CartService's "add" returned for sku 42
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - url: A URL of one of BHRouter's forms (see ``PathComponent``); redirects apply first.
+    ///   - parameters: Values by path component key, then by parameter name; their descriptions are used.
+    ///   - userInfo: Not used by path components; accepted for symmetry with ``open(_:userInfo:completion:)``.
+    /// - Returns: What each component gave, in order.
+    /// - Throws: ``RouterError`` with code ``RouterError/Code/routeNotFound`` when the URL is not a BHRouter URL of
+    ///   this router (its host is none of the three forms, or the router has no path components),
+    ///   ``RouterError/Code/unknownPathComponent`` for an unknown key, the errors of ``open(_:userInfo:completion:)``,
+    ///   and whatever a component's handler or action throws.
+    @discardableResult
+    public func open(
+        _ url: String, parameters: [String: [String: any CustomStringConvertible]],
+        userInfo: [String: any Sendable] = [:]
+    ) throws -> [PathComponentResult] {
+        let settings = state.withLock { $0.settings }
+        let target = try settings.redirects?.resolve(url).url ?? url
+        let parsed = try ParsedRouteURL(target)
+        guard acceptsScheme(of: parsed), let form = pathComponentForm(of: parsed, settings) else {
+            throw RouterError(
+                .routeNotFound,
+                "'\(target)': expected a BHRouter URL (host \(Router.beeHiveServiceCallHost), \(Router.registerHost) "
+                    + "or \(Router.jumpHost), with path components added to this router); found none of them")
+        }
+        let overrides = parameters.mapValues { values in values.mapValues(\.description) }
+        return try openPathComponents(parsed, form: form, settings, overrides: overrides)
     }
 }

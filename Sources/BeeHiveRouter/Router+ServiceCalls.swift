@@ -13,7 +13,8 @@ struct ServiceCall: Sendable {
     ///
     /// - Throws: ``RouterError/Code/malformedURL`` when the host matches but the rest is not `<Service>.<action>`.
     init?(_ url: ParsedRouteURL, host: String) throws(RouterError) {
-        guard url.segments.first == host else { return nil }
+        // Hosts compare case-insensitively (RFC 3986; BHRouter lower-cases them too).
+        guard let first = url.segments.first, first.lowercased() == host.lowercased() else { return nil }
         let expected = "expected '\(url.scheme ?? "scheme")://\(host)/<Service>.<action>?k=v'"
         guard url.segments.count == 2 else {
             throw RouterError(

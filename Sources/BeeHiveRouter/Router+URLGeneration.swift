@@ -39,7 +39,7 @@ extension Router {
             )
         }
         var components: [String] = []
-        for segment in parsed.segments {
+        for (position, segment) in parsed.segments.enumerated() {
             switch segment {
             case .literal:
                 components.append(RoutePattern(scheme: nil, segments: [segment]).description)
@@ -51,7 +51,7 @@ extension Router {
                         "pattern '\(pattern)': expected a non-empty value for path parameter '\(name)', found \"\""
                     )
                 }
-                components.append(RouteComponentCoding.encode(value))
+                components.append(RouteComponentCoding.encode(value + (parsed.suffix(at: position) ?? "")))
             case .wildcard:
                 // Split on the byte '/', not on Characters: a '/' followed by a combining mark is one Character.
                 components += values["~"]!.utf8.split(separator: UInt8(ascii: "/")).map {

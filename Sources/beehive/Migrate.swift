@@ -9,15 +9,18 @@ struct Migrate: ParsableCommand {
         discussion: """
             Reads the files with the library's own loaders (XML or binary property lists, or JSON) and prints a C \
             file for a target that depends on CBeeHive: BH_SERVICE, BH_NAMED_SERVICE and BH_MODULE lines, keeping \
-            names, levels, priorities and async flags. Only C annotations are printed: the Swift annotation macros \
-            do not exist yet. Entries the library rejects are skipped and reported on standard error (exit status \
-            1), as are names without a module (pass --module); a file that cannot be read exits with status 2.
+            names, levels, priorities and async flags. BHService.plist may be BeeHive's array of {service, impl} or \
+            its dictionary {protocol: class}; BeeHive.plist's URLGlobalScheme (BHRouter's global scheme) becomes a \
+            comment with the Swift line that sets it. Only C annotations are printed. Entries the library rejects \
+            are skipped and reported on standard error (exit status 1), as are names without a module (pass \
+            --module); a file that cannot be read exits with status 2.
             """
     )
 
     @Argument(
         help: ArgumentHelp(
-            "BeeHive's services file: an array of {service, impl[, name]}.", valueName: "BHService.plist"))
+            "BeeHive's services file: an array of {service, impl[, name]}, or a dictionary {protocol: class}.",
+            valueName: "BHService.plist"))
     var services: String
 
     @Argument(
@@ -41,9 +44,13 @@ struct Migrate: ParsableCommand {
         // The library's diagnostics are printed here, one line each, rather than logged.
         let hive = Hive(options: .init(logger: Logger(label: "beehive", factory: { _ in SwiftLogNoOpLogHandler() })))
         var problems: [Diagnostic] = []
+        var schemeNote: GlobalSchemeNote?
         do {
             problems += try hive.loadServices(from: services)
-            if let modules { problems += try hive.loadModules(from: modules) }
+            if let modules {
+                problems += try hive.loadModules(from: modules)
+                schemeNote = try GlobalSchemeNote(modulesFile: modules)
+            }
         } catch {
             printError("\(error)")
             throw ExitStatus.usage.exitCode
@@ -52,8 +59,8 @@ struct Migrate: ParsableCommand {
         let registrations = hive.serviceRegistrations
         let declarations = hive.moduleDeclarations
         print(
-            writer.render(services: registrations, from: services, modules: declarations, from: modules), terminator: ""
-        )
+            writer.render(services: registrations, from: services, modules: declarations, from: modules)
+                + (schemeNote?.comment ?? ""), terminator: "")
         for problem in problems { printError("\(problem)") }
         let unqualified = writer.unqualifiedNames(services: registrations, modules: declarations)
         if !unqualified.isEmpty {

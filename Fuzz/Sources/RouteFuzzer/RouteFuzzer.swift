@@ -172,7 +172,7 @@ func checkGeneratedURL(_ route: (text: String, shape: Shape), on model: RouterMo
         case .literal(let text): components.append(text)
         case .parameter(let name):
             parameters[name] = value
-            components.append(value)
+            components.append(route.shape.component(value, at: index))
             emptyPathValue = emptyPathValue || value.isEmpty
         case .wildcard:
             parameters["~"] = value
@@ -251,10 +251,10 @@ func checkOpening(_ url: String, on model: RouterModel) {
         return
     }
     var components: [String] = []
-    for part in shape.parts {
+    for (index, part) in shape.parts.enumerated() {
         switch part {
         case .literal(let text): components.append(text)
-        case .parameter(let name): components.append(found.parameters[name] ?? "")
+        case .parameter(let name): components.append(shape.component(found.parameters[name] ?? "", at: index))
         case .wildcard: components += found.wildcardComponents
         }
     }

@@ -14,6 +14,8 @@ struct Shape: Equatable, CustomStringConvertible {
     /// Whether the pattern was written with its scheme.
     let hasOwnScheme: Bool
     let parts: [Part]
+    /// MGJRouter's literal suffix of a `:name.suffix` parameter, decoded, by part index.
+    let suffixes: [Int: String]
 
     init(_ pattern: RoutePattern, scheme: String) {
         self.scheme = scheme
@@ -22,11 +24,22 @@ struct Shape: Equatable, CustomStringConvertible {
         if let own = pattern.scheme { body = body.dropFirst(own.utf8.count + 3) }
         // Split as URLs are, on the byte '/'. A ':' or '~' that a combining mark follows is no parameter or
         // wildcard (the pattern parser compares characters), so compare characters there too.
-        parts = pathComponents(body).map { component in
+        var suffixes: [Int: String] = [:]
+        let parts = pathComponents(body).enumerated().map { index, component -> Part in
             if component == "~" { return .wildcard }
-            if component.hasPrefix(":") { return .parameter(String(component.dropFirst())) }
+            if component.hasPrefix(":") {
+                // The name ends at the first byte '.' or '&': the rest is the suffix.
+                let bytes = component.utf8.dropFirst()
+                guard let start = bytes.firstIndex(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "&") })
+                else { return .parameter(String(decoding: bytes, as: UTF8.self)) }
+                suffixes[index] = percentDecoded(Substring(String(decoding: bytes[start...], as: UTF8.self)))
+                return .parameter(String(decoding: bytes[..<start], as: UTF8.self))
+            }
             return .literal(percentDecoded(Substring(component)))
         }
+        // The bare `scheme://` (or an empty pattern on a scheme router) is the scheme's fallback, `scheme://~`.
+        self.parts = parts.isEmpty ? [.wildcard] : parts
+        self.suffixes = suffixes
     }
 
     /// Reads a pattern as a router reports it (always with a scheme).
@@ -37,15 +50,15 @@ struct Shape: Equatable, CustomStringConvertible {
 
     /// Same scheme and components (whether the pattern was written with its scheme does not matter).
     static func == (a: Shape, b: Shape) -> Bool {
-        a.scheme == b.scheme && a.parts == b.parts
+        a.scheme == b.scheme && a.parts == b.parts && a.suffixes == b.suffixes
     }
 
     /// A spelling of it, as a router reports it (a literal may have other spellings).
     var description: String {
-        let body = parts.map { part in
+        let body = parts.enumerated().map { index, part in
             switch part {
             case .literal(let text): encodedLiteral(text)
-            case .parameter(let name): ":" + name
+            case .parameter(let name): ":" + name + (suffixes[index].map(encodedSuffix) ?? "")
             case .wildcard: "~"
             }
         }
@@ -97,15 +110,36 @@ struct Shape: Equatable, CustomStringConvertible {
     func captures(_ components: [String]) -> [String: String] {
         var result: [String: String] = [:]
         for (index, part) in parts.enumerated() {
-            if case .parameter(let name) = part { result[name] = components[index] }
+            if case .parameter(let name) = part { result[name] = capture(components[index], at: index) }
         }
         return result
     }
+
+    /// A parameter's value: the component, without the parameter's suffix at its end when it is longer than it.
+    func capture(_ component: String, at index: Int) -> String {
+        guard let suffix = suffixes[index], component.utf8.count > suffix.utf8.count,
+            component.utf8.suffix(suffix.utf8.count).elementsEqual(suffix.utf8)
+        else { return component }
+        return String(decoding: component.utf8.dropLast(suffix.utf8.count), as: UTF8.self)
+    }
+
+    /// The component a value of the parameter at `index` becomes in a generated URL: the value, then the suffix.
+    func component(_ value: String, at index: Int) -> String { value + (suffixes[index] ?? "") }
 
     /// The components the wildcard matches.
     func wildcardComponents(_ components: [String]) -> [String] {
         parts.last == .wildcard ? Array(components[(parts.count - 1)...]) : []
     }
+}
+
+/// A parameter's suffix as patterns print it: its first byte ('.' or '&') as it is, the rest escaped as a literal
+/// where it would change the parse.
+func encodedSuffix(_ suffix: String) -> String {
+    let rest = String(decoding: suffix.utf8.dropFirst(), as: UTF8.self)
+    let reserved = rest.unicodeScalars.contains { "/?#%".unicodeScalars.contains($0) }
+    let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+    let escaped = rest.utf8.map { unreserved.contains($0) ? String(UnicodeScalar($0)) : "%" + hex($0) }.joined()
+    return String(decoding: suffix.utf8.prefix(1), as: UTF8.self) + (reserved ? escaped : rest)
 }
 
 /// Decodes `%XX` escapes (the spelling of a literal is valid: it parsed).

@@ -7,7 +7,8 @@ import FuzzCheck
 ///
 /// The input is the file, written under /dev/shm. Checked for every input against a reference reading (see
 /// `checkLoad`): a file with a valid root loads; every valid entry is registered or reported as a duplicate; every
-/// invalid entry is reported, and only valid entries are registered, with the values the entry holds.
+/// invalid entry is reported, and only valid entries are registered, with the values the entry holds. BeeHive's
+/// dictionary form `{protocol: class}` is checked by `checkServiceMap`.
 @main
 enum ServiceFileFuzzer {
     static func main() { runFuzzer(fuzzServiceFile) }
@@ -24,6 +25,11 @@ func fuzzServiceFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             registration.source.entryIndex,
             spell(registration.service, registration.implementation, registration.name)
         )
+    }
+    if let map = serviceMap(bytes) {
+        // BeeHive's dictionary form {protocol: class}: checked without the file's order (see checkServiceMap).
+        checkServiceMap(bytes, map, result, registered: registered, services: hive.serviceRegistrations)
+        return 0
     }
     checkLoad(bytes, result, registered: registered, entries: serviceEntries, expected: expectedService)
     return 0

@@ -5,7 +5,7 @@ extension Hive {
     ///
     /// The file is an array of entries `{service, impl}` (plus an optional `name`), as an XML or
     /// binary property list or as JSON; the format is read from the content. A dictionary with the
-    /// array under `services` is also accepted.
+    /// array under `services` is also accepted, and so is BeeHive's dictionary form `{protocol: class}`.
     ///
     /// ```swift
     /// try hive.loadServices(from: "/etc/app/BHService.plist")
@@ -21,11 +21,18 @@ extension Hive {
     @discardableResult
     public func loadServices(from path: String) throws(HiveError) -> [Diagnostic] {
         let root = try readConfiguration(path)
-        let expected = "an array of {service, impl} entries (or a dictionary with one under \"services\")"
+        let expected =
+            "an array of {service, impl} entries (or a dictionary with one under \"services\", or a dictionary "
+            + "{protocol: class})"
         let list: [FileValue]
         switch root {
         case .array(let entries): list = entries
-        case .dictionary(let fields): list = try rootArray(fields, key: "services", expected: expected, path, root)
+        case .dictionary(let fields):
+            if let entries = Self.serviceMapEntries(fields) {
+                list = entries
+            } else {
+                list = try rootArray(fields, key: "services", expected: expected, path, root)
+            }
         default: throw fileError(.malformedFile, path, "expected \(expected); found \(root)")
         }
         var problems: [Diagnostic] = []

@@ -39,8 +39,8 @@ extension Hive {
 
     /// Registers `impl` as the implementation of `service`, in code (BeeHive's `registerService:implClass:`).
     ///
-    /// Swift cannot require a type parameter to conform to another one that is a protocol, so here the
-    /// conformance is checked when the service is first created (or by ``validate()``). Prefer
+    /// Swift cannot require a type parameter to conform to another one that is a protocol, so the compiler cannot
+    /// check this call; the registration checks it at run time instead, as BeeHive does. Prefer
     /// ``register(_:name:scope:fileID:line:factory:)``, which the compiler checks.
     ///
     /// ```swift
@@ -48,23 +48,29 @@ extension Hive {
     /// ```
     /// - Parameters:
     ///   - service: The service, usually a protocol: `UserTrackService.self`.
-    ///   - impl: The implementation type. Its instances must conform to `service`; this is checked
-    ///     when the service is created.
+    ///   - impl: The implementation type. It must conform to `service`: when `service` is one protocol, this is
+    ///     checked here, and a type that does not conform is refused (thrown in every mode, as it could never be
+    ///     created) and leaves the service free for a valid registration; otherwise it is checked when the service
+    ///     is created.
     ///   - name: A name, to register several implementations of one service.
     ///   - fileID: The file that registers, recorded in the registration's source; leave the default.
     ///   - line: The line that registers, recorded with `fileID`; leave the default.
     /// - Returns: The registration.
-    /// - Throws: ``HiveError/Code-swift.struct/duplicateRegistration`` in strict mode when the service
+    /// - Throws: ``HiveError/Code-swift.struct/doesNotConform`` when `impl` does not conform to the protocol
+    ///   `service`; ``HiveError/Code-swift.struct/duplicateRegistration`` in strict mode when the service
     ///   (and name) is taken. Otherwise the first registration wins and the duplicate is a warning.
     @discardableResult
     public func register<Service, Impl: ServiceImplementation>(
         service: Service.Type, impl: Impl.Type, name: String? = nil, fileID: String = #fileID, line: Int = #line
     ) throws(HiveError) -> ServiceRegistration {
-        try register(
-            ServiceRegistration(
-                service: TypeLookup.name(of: service), name: name, implementation: TypeLookup.name(of: impl),
-                source: .code(fileID: fileID, line: line)),
-            .implementation(impl, boxes: ServiceBoxes()))
+        let registration = ServiceRegistration(
+            service: TypeLookup.name(of: service), name: name, implementation: TypeLookup.name(of: impl),
+            source: .code(fileID: fileID, line: line))
+        if let refused = conformanceRefusal(service, impl: impl, registration) {
+            record([Diagnostic(.error, refused)])
+            throw refused
+        }
+        return try register(registration, .implementation(impl, boxes: ServiceBoxes()))
     }
 
     /// Registers a factory for `service`, in code: ``register(_:name:scope:fileID:line:factory:)`` with the

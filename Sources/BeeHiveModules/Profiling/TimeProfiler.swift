@@ -28,8 +28,10 @@ public final class TimeProfiler: Sendable {
     }
 
     private let enabled: Atomic<Bool>
-    private let origin = TimeProfiler.now()
-    private let storage = LockedValue<[Record]>([])
+    let origin = TimeProfiler.now()
+    let storage = LockedValue<[Record]>([])
+    /// When the last mark of ``recordEventTime(_:)`` was made, in nanoseconds since `origin`; 0 before the first.
+    let lastMark = Atomic<UInt64>(0)
 
     /// Creates a profiler.
     /// - Parameter isEnabled: Whether to record; default from `BEEHIVE_PROFILE=1`.
@@ -47,7 +49,12 @@ public final class TimeProfiler: Sendable {
     public var records: [Record] { storage.withLock { $0 } }
 
     /// Forgets every record.
-    public func reset() { storage.withLock { $0.removeAll() } }
+    public func reset() {
+        storage.withLock { records in
+            records.removeAll()
+            lastMark.store(0, ordering: .relaxed)
+        }
+    }
 
     /// A monotonic timestamp in nanoseconds.
     static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }

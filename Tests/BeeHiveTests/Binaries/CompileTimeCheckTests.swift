@@ -73,11 +73,13 @@ struct CompileTimeCheckTests {
         #expect(!result.output.contains("main.swift:5"), "the well-typed handler is accepted: \(result.output)")
     }
 
-    @Test("the same mistake through the by-type form compiles, and the hive reports it at the first resolve")
+    @Test("the same mistake through the by-type form compiles, and the hive refuses it at registration")
     func byTypeFormIsCheckedAtRunTime() throws {
         let hive = Hive()
-        try hive.register(service: Storage.self, impl: UnrelatedImplementation.self)
-        let error = #expect(throws: HiveError.self) { try hive.createService(Storage.self) }
+        let error = #expect(throws: HiveError.self) {
+            try hive.register(service: Storage.self, impl: UnrelatedImplementation.self)
+        }
+        #expect(!hive.hasService(Storage.self))
         #expect(error?.code == .doesNotConform)
         #expect(error?.message.contains("UnrelatedImplementation") == true)
         #expect(error?.message.contains("Storage") == true)

@@ -84,7 +84,8 @@ struct RouterMatchingTests {
             for _ in 0..<Int(random.next() % 12) {
                 var segments = (0..<Int(random.next() % 5)).map { _ in segment() }
                 if random.next() % 4 == 0 { segments.append("~") }
-                let named = segments.enumerated().map { $1 == ":p" ? ":p\($0)" : $1 }
+                // The bare pattern `app://` is MGJRouter's scheme-wide fallback, the same route as `app://~`.
+                let named = segments.isEmpty ? ["~"] : segments.enumerated().map { $1 == ":p" ? ":p\($0)" : $1 }
                 do {
                     try router.register(pattern: "app://" + named.joined(separator: "/")) { _ in nil }
                     registered.append(named)
@@ -123,7 +124,8 @@ struct RouterMatchingTests {
                 } else {
                     var segments = (0..<Int(random.next() % 7)).map { _ in segment() }
                     if random.next() % 4 == 0 { segments.append("~") }
-                    let named = segments.enumerated().map { $1 == ":p" ? ":p\($0)" : $1 }
+                    // The bare pattern `app://` is MGJRouter's scheme-wide fallback, the same route as `app://~`.
+                    let named = segments.isEmpty ? ["~"] : segments.enumerated().map { $1 == ":p" ? ":p\($0)" : $1 }
                     do {
                         try router.register(pattern: "app://" + named.joined(separator: "/")) { _ in nil }
                         registered.append(named)

@@ -129,7 +129,7 @@ struct RouterPathComponentTests {
             ("app://call.service/echo.App.Echo.add?" + params(#"{"echo":3}"#), "found an integer for 'echo'"),
             ("app://call.service/echo.App.Echo.add?" + params(#"{"echo":{"a":null}}"#), "found null for 'echo'.'a'"),
             ("app://call.service/echo.App.Echo.add?" + params("{nope"), "found text that is not JSON"),
-            ("app://register.beehive/echo", "expected path components '<key>.<Service>', found 'echo'"),
+            ("app://register.beehive/echo.", "expected path components '<key>[.<Service>]', found 'echo.'"),
             ("app://call.service/echo..add", "found 'echo..add'"),
         ])
     func malformed(_ url: String, _ message: String) throws {
