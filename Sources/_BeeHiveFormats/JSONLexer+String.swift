@@ -110,7 +110,7 @@ extension JSONLexer {
                 index -= 2
                 let found =
                     escape >= 0x20 && escape < 0x7F
-                    ? "\"\\\(Character(Unicode.Scalar(escape)))\"" : "'\\' followed by \(Self.describe(escape))"
+                    ? "\"\\\(Character(Unicode.Scalar(escape)))\"" : "'\\' followed by \(FileReader.describe(escape))"
                 throw JSONLexerError(
                     .syntax, "expected one of the escapes \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX; found \(found)",
                     at: index)

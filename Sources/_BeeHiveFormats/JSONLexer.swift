@@ -98,16 +98,11 @@ package struct JSONLexer {
     // MARK: - Messages
 
     /// What is at the cursor, for a message: `'x'` for printable ASCII, `byte 0x..` otherwise, or the end.
-    package var found: String { peek.map(Self.describe) ?? end }
+    package var found: String { peek.map(FileReader.describe) ?? end }
 
     /// The error "expected `expected`; found …" at the cursor.
     package func unexpected(_ expected: String) -> JSONLexerError {
         JSONLexerError(.syntax, "expected \(expected); found \(found)", at: index)
-    }
-
-    /// `byte` for a message: `'x'` when printable ASCII, else `byte 0x..`.
-    package static func describe(_ byte: UInt8) -> String {
-        byte >= 0x20 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
     }
 
     /// The bytes of `range` as text for a message: at most 40, then how many there are.
