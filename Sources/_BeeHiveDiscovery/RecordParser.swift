@@ -61,10 +61,11 @@ public struct RecordError: Error, Sendable, Hashable {
 }
 
 /// A strict parser for the JSON subset of records: a string, or an object whose values are strings,
-/// integers or booleans. It reads the bytes in place and allocates only the strings it returns.
+/// integers or booleans. It reads the bytes in place and allocates only the strings it returns. Its tokens are
+/// `JSONLexer`'s, which the file reader shares; the policy is the record's: text that cannot be represented (an
+/// unpaired surrogate escape, invalid UTF-8) and integers beyond 64 bits are errors of the record.
 public struct RecordParser {
-    private let bytes: UnsafeRawBufferPointer
-    private var index = 0
+    private var lexer: JSONLexer
 
     /// Parses one record.
     public static func parse(_ record: RawRecord) throws(RecordError) -> ParsedRecord {
@@ -88,7 +89,7 @@ public struct RecordParser {
         default: throw parser.unexpected("a JSON object '{…}' or string '\"…\"'")
         }
         parser.skipWhitespace()
-        if parser.index < bytes.count { throw parser.unexpected("the end of the record") }
+        if !parser.lexer.isAtEnd { throw parser.unexpected("the end of the record") }
         return result
     }
 
@@ -160,25 +161,10 @@ public struct RecordParser {
     }
 
     /// Consumes `text` if the bytes at the cursor are exactly it.
-    private mutating func literal(_ text: StaticString) -> Bool {
-        let count = text.utf8CodeUnitCount
-        guard bytes.count - index >= count else { return false }
-        for i in 0..<count where bytes[index + i] != text.utf8Start[i] { return false }
-        index += count
-        return true
-    }
+    private mutating func literal(_ text: StaticString) -> Bool { lexer.consume(text) }
 
     /// 1 to 9 decimal digits without a leading zero; nil otherwise.
-    private mutating func plainLineNumber() -> Int? {
-        let start = index
-        var value = 0
-        while let b = peek, let digit = b.digitValue(radix: 10), index - start < 9 {
-            if index == start && digit == 0 { return nil }
-            value = value * 10 + digit
-            index += 1
-        }
-        return index > start ? value : nil
-    }
+    private mutating func plainLineNumber() -> Int? { lexer.plainNatural(maximumDigits: 9) }
 
     /// A string of printable ASCII without escapes; nil (cursor anywhere) otherwise.
     private mutating func plainString() -> String? {
@@ -188,16 +174,7 @@ public struct RecordParser {
 
     /// ``plainString()``, returning `last` when the bytes spell it, else remembering the new string in `last`.
     private mutating func plainString(reusing last: inout String?) -> String? {
-        guard peek == UInt8(ascii: "\"") else { return nil }
-        index += 1
-        let start = index
-        while let b = peek, b != UInt8(ascii: "\"") {
-            guard b >= 0x20, b < 0x80, b != UInt8(ascii: "\\") else { return nil }
-            index += 1
-        }
-        guard peek == UInt8(ascii: "\"") else { return nil }
-        let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
-        index += 1
+        guard let slice = lexer.plainString() else { return nil }
         if let last, Self.spells(last, slice) { return last }
         let string = String(decoding: slice.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
         last = string
@@ -213,19 +190,24 @@ public struct RecordParser {
         }
     }
 
-    private init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    private init(bytes: UnsafeRawBufferPointer) { lexer = JSONLexer(bytes, end: "the end") }
 
-    private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+    // The cursor is read here, not through the lexer's methods: calls into another module are not inlined, and
+    // these run for every byte of structure.
+    private var bytes: UnsafeRawBufferPointer { lexer.bytes }
 
-    private func unexpected(_ expected: String) -> RecordError {
-        guard let byte = peek else { return RecordError(.syntax, "expected \(expected); found the end", at: index) }
-        let found =
-            byte >= 0x20 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
-        return RecordError(.syntax, "expected \(expected); found \(found)", at: index)
+    private var peek: UInt8? { lexer.index < lexer.bytes.count ? lexer.bytes[lexer.index] : nil }
+
+    private var index: Int {
+        get { lexer.index }
+        set { lexer.index = newValue }
     }
 
+    private func unexpected(_ expected: String) -> RecordError { RecordError(lexer.unexpected(expected)) }
+
+    /// Skips whitespace; the lexer is called only when there may be some (JSON's whitespace bytes are all ≤ 0x20).
     private mutating func skipWhitespace() {
-        while let b = peek, b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D { index += 1 }
+        if let byte = peek, byte <= 0x20 { lexer.skipWhitespace() }
     }
 
     private mutating func expect(_ byte: UInt8, _ what: @autoclosure () -> String) throws(RecordError) {
@@ -247,7 +229,7 @@ public struct RecordParser {
             guard peek == UInt8(ascii: "\"") else { throw unexpected("a key in double quotes") }
             let key = try string()
             // Keys compare by their UTF-8 bytes (String's == would make NFC and NFD spellings equal).
-            if fields.contains(where: { $0.key.utf8.elementsEqual(key.utf8) }) {
+            if fields.contains(where: { $0.key.utf8.count == key.utf8.count && $0.key.utf8.elementsEqual(key.utf8) }) {
                 throw RecordError(.shape, "expected each key once; found \"\(key)\" twice", at: keyOffset)
             }
             skipWhitespace()
@@ -274,178 +256,37 @@ public struct RecordParser {
         }
     }
 
-    private mutating func literal(_ word: String, _ value: RecordValue) throws(RecordError) -> RecordValue {
-        let start = index
-        for expected in word.utf8 {
-            guard peek == expected else {
-                index = start
-                throw unexpected("\(word)")
-            }
-            index += 1
-        }
+    private mutating func literal(_ word: StaticString, _ value: RecordValue) throws(RecordError) -> RecordValue {
+        guard lexer.consume(word) else { throw unexpected("\(word)") }
         return value
     }
 
     /// A JSON integer: an optional '-', then `0` or digits without a leading zero; -2⁶³ to 2⁶³ - 1.
     private mutating func integer() throws(RecordError) -> Int {
-        let start = index
-        let negative = peek == UInt8(ascii: "-")
-        if negative { index += 1 }
-        let digitsStart = index
-        // Accumulated negatively: the negative range is one larger, so Int.min fits.
-        var value = 0
-        var overflow = false
-        while let b = peek, b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") {
-            let (m, o1) = value.multipliedReportingOverflow(by: 10)
-            let (a, o2) = m.subtractingReportingOverflow(Int(b - UInt8(ascii: "0")))
-            overflow = overflow || o1 || o2
-            value = a
-            index += 1
+        let number: JSONLexer.Number
+        do { number = try lexer.number() } catch { throw RecordError(error) }
+        if let integer = number.integer { return integer }
+        if !number.isInteger {
+            throw RecordError(.syntax, "expected an integer; found a fraction or exponent", at: number.integerEnd)
         }
-        let digits = index - digitsStart
-        if digits == 0 { throw unexpected("a digit") }
-        if digits > 1, bytes[digitsStart] == UInt8(ascii: "0") {
-            throw RecordError(
-                .syntax, "expected an integer without leading zeros (JSON forbids them); found \(text(from: start))",
-                at: start)
-        }
-        if let b = peek, b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E") {
-            throw RecordError(.syntax, "expected an integer; found a fraction or exponent", at: index)
-        }
-        if !negative {
-            let (positive, o) = (0).subtractingReportingOverflow(value)
-            overflow = overflow || o
-            value = positive
-        }
-        if overflow {
-            throw RecordError(
-                .syntax,
-                "expected an integer from -9223372036854775808 to 9223372036854775807 (64 bits); found "
-                    + text(from: start), at: start)
-        }
-        return value
-    }
-
-    /// The bytes from `start` to the cursor, for messages (at most 40, ASCII digits and signs here).
-    private func text(from start: Int) -> String {
-        let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
-        let text = String(decoding: slice.prefix(40), as: UTF8.self)
-        return slice.count > 40 ? "\(text)… (\(slice.count) digits)" : text
+        throw RecordError(
+            .syntax,
+            "expected an integer from -9223372036854775808 to 9223372036854775807 (64 bits); found "
+                + lexer.excerpt(number.start..<number.end), at: number.start)
     }
 
     /// Reads a JSON string; the cursor is on its opening quote.
     private mutating func string() throws(RecordError) -> String {
-        let open = index
-        index += 1
-        let start = index
-        // Fast path: no escapes.
-        var isASCII = true
-        while let b = peek, b != UInt8(ascii: "\""), b != UInt8(ascii: "\\") {
-            isASCII = isASCII && b < 0x80
-            if b < 0x20 {
-                throw RecordError(
-                    .syntax, "expected a character; found control byte 0x\(String(b, radix: 16)) in a string", at: index
-                )
-            }
-            index += 1
-        }
-        guard let stop = peek else {
-            throw RecordError(
-                .syntax, "expected '\"' to close the string opened at byte \(open); found the end", at: index)
-        }
-        if stop == UInt8(ascii: "\"") {
-            let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
-            index += 1
-            if isASCII { return String(decoding: slice.assumingMemoryBound(to: UInt8.self), as: UTF8.self) }
-            return try decodeUTF8(slice, at: start)
-        }
-        // Slow path: unescape into a buffer.
-        var buffer: [UInt8] = Array(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
-        while true {
-            guard let b = peek else {
-                throw RecordError(
-                    .syntax, "expected '\"' to close the string opened at byte \(open); found the end", at: index)
-            }
-            if b == UInt8(ascii: "\"") {
-                index += 1
-                break
-            }
-            if b < 0x20 {
-                throw RecordError(
-                    .syntax, "expected a character; found control byte 0x\(String(b, radix: 16)) in a string", at: index
-                )
-            }
-            if b != UInt8(ascii: "\\") {
-                buffer.append(b)
-                index += 1
-                continue
-            }
-            index += 1
-            guard let e = peek else { throw unexpected("an escape character") }
-            index += 1
-            switch e {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): buffer.append(e)
-            case UInt8(ascii: "b"): buffer.append(0x08)
-            case UInt8(ascii: "f"): buffer.append(0x0C)
-            case UInt8(ascii: "n"): buffer.append(0x0A)
-            case UInt8(ascii: "r"): buffer.append(0x0D)
-            case UInt8(ascii: "t"): buffer.append(0x09)
-            case UInt8(ascii: "u"):
-                var scalar = try hex4()
-                if (0xD800..<0xDC00).contains(scalar) {
-                    guard peek == UInt8(ascii: "\\") else { throw unexpected("a low surrogate '\\u…'") }
-                    index += 1
-                    try expect(UInt8(ascii: "u"), "'u' of a low surrogate")
-                    let low = try hex4()
-                    guard (0xDC00..<0xE000).contains(low) else {
-                        throw RecordError(.syntax, "expected a low surrogate after a high one", at: index - 6)
-                    }
-                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                }
-                guard let unicode = Unicode.Scalar(scalar) else {
-                    throw RecordError(.syntax, "expected a Unicode scalar; found a lone surrogate", at: index - 6)
-                }
-                buffer.append(contentsOf: Array(String(Character(unicode)).utf8))
-            default:
-                index -= 1
-                throw unexpected("one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u")
-            }
-        }
-        if let s = String(validating: buffer, as: UTF8.self) { return s }
-        throw Self.invalidUTF8(buffer, at: start)
+        do { return try lexer.string() } catch { throw RecordError(error) }
     }
+}
 
-    private mutating func hex4() throws(RecordError) -> UInt32 {
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            guard let digit = peek?.digitValue(radix: 16) else { throw unexpected("a hex digit") }
-            value = value << 4 | UInt32(digit)
-            index += 1
+extension RecordError {
+    /// The record error for a JSON lexer's error.
+    fileprivate init(_ error: JSONLexerError) {
+        switch error.kind {
+        case .syntax: self.init(.syntax, error.message, at: error.offset)
+        case .invalidUTF8: self.init(.invalidUTF8, error.message, at: error.offset)
         }
-        return value
-    }
-
-    private func decodeUTF8(_ slice: UnsafeRawBufferPointer, at offset: Int) throws(RecordError) -> String {
-        // Decoding repairs invalid sequences with U+FFFD; the bytes are valid if nothing was repaired.
-        let bytes = slice.assumingMemoryBound(to: UInt8.self)
-        let decoded = String(decoding: bytes, as: UTF8.self)
-        if decoded.utf8.elementsEqual(bytes) { return decoded }
-        throw Self.invalidUTF8(slice, at: offset)
-    }
-
-    /// The error for the first invalid UTF-8 sequence of `bytes`, which start at `offset`.
-    private static func invalidUTF8(_ bytes: some Collection<UInt8>, at offset: Int) -> RecordError {
-        var position = 0
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        loop: while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let s): position += UTF8.width(s)
-            case .emptyInput, .error: break loop
-            }
-        }
-        let bad = bytes.dropFirst(position).first.map { String($0, radix: 16) } ?? "?"
-        return RecordError(
-            .invalidUTF8, "expected UTF-8 text in a string; found invalid byte 0x\(bad)", at: offset + position)
     }
 }

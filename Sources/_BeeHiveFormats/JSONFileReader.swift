@@ -1,14 +1,13 @@
 /// A strict JSON (RFC 8259) reader for configuration files: linear time, nesting bounded by
-/// ``FileReader/maximumDepth``.
+/// ``FileReader/maximumDepth``. Its tokens are ``JSONLexer``'s, which the record parser shares.
 ///
 /// Syntax errors (a missing comma, a leading zero, a control character in a string) fail the file. Values
 /// that are well-formed JSON but cannot be represented (an integer beyond 64 bits, a string that is not
 /// UTF-8 or holds an unpaired surrogate escape) are ``FileValue/invalid(_:)`` and cost only their entry.
 package struct JSONFileReader {
-    private let bytes: UnsafeRawBufferPointer
-    private var index = 0
+    private var lexer: JSONLexer
 
-    private init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    private init(_ bytes: UnsafeRawBufferPointer) { lexer = JSONLexer(bytes, end: "the end of the file") }
 
     /// Reads a whole JSON file (an optional UTF-8 byte-order mark, one value, whitespace).
     package static func read(_ bytes: UnsafeRawBufferPointer) throws(FileSyntaxError) -> FileValue {
@@ -21,19 +20,24 @@ package struct JSONFileReader {
         return value
     }
 
-    private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+    private var peek: UInt8? { lexer.peek }
+
+    private var index: Int {
+        get { lexer.index }
+        set { lexer.index = newValue }
+    }
 
     private func error(_ message: String, at offset: Int) -> FileSyntaxError {
         FileSyntaxError(.json, message, at: offset)
     }
 
-    private func unexpected(_ expected: String) -> FileSyntaxError {
-        error("expected \(expected); found \(peek.map(FileReader.describe) ?? "the end of the file")", at: index)
+    private func error(_ error: JSONLexerError) -> FileSyntaxError {
+        FileSyntaxError(.json, error.message, at: error.offset)
     }
 
-    private mutating func skipWhitespace() {
-        while let b = peek, FileReader.isWhitespace(b) { index += 1 }
-    }
+    private func unexpected(_ expected: String) -> FileSyntaxError { error(lexer.unexpected(expected)) }
+
+    private mutating func skipWhitespace() { lexer.skipWhitespace() }
 
     /// A value whose containers sit at `depth` + 1.
     private mutating func value(depth: Int) throws(FileSyntaxError) -> FileValue {
@@ -117,171 +121,36 @@ package struct JSONFileReader {
     }
 
     private mutating func literal(_ word: StaticString, _ value: FileValue) throws(FileSyntaxError) -> FileValue {
-        let start = index
-        let count = word.utf8CodeUnitCount
-        guard bytes.count - index >= count,
-            UnsafeRawBufferPointer(rebasing: bytes[index..<index + count]).elementsEqual(
-                UnsafeRawBufferPointer(start: word.utf8Start, count: count))
-        else { throw unexpected("a value (an object, array, string, number, true, false or null)") }
-        index = start + count
+        guard lexer.consume(word) else {
+            throw unexpected("a value (an object, array, string, number, true, false or null)")
+        }
         return value
-    }
-
-    private mutating func digits() -> Int {
-        let start = index
-        while let b = peek, b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") { index += 1 }
-        return index - start
     }
 
     /// A number: an ``FileValue/integer(_:)`` when it has no fraction or exponent and fits in 64 bits.
     private mutating func number() throws(FileSyntaxError) -> FileValue {
-        let start = index
-        if peek == UInt8(ascii: "-") { index += 1 }
-        let integerStart = index
-        let integerDigits = digits()
-        guard integerDigits > 0 else { throw unexpected("a digit") }
-        if integerDigits > 1, bytes[integerStart] == UInt8(ascii: "0") {
-            throw error(
-                "expected a number without leading zeros (JSON forbids them); found "
-                    + "\"\(text(start..<index, limit: 40))\"", at: start)
-        }
-        var isInteger = true
-        if peek == UInt8(ascii: ".") {
-            index += 1
-            guard digits() > 0 else { throw unexpected("a digit after the decimal point") }
-            isInteger = false
-        }
-        if peek == UInt8(ascii: "e") || peek == UInt8(ascii: "E") {
-            index += 1
-            if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { index += 1 }
-            guard digits() > 0 else { throw unexpected("a digit in the exponent") }
-            isInteger = false
-        }
-        if isInteger {
-            if let value = Self.integer(
-                UnsafeRawBufferPointer(rebasing: bytes[integerStart..<index]),
-                negative: integerStart > start)
-            {
-                return .integer(value)
-            }
-            return .invalid("the integer \(text(start..<index, limit: 40)), outside the 64-bit range")
-        }
-        let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        // The grammar was checked above, so the text is a number Double reads (possibly to ±infinity).
+        let number: JSONLexer.Number
+        do { number = try lexer.number() } catch { throw self.error(error) }
+        if let integer = number.integer { return .integer(integer) }
+        let range = number.start..<number.end
+        if number.isInteger { return .invalid("the integer \(lexer.excerpt(range)), outside the 64-bit range") }
+        let text = String(decoding: UnsafeRawBufferPointer(rebasing: lexer.bytes[range]), as: UTF8.self)
+        // The lexer checked the grammar, so the text is a number Double reads (possibly to ±infinity).
         return .real(Double(text) ?? .nan)
-    }
-
-    /// Decimal `digits` as an Int (Int64.min included), or nil beyond 64 bits.
-    private static func integer(_ digits: UnsafeRawBufferPointer, negative: Bool) -> Int? {
-        guard digits.count <= 19 else { return nil }
-        var value = 0
-        for digit in digits {
-            // Accumulated negatively: the negative range is one larger.
-            let (shifted, o1) = value.multipliedReportingOverflow(by: 10)
-            let (next, o2) = shifted.subtractingReportingOverflow(Int(digit - UInt8(ascii: "0")))
-            if o1 || o2 { return nil }
-            value = next
-        }
-        if negative { return value }
-        let (positive, overflow) = (0).subtractingReportingOverflow(value)
-        return overflow ? nil : positive
-    }
-
-    private func text(_ range: Range<Int>, limit: Int) -> String {
-        let slice = UnsafeRawBufferPointer(rebasing: bytes[range])
-        let text = String(decoding: slice.prefix(limit), as: UTF8.self)
-        return slice.count > limit ? text + "… (\(slice.count) characters)" : text
     }
 
     /// A string; the cursor is on its opening quote.
     private mutating func string() throws(FileSyntaxError) -> FileValue {
-        let open = index
-        index += 1
-        let start = index
-        // Fast path: no escapes.
-        while let b = peek, b != UInt8(ascii: "\""), b != UInt8(ascii: "\\") {
-            guard b >= 0x20 else { throw controlByte(b) }
-            index += 1
+        let text: JSONLexer.Text
+        do { text = try lexer.text() } catch { throw self.error(error) }
+        switch text {
+        case .string(let string): return .string(string)
+        case .unpairedSurrogate(let escape, _):
+            return .invalid("a string with an unpaired surrogate escape \(escape)", isUTF8Problem: true)
+        case .invalidUTF8(let byte, let offset):
+            return .invalid(
+                "a string that is not valid UTF-8 (byte 0x\(String(byte, radix: 16)) at offset \(offset))",
+                isUTF8Problem: true)
         }
-        guard let stop = peek else { throw unterminated(open) }
-        if stop == UInt8(ascii: "\"") {
-            let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
-            index += 1
-            return FileReader.utf8String(slice, at: start, in: "a string")
-        }
-        // Slow path: unescape into a buffer.
-        var buffer = Array(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
-        var unpaired: String?
-        while true {
-            guard let b = peek else { throw unterminated(open) }
-            index += 1
-            if b == UInt8(ascii: "\"") { break }
-            guard b >= 0x20 else {
-                index -= 1
-                throw controlByte(b)
-            }
-            guard b == UInt8(ascii: "\\") else {
-                buffer.append(b)
-                continue
-            }
-            guard let e = peek else { throw unterminated(open) }
-            index += 1
-            switch e {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): buffer.append(e)
-            case UInt8(ascii: "b"): buffer.append(0x08)
-            case UInt8(ascii: "f"): buffer.append(0x0C)
-            case UInt8(ascii: "n"): buffer.append(0x0A)
-            case UInt8(ascii: "r"): buffer.append(0x0D)
-            case UInt8(ascii: "t"): buffer.append(0x09)
-            case UInt8(ascii: "u"):
-                let escape = index - 2
-                var scalar = try hex4()
-                if (0xD800..<0xDC00).contains(scalar), bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"),
-                    bytes[index + 1] == UInt8(ascii: "u")
-                {
-                    let save = index
-                    index += 2
-                    let low = try hex4()
-                    if (0xDC00..<0xE000).contains(low) {
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                    } else {
-                        index = save
-                    }
-                }
-                if let unicode = Unicode.Scalar(scalar) {
-                    buffer.append(contentsOf: String(unicode).utf8)
-                } else {
-                    unpaired = unpaired ?? text(escape..<escape + 6, limit: 6)
-                }
-            default:
-                index -= 2
-                throw error(
-                    "expected an escape \\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX; found "
-                        + "\"\\\(Character(Unicode.Scalar(e)))\"", at: index)
-            }
-        }
-        if let unpaired {
-            return .invalid("a string with an unpaired surrogate escape \(unpaired)", isUTF8Problem: true)
-        }
-        return buffer.withUnsafeBytes { FileReader.utf8String($0, at: start, in: "a string") }
-    }
-
-    private mutating func hex4() throws(FileSyntaxError) -> UInt32 {
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            guard let digit = peek?.digitValue(radix: 16) else { throw unexpected("a hex digit") }
-            value = value << 4 | UInt32(digit)
-            index += 1
-        }
-        return value
-    }
-
-    private func controlByte(_ byte: UInt8) -> FileSyntaxError {
-        error(
-            "expected a character or an escape in a string; found control byte 0x\(String(byte, radix: 16))", at: index)
-    }
-
-    private func unterminated(_ open: Int) -> FileSyntaxError {
-        error("expected '\"' to close the string opened at byte \(open); found the end of the file", at: index)
     }
 }

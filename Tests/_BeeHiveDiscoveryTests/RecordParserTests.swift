@@ -153,9 +153,9 @@ struct RecordParserTests {
         arguments: [
             Integer("-9223372036854775808", Int.min), Integer("9223372036854775807", Int.max), Integer("0", 0),
             Integer("-0", 0), Integer("10", 10),
-            Integer("007", error: #"expected an integer without leading zeros (JSON forbids them); found 007"#),
-            Integer("-01", error: "expected an integer without leading zeros (JSON forbids them); found -01"),
-            Integer("00", error: "expected an integer without leading zeros (JSON forbids them); found 00"),
+            Integer("007", error: #"expected a number without leading zeros (JSON forbids them); found "007""#),
+            Integer("-01", error: #"expected a number without leading zeros (JSON forbids them); found "-01""#),
+            Integer("00", error: #"expected a number without leading zeros (JSON forbids them); found "00""#),
             Integer(
                 "-9223372036854775809",
                 error: "expected an integer from -9223372036854775808 to 9223372036854775807 (64 bits); found "
