@@ -1,115 +1,193 @@
 /*
- * swift_types.c — internal: the nominal types and protocols of every loaded Swift image, read from the metadata
- * sections that each image registered with the Swift runtime (swift_enumerateAllMetadataSections).
+ * swift_types.c — internal: the nominal types, protocols and conformances of every loaded Swift image, read from the
+ * metadata sections that each image registered with the Swift runtime (swift_enumerateAllMetadataSections).
  *
- * This is how BeeHive finds a type by its module-qualified name without the runtime's look-up by mangled name,
- * which scans every type record of the process for each name: one walk over the records of the modules asked
- * for serves every name at once, and a type's metadata comes from its own access function.
+ * This is how BeeHive finds a type by its module-qualified name without the runtime's look-up by mangled name, which
+ * scans every type record of the process for each name: one walk over the records of the modules asked for serves
+ * every name at once, and a type's metadata comes from its own access function.
+ *
+ * Every pointer read from an image's metadata is checked before it is followed (image_bounds.h): a relative pointer
+ * must land inside the readable segments of the image that holds it, a pointer loaded through an indirection inside
+ * those of some loaded image, and a name must end inside its segment. The first that does not stops the walk of that
+ * image with one problem; the other images are read on.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* dladdr */
 #endif
-#include "bh_scanner.h"
+#include "bh_runtime.h"
+#include "image_bounds.h"
+#include "runtime_layout.h"
 
 #include <dlfcn.h>
-
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
-/* The runtime's view of one image's metadata sections (swift/shims/MetadataSections.h); only the head is read. */
-typedef struct {
-    uintptr_t start;
-    size_t length;
-} bh_range;
-typedef struct {
-    uintptr_t version;
-    const void *base_address;
-    void *unused0, *unused1;
-    bh_range protocols;
-    bh_range protocol_conformances;
-    bh_range type_metadata;
-} bh_metadata_sections;
-
-extern void swift_enumerateAllMetadataSections(bool (*body)(const bh_metadata_sections *, void *), void *context)
+extern void swift_enumerateAllMetadataSections(bool (*body)(const MetadataSectionsHead *, void *), void *context)
     __attribute__((weak));
-extern const void *swift_conformsToProtocol(const void *type, const void *protocol) __attribute__((weak));
-extern const void *swift_getWitnessTable(const void *conformance, const void *type, const void *const *arguments)
-    __attribute__((weak));
-extern const void *swift_getTypeContextDescriptor(const void *type) __attribute__((weak, swiftcall));
 
 enum {
-    BH_CONTEXT_MODULE = 0,
-    BH_CONTEXT_PROTOCOL = 3,
-    BH_CONTEXT_CLASS = 16,
-    BH_CONTEXT_STRUCT = 17,
-    BH_CONTEXT_ENUM = 18,
-    BH_CONTEXT_GENERIC = 0x80, /* flags bit: the context has generic parameters */
-    BH_MAX_DEPTH = 8,          /* nesting levels below the module */
-    BH_MAX_NAME = 512,         /* bytes of a qualified name */
+    BH_MAX_DEPTH = 8,     /* nesting levels below the module */
+    BH_MAX_NAME = 512,    /* bytes of a qualified name */
+    BH_MAX_MANGLED = 600, /* bytes of its mangled spelling */
+    BH_MAX_IDENTIFIER = 255,
+    BH_MESSAGE = 320,
 };
 
-static const char *bh_relative(const void *field) {
-    int32_t offset;
-    memcpy(&offset, field, sizeof offset);
-    return offset ? (const char *)field + offset : NULL;
+/* ---- One image's walk: where it is, and why it stopped ------------------------------------------------------- */
+
+typedef struct {
+    const bh_bounds *bounds;
+    uint32_t image;      /* the image whose records are read */
+    const void *start;   /* its lowest address, naming it */
+    bool stopped;        /* a problem was found: nothing more is read from this image */
+    char message[BH_MESSAGE];
+} bh_image_walk;
+
+/* Stops the walk of this image; the first reason is the one reported. */
+__attribute__((format(printf, 2, 3))) static void bh_stop(bh_image_walk *walk, const char *format, ...) {
+    if (walk->stopped) return;
+    walk->stopped = true;
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(walk->message, sizeof walk->message, format, arguments);
+    va_end(arguments);
 }
 
-/* A relative pointer whose low bit says it points at a pointer to the target (the parent field). */
-static const void *bh_relative_indirectable(const void *field) {
-    int32_t offset;
-    memcpy(&offset, field, sizeof offset);
-    if (!offset) return NULL;
-    const char *target = (const char *)field + (offset & ~1);
-    return (offset & 1) ? *(const void *const *)target : target;
-}
-
-static unsigned bh_context_kind(const void *descriptor) { return *(const uint32_t *)descriptor & 0x1f; }
-
-static bool bh_is_named(unsigned kind) {
-    return kind == BH_CONTEXT_MODULE || kind == BH_CONTEXT_PROTOCOL ||
-           (kind >= BH_CONTEXT_CLASS && kind <= BH_CONTEXT_ENUM);
-}
-
-/* Writes "Module.Outer.Inner" for a named descriptor whose ancestors are all named (no extension, no private or
- * local context); returns its length, or 0 when it has no such name. */
-static size_t bh_qualified_name(const void *descriptor, char *buffer, size_t capacity) {
-    const void *chain[BH_MAX_DEPTH + 2];
-    size_t depth = 0;
-    for (const void *d = descriptor; d; d = bh_relative_indirectable((const char *)d + 4)) {
-        if (depth == BH_MAX_DEPTH + 2 || !bh_is_named(bh_context_kind(d))) return 0;
-        chain[depth++] = d;
-        if (bh_context_kind(d) == BH_CONTEXT_MODULE) break;
+/* The target of a relative direct pointer, checked to lie (`size` bytes) inside the walked image; NULL when null or
+ * outside (then the walk stops, with `what` in its message). */
+static uintptr_t bh_direct(bh_image_walk *walk, const RelativeDirectPointer *field, size_t size, const char *what) {
+    if (walk->stopped || !field->offset) return 0;
+    uintptr_t target = (uintptr_t)field + (intptr_t)field->offset;
+    if (!bh_bounds_in_image(walk->bounds, walk->image, target, size)) {
+        bh_stop(walk, "%s at %p points to %p, outside the image's readable segments", what, (const void *)field,
+                (const void *)target);
+        return 0;
     }
-    if (depth < 2 || bh_context_kind(chain[depth - 1]) != BH_CONTEXT_MODULE) return 0;
-    size_t length = 0;
-    for (size_t i = depth; i-- > 0;) {
-        const char *name = bh_relative((const char *)chain[i] + 8);
-        if (!name) return 0;
-        size_t n = strnlen(name, capacity);
-        if (length + n + 1 >= capacity) return 0;
-        if (length) buffer[length++] = '.';
-        memcpy(buffer + length, name, n);
-        length += n;
+    return target;
+}
+
+/* The target of a relative indirectable pointer: direct as above, or through a pointer slot inside the image whose
+ * value must lie inside some loaded image's readable segments. */
+static uintptr_t bh_indirectable(
+    bh_image_walk *walk, const RelativeIndirectablePointer *field, size_t size, const char *what) {
+    if (walk->stopped || !field->offset) return 0;
+    if (!(field->offset & 1)) return bh_direct(walk, (const RelativeDirectPointer *)field, size, what);
+    uintptr_t slot = (uintptr_t)field + (intptr_t)(field->offset & ~1);
+    if (!bh_bounds_in_image(walk->bounds, walk->image, slot, sizeof(void *))) {
+        bh_stop(walk, "%s at %p points to a pointer at %p, outside the image's readable segments", what,
+                (const void *)field, (const void *)slot);
+        return 0;
     }
-    buffer[length] = 0;
+    uintptr_t target = *(const uintptr_t *)slot;
+    if (!target) return 0;
+    if (!bh_bounds_find(walk->bounds, target, size)) {
+        bh_stop(walk, "%s at %p points through a pointer to %p, outside every loaded image", what, (const void *)field,
+                (const void *)target);
+        return 0;
+    }
+    return target;
+}
+
+/* A name, read with a bound: its length, or -1 (the walk stopped). */
+static long bh_name(bh_image_walk *walk, const RelativeDirectPointer *field, const char **name) {
+    uintptr_t target = bh_direct(walk, field, 1, "the name of the context descriptor");
+    if (!target) {
+        if (!walk->stopped) bh_stop(walk, "the name of the context descriptor at %p is null", (const void *)field);
+        return -1;
+    }
+    long length = bh_bounds_string(walk->bounds, target, BH_MAX_IDENTIFIER);
+    if (length == -2) {
+        bh_stop(walk, "the name at %p (of the context descriptor at %p) runs unterminated to the end of its segment",
+                (const void *)target, (const void *)field);
+        return -1;
+    }
+    if (length < 0) return -3; /* longer than any name BeeHive binds: not an error, just not a name to index */
+    *name = (const char *)target;
     return length;
 }
 
-/* The module name of a named descriptor (the root of its parent chain), or NULL. */
-static const char *bh_module_name(const void *descriptor) {
-    const void *d = descriptor;
-    for (size_t depth = 0; d && depth < BH_MAX_DEPTH + 2; depth++) {
-        if (bh_context_kind(d) == BH_CONTEXT_MODULE) return bh_relative((const char *)d + 8);
-        d = bh_relative_indirectable((const char *)d + 4);
+/* A context descriptor reached from the walked image, checked to be a named context (module, protocol, type) of
+ * format version 0, whose head lies in a loaded image; `owner` becomes the image that holds it. */
+static const TargetNamedContextDescriptor *bh_named_context(bh_image_walk *walk, uintptr_t address) {
+    if (!address || walk->stopped) return NULL;
+    const bh_segment *segment = bh_bounds_find(walk->bounds, address, sizeof(TargetNamedContextDescriptor));
+    if (!segment) {
+        bh_stop(walk, "a context descriptor at %p lies outside every loaded image", (const void *)address);
+        return NULL;
     }
-    return NULL;
+    return (const TargetNamedContextDescriptor *)address;
 }
 
-/* Whether a class, struct or enum descriptor has no generic parameters (then its access function makes it). */
-static bool bh_is_nongeneric_type(const void *descriptor) {
-    unsigned kind = bh_context_kind(descriptor);
-    return kind >= BH_CONTEXT_CLASS && kind <= BH_CONTEXT_ENUM && !(*(const uint32_t *)descriptor & BH_CONTEXT_GENERIC);
+static bool bh_is_named_kind(unsigned kind) {
+    return kind == ContextDescriptorKind_Module || kind == ContextDescriptorKind_Protocol ||
+           (kind >= ContextDescriptorKind_Class && kind <= ContextDescriptorKind_Enum);
 }
+
+static char bh_mangling_letter(unsigned kind) {
+    switch (kind) {
+    case ContextDescriptorKind_Class: return 'C';
+    case ContextDescriptorKind_Struct: return 'V';
+    case ContextDescriptorKind_Enum: return 'O';
+    case ContextDescriptorKind_Protocol: return 'P';
+    default: return 0;
+    }
+}
+
+static bool bh_is_plain_identifier(const char *name, size_t length) {
+    if (!length || (name[0] >= '0' && name[0] <= '9')) return false;
+    for (size_t i = 0; i < length; i++) {
+        char c = name[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
+    }
+    return true;
+}
+
+/* A walked walk of a descriptor's parent chain: every level a named context, the root a module. The walk crosses into
+ * another image only through a checked indirection. */
+typedef struct {
+    const TargetNamedContextDescriptor *levels[BH_MAX_DEPTH + 2];
+    size_t depth; /* levels[depth - 1] is the module */
+} bh_chain;
+
+/* Reads `descriptor`'s parent chain; false when it has no module-qualified name (an extension, a private or local
+ * context, too deep) or when the walk stopped. Pointers are checked against the image that holds each level. */
+static bool bh_read_chain(bh_image_walk *walk, const TargetNamedContextDescriptor *descriptor, bh_chain *chain) {
+    chain->depth = 0;
+    const bh_bounds *bounds = walk->bounds;
+    uint32_t walked = walk->image;
+    for (const TargetNamedContextDescriptor *d = descriptor; d;) {
+        unsigned kind = ContextDescriptorFlags_kind(d->base.Flags);
+        if (chain->depth == BH_MAX_DEPTH + 2 || !bh_is_named_kind(kind)) break;
+        chain->levels[chain->depth++] = d;
+        if (kind == ContextDescriptorKind_Module) break;
+        /* The parent is read in the image that holds this level. */
+        const bh_segment *holder = bh_bounds_find(bounds, (uintptr_t)d, sizeof *d);
+        if (!holder) return false;
+        walk->image = holder->image;
+        uintptr_t parent = bh_indirectable(walk, &d->base.Parent, sizeof(TargetNamedContextDescriptor),
+                                           "the parent of the context descriptor");
+        walk->image = walked;
+        if (walk->stopped) return false;
+        d = bh_named_context(walk, parent);
+    }
+    return !walk->stopped && chain->depth >= 2 &&
+           ContextDescriptorFlags_kind(chain->levels[chain->depth - 1]->base.Flags) == ContextDescriptorKind_Module;
+}
+
+/* A level's name, read in the image that holds it. */
+static long bh_level_name(bh_image_walk *walk, const TargetNamedContextDescriptor *level, const char **name) {
+    const bh_segment *holder = bh_bounds_find(walk->bounds, (uintptr_t)level, sizeof *level);
+    if (!holder) return -1;
+    uint32_t walked = walk->image;
+    walk->image = holder->image;
+    long length = bh_name(walk, &level->Name, name);
+    walk->image = walked;
+    return length;
+}
+
+/* ---- Module filter ------------------------------------------------------------------------------------------ */
 
 /* Keeps the descriptors of one module (every module when `wanted` is NULL). Records of one module come together, so
  * the last module name compared (its address) is remembered. */
@@ -119,10 +197,10 @@ typedef struct {
     bool last_match;
 } bh_module_filter;
 
-static bool bh_module_matches(bh_module_filter *filter, const void *descriptor) {
+static bool bh_module_matches(bh_module_filter *filter, bh_image_walk *walk, const bh_chain *chain) {
     if (!filter->wanted) return true;
-    const char *module = bh_module_name(descriptor);
-    if (!module) return false;
+    const char *module = NULL;
+    if (bh_level_name(walk, chain->levels[chain->depth - 1], &module) < 0) return false;
     if (module != filter->last) {
         filter->last = module;
         filter->last_match = strcmp(module, filter->wanted) == 0;
@@ -130,131 +208,263 @@ static bool bh_module_matches(bh_module_filter *filter, const void *descriptor) 
     return filter->last_match;
 }
 
-typedef struct {
-    bh_module_filter module;
-    bh_swift_type_fn visit;
-    void *context;
-} bh_walk_types;
+/* ---- The walk over every image's sections --------------------------------------------------------------------- */
 
-static void bh_report(bh_walk_types *walk, const void *descriptor, const void *image, unsigned kind) {
-    if (!bh_module_matches(&walk->module, descriptor)) return;
-    char name[BH_MAX_NAME];
-    size_t length = bh_qualified_name(descriptor, name, sizeof name);
-    if (!length) return;
-    bh_swift_type type = {name, length, descriptor, image, kind,
-                          (*(const uint32_t *)descriptor & BH_CONTEXT_GENERIC) != 0};
-    walk->visit(walk->context, &type);
+typedef struct {
+    bh_bounds bounds;
+    bh_module_filter module;
+    bh_runtime_problem_fn problem;
+    void *context;
+    /* one of: */
+    bh_swift_type_fn visit_type;
+    bh_swift_conformance_fn visit_conformance;
+} bh_walk;
+
+static void bh_report(bh_walk *walk, bh_runtime_problem_kind kind, const void *image, const char *message) {
+    if (!walk->problem) return;
+    bh_runtime_problem problem = {kind, image, message};
+    walk->problem(walk->context, &problem);
 }
 
-static bool bh_visit_sections(const bh_metadata_sections *sections, void *context) {
-    bh_walk_types *walk = context;
-    const int32_t *records = (const int32_t *)sections->type_metadata.start;
-    for (size_t i = 0; records && i < sections->type_metadata.length / sizeof *records; i++) {
-        int32_t offset = records[i];
-        const char *target = (const char *)&records[i] + (offset & ~3);
-        const void *descriptor = NULL;
-        switch (offset & 3) {
-        case 0: descriptor = target; break;                           /* a direct type descriptor */
-        case 1: descriptor = *(const void *const *)target; break;     /* an indirect one */
-        default: continue;                                            /* Objective-C class names */
-        }
-        if (!descriptor || offset == 0) continue;
-        unsigned kind = bh_context_kind(descriptor);
-        if (kind >= BH_CONTEXT_CLASS && kind <= BH_CONTEXT_ENUM) bh_report(walk, descriptor, sections->base_address, kind);
+/* The image that holds `sections`, checked: its version known, its three ranges inside its readable segments. */
+static bool bh_open_image(bh_walk *walk, const MetadataSectionsHead *sections, bh_image_walk *image) {
+    const bh_segment *holder = bh_bounds_find(&walk->bounds, (uintptr_t)sections, sizeof *sections);
+    if (!holder) return false; /* loaded after the snapshot: read by the next walk */
+    *image = (bh_image_walk){&walk->bounds, holder->image, (const void *)walk->bounds.image_starts[holder->image],
+                             false, {0}};
+    if (sections->version < BH_METADATA_SECTIONS_OLDEST_VERSION ||
+        sections->version > BH_METADATA_SECTIONS_NEWEST_VERSION) {
+        char message[BH_MESSAGE];
+        snprintf(message, sizeof message,
+                 "its Swift metadata sections are of version %lu; BeeHive reads versions %d to %d",
+                 (unsigned long)sections->version, BH_METADATA_SECTIONS_OLDEST_VERSION,
+                 BH_METADATA_SECTIONS_NEWEST_VERSION);
+        bh_report(walk, BH_RUNTIME_UNKNOWN_VERSION, image->start, message);
+        return false;
     }
-    const int32_t *protocols = (const int32_t *)sections->protocols.start;
-    for (size_t i = 0; protocols && i < sections->protocols.length / sizeof *protocols; i++) {
-        const void *descriptor = bh_relative_indirectable(&protocols[i]);
-        if (descriptor && bh_context_kind(descriptor) == BH_CONTEXT_PROTOCOL)
-            bh_report(walk, descriptor, sections->base_address, BH_CONTEXT_PROTOCOL);
+    const MetadataSectionRange *ranges[] = {&sections->swift5_protocols, &sections->swift5_protocol_conformances,
+                                            &sections->swift5_type_metadata};
+    static const char *const names[] = {"swift5_protocols", "swift5_protocol_conformances", "swift5_type_metadata"};
+    for (size_t i = 0; i < 3; i++) {
+        const MetadataSectionRange *range = ranges[i];
+        if (!range->length) continue;
+        if (range->length % sizeof(int32_t) ||
+            !bh_bounds_in_image(&walk->bounds, holder->image, range->start, range->length)) {
+            char message[BH_MESSAGE];
+            snprintf(message, sizeof message,
+                     "its section %s (%p, %zu bytes) is not a whole number of records inside the image's readable "
+                     "segments", names[i], (void *)range->start, range->length);
+            bh_report(walk, BH_RUNTIME_CORRUPT, image->start, message);
+            return false;
+        }
     }
     return true;
 }
 
-int bh_swift_types(const char *module, bh_swift_type_fn visit, void *context) {
-    if (!swift_enumerateAllMetadataSections) return 0;
-    bh_walk_types walk = {{module, NULL, false}, visit, context};
-    swift_enumerateAllMetadataSections(bh_visit_sections, &walk);
+static void bh_close_image(bh_walk *walk, bh_image_walk *image) {
+    if (image->stopped) bh_report(walk, BH_RUNTIME_CORRUPT, image->start, image->message);
+}
+
+/* Checks that a record leads to a descriptor of a kind it may lead to (`allowed`: a bit per kind, the type kinds 16–31
+ * as one bit): a record that leads to anything else is corrupt. */
+enum {
+    BH_KINDS_TYPES = 1u << 16, /* class, struct, enum and the kinds reserved for types */
+    BH_KINDS_OPAQUE_TYPE = 1u << ContextDescriptorKind_OpaqueType,
+    BH_KINDS_PROTOCOL = 1u << ContextDescriptorKind_Protocol,
+};
+
+static bool bh_expect_kind(
+    bh_image_walk *image, const TargetNamedContextDescriptor *descriptor, uint32_t allowed, const char *expected) {
+    unsigned kind = ContextDescriptorFlags_kind(descriptor->base.Flags);
+    uint32_t bit = kind >= ContextDescriptorKind_Class ? BH_KINDS_TYPES : 1u << kind;
+    if (!(allowed & bit)) {
+        bh_stop(image, "a record leads to a context descriptor of kind %u at %p; expected %s", kind,
+                (const void *)descriptor, expected);
+        return false;
+    }
+    return true;
+}
+
+static void bh_report_type(bh_walk *walk, bh_image_walk *image, const TargetNamedContextDescriptor *descriptor) {
+    /* A descriptor of a later format version may have another head: not indexed (the runtime's path finds it). */
+    if (ContextDescriptorFlags_version(descriptor->base.Flags) != 0) return;
+    bh_chain chain;
+    if (!bh_read_chain(image, descriptor, &chain) || !bh_module_matches(&walk->module, image, &chain)) return;
+    char name[BH_MAX_NAME], mangled[BH_MAX_MANGLED];
+    size_t length = 0, mangled_length = 0;
+    bool plain = true;
+    for (size_t i = chain.depth; i-- > 0;) {
+        const char *part = NULL;
+        long n = bh_level_name(image, chain.levels[i], &part);
+        if (n <= 0) return;
+        if (length + (size_t)n + 1 >= sizeof name) return;
+        if (length) name[length++] = '.';
+        memcpy(name + length, part, (size_t)n);
+        length += (size_t)n;
+        char letter = i + 1 == chain.depth ? 0 : bh_mangling_letter(ContextDescriptorFlags_kind(chain.levels[i]->base.Flags));
+        if (plain && bh_is_plain_identifier(part, (size_t)n) && mangled_length + (size_t)n + 8 < sizeof mangled) {
+            mangled_length += (size_t)snprintf(mangled + mangled_length, sizeof mangled - mangled_length, "%ld%.*s",
+                                               n, (int)n, part);
+            if (letter) mangled[mangled_length++] = letter;
+        } else {
+            plain = false;
+        }
+    }
+    name[length] = 0;
+    mangled[plain ? mangled_length : 0] = 0;
+    ContextDescriptorFlags flags = descriptor->base.Flags;
+    bh_swift_type type = {name,
+                          length,
+                          mangled,
+                          descriptor,
+                          image->start,
+                          ContextDescriptorFlags_kind(flags),
+                          ContextDescriptorFlags_isGeneric(flags)};
+    walk->visit_type(walk->context, &type);
+}
+
+static bool bh_visit_type_sections(const MetadataSectionsHead *sections, void *context) {
+    bh_walk *walk = context;
+    bh_image_walk image;
+    if (!bh_open_image(walk, sections, &image)) return true;
+    const TargetTypeMetadataRecord *records = (const TargetTypeMetadataRecord *)sections->swift5_type_metadata.start;
+    size_t count = sections->swift5_type_metadata.length / sizeof *records;
+    for (size_t i = 0; i < count && !image.stopped; i++) {
+        int32_t reference = records[i].TypeRef;
+        if (!reference) continue;
+        uintptr_t descriptor = 0;
+        switch (reference & 3) {
+        case TypeReferenceKind_DirectTypeDescriptor:
+            descriptor = bh_direct(&image, (const RelativeDirectPointer *)&records[i],
+                                   sizeof(TargetTypeContextDescriptor), "the type metadata record");
+            break;
+        case TypeReferenceKind_IndirectTypeDescriptor:
+            descriptor = bh_indirectable(&image, (const RelativeIndirectablePointer *)&records[i],
+                                         sizeof(TargetTypeContextDescriptor), "the type metadata record");
+            /* bh_indirectable reads the low bit as "indirect"; the record's kind 1 is that bit. */
+            break;
+        default: continue; /* Objective-C class names */
+        }
+        if (!descriptor) continue;
+        const TargetNamedContextDescriptor *d = (const TargetNamedContextDescriptor *)descriptor;
+        if (!bh_expect_kind(&image, d, BH_KINDS_TYPES | BH_KINDS_OPAQUE_TYPE, "a type or an opaque type")) break;
+        unsigned kind = ContextDescriptorFlags_kind(d->base.Flags);
+        if (kind >= ContextDescriptorKind_Class && kind <= ContextDescriptorKind_Enum) bh_report_type(walk, &image, d);
+    }
+    const TargetProtocolRecord *protocols = (const TargetProtocolRecord *)sections->swift5_protocols.start;
+    count = sections->swift5_protocols.length / sizeof *protocols;
+    for (size_t i = 0; i < count && !image.stopped; i++) {
+        uintptr_t descriptor = bh_indirectable(&image, &protocols[i].Protocol, sizeof(TargetProtocolDescriptor),
+                                               "the protocol record");
+        if (!descriptor) continue;
+        const TargetNamedContextDescriptor *d = (const TargetNamedContextDescriptor *)descriptor;
+        if (!bh_expect_kind(&image, d, BH_KINDS_PROTOCOL, "a protocol"))
+            break;
+        bh_report_type(walk, &image, d);
+    }
+    bh_close_image(walk, &image);
+    return true;
+}
+
+static int bh_walk_all(bh_walk *walk, const char *module, bool (*visit)(const MetadataSectionsHead *, void *)) {
+    if (!swift_enumerateAllMetadataSections || !bh_bounds_take(&walk->bounds)) return 0;
+    walk->module = (bh_module_filter){module, NULL, false};
+    swift_enumerateAllMetadataSections(visit, walk);
+    bh_bounds_free(&walk->bounds);
     return 1;
 }
 
-/* MetadataResponse (*)(MetadataRequest): the Swift calling convention; request 0 asks for complete metadata. */
-typedef struct {
-    const void *metadata;
-    size_t state;
-} bh_metadata_response;
-typedef bh_metadata_response (*bh_access_function)(size_t request) __attribute__((swiftcall));
-
-const void *bh_swift_type_metadata(const void *descriptor) {
-    if (!bh_is_nongeneric_type(descriptor)) return NULL;
-    const char *function = bh_relative((const char *)descriptor + 12);
-    if (!function) return NULL;
-    return ((bh_access_function)(uintptr_t)function)(0).metadata;
+int bh_swift_types(const char *module, bh_swift_type_fn visit, bh_runtime_problem_fn problem, void *context) {
+    bh_walk walk = {.problem = problem, .context = context, .visit_type = visit};
+    return bh_walk_all(&walk, module, bh_visit_type_sections);
 }
 
-int bh_swift_conforms(const void *metadata, const void *protocol_descriptor) {
-    if (!swift_conformsToProtocol || !metadata || !protocol_descriptor) return 0;
-    return swift_conformsToProtocol(metadata, protocol_descriptor) != NULL;
+/* ---- Conformances ------------------------------------------------------------------------------------------ */
+
+static bool bh_visit_conformance_sections(const MetadataSectionsHead *sections, void *context) {
+    bh_walk *walk = context;
+    bh_image_walk image;
+    if (!bh_open_image(walk, sections, &image)) return true;
+    const TargetProtocolConformanceRecord *records =
+        (const TargetProtocolConformanceRecord *)sections->swift5_protocol_conformances.start;
+    size_t count = sections->swift5_protocol_conformances.length / sizeof *records;
+    for (size_t i = 0; i < count && !image.stopped; i++) {
+        const TargetProtocolConformanceDescriptor *conformance =
+            (const TargetProtocolConformanceDescriptor *)bh_direct(
+                &image, &records[i].Descriptor, sizeof(TargetProtocolConformanceDescriptor), "the conformance record");
+        if (!conformance) continue;
+        ConformanceFlags flags = conformance->Flags;
+        if (ConformanceFlags_numConditionalRequirements(flags)) continue; /* needs its arguments */
+        uintptr_t type = 0;
+        switch (ConformanceFlags_typeReferenceKind(flags)) {
+        case TypeReferenceKind_DirectTypeDescriptor:
+            type = bh_direct(&image, &conformance->TypeRef, sizeof(TargetTypeContextDescriptor),
+                             "the type of the conformance descriptor");
+            break;
+        case TypeReferenceKind_IndirectTypeDescriptor: {
+            uintptr_t slot = bh_direct(&image, &conformance->TypeRef, sizeof(void *),
+                                       "the type of the conformance descriptor");
+            if (slot) {
+                type = *(const uintptr_t *)slot;
+                if (type && !bh_bounds_find(&walk->bounds, type, sizeof(TargetTypeContextDescriptor))) {
+                    bh_stop(&image,
+                            "the type of the conformance descriptor at %p points through a pointer to %p, outside "
+                            "every loaded image", (const void *)conformance, (const void *)type);
+                    type = 0;
+                }
+            }
+            break;
+        }
+        default: continue; /* Objective-C classes */
+        }
+        uintptr_t protocol = bh_indirectable(&image, &conformance->Protocol, sizeof(TargetProtocolDescriptor),
+                                             "the protocol of the conformance descriptor");
+        if (!type || !protocol) continue;
+        const TargetNamedContextDescriptor *t = (const TargetNamedContextDescriptor *)type;
+        const TargetNamedContextDescriptor *p = (const TargetNamedContextDescriptor *)protocol;
+        if (!bh_expect_kind(&image, p, BH_KINDS_PROTOCOL, "a protocol") ||
+            !bh_expect_kind(&image, t, BH_KINDS_TYPES | BH_KINDS_OPAQUE_TYPE | BH_KINDS_PROTOCOL,
+                            "a type, an opaque type or a protocol"))
+            break;
+        unsigned kind = ContextDescriptorFlags_kind(t->base.Flags);
+        if (kind < ContextDescriptorKind_Class || kind > ContextDescriptorKind_Enum ||
+            ContextDescriptorFlags_isGeneric(t->base.Flags) || ContextDescriptorFlags_version(t->base.Flags) != 0)
+            continue;
+        bh_chain chain;
+        if (!bh_read_chain(&image, t, &chain) || !bh_module_matches(&walk->module, &image, &chain)) continue;
+        bh_swift_conformance found = {t, p, conformance, image.start};
+        walk->visit_conformance(walk->context, &found);
+    }
+    bh_close_image(walk, &image);
+    return true;
+}
+
+int bh_swift_conformances(
+    const char *module, bh_swift_conformance_fn visit, bh_runtime_problem_fn problem, void *context) {
+    if (!module) return 0;
+    bh_walk walk = {.problem = problem, .context = context, .visit_conformance = visit};
+    return bh_walk_all(&walk, module, bh_visit_conformance_sections);
+}
+
+/* ---- Names of loaded types ------------------------------------------------------------------------------- */
+
+const char *bh_swift_module_name(const void *descriptor) {
+    if (!descriptor) return NULL;
+    const bh_bounds *bounds = bh_bounds_shared_lock();
+    if (!bounds) return NULL;
+    const char *module = NULL;
+    const bh_segment *holder = bh_bounds_find(bounds, (uintptr_t)descriptor, sizeof(TargetNamedContextDescriptor));
+    if (holder) {
+        bh_image_walk walk = {bounds, holder->image, NULL, false, {0}};
+        bh_chain chain;
+        if (bh_read_chain(&walk, descriptor, &chain) && bh_level_name(&walk, chain.levels[chain.depth - 1], &module) < 0)
+            module = NULL;
+    }
+    bh_bounds_shared_unlock();
+    return module;
 }
 
 const char *bh_image_path(const void *address) {
     Dl_info info;
     return dladdr(address, &info) && info.dli_fname ? info.dli_fname : NULL;
 }
-
-/* ---- Conformances ---------------------------------------------------------------------------------- */
-
-typedef struct {
-    bh_module_filter module;
-    bh_swift_conformance_fn visit;
-    void *context;
-} bh_walk_conformances;
-
-enum {
-    BH_CONFORMANCE_TYPE_REFERENCE_SHIFT = 3, /* ConformanceFlags: TypeReferenceKind, 3 bits */
-    BH_CONFORMANCE_CONDITIONAL_SHIFT = 8,    /* ConformanceFlags: NumConditionalRequirements, 8 bits */
-};
-
-static bool bh_visit_conformance_sections(const bh_metadata_sections *sections, void *context) {
-    bh_walk_conformances *walk = context;
-    const int32_t *records = (const int32_t *)sections->protocol_conformances.start;
-    for (size_t i = 0; records && i < sections->protocol_conformances.length / sizeof *records; i++) {
-        const char *conformance = bh_relative(&records[i]);
-        if (!conformance) continue;
-        uint32_t flags;
-        memcpy(&flags, conformance + 12, sizeof flags);
-        if ((flags >> BH_CONFORMANCE_CONDITIONAL_SHIFT) & 0xff) continue; /* conditional: needs its arguments */
-        const void *type = NULL;
-        switch ((flags >> BH_CONFORMANCE_TYPE_REFERENCE_SHIFT) & 7) {
-        case 0: type = bh_relative(conformance + 4); break; /* a direct type descriptor */
-        case 1: {                                           /* an indirect one */
-            const char *slot = bh_relative(conformance + 4);
-            type = slot ? *(const void *const *)slot : NULL;
-            break;
-        }
-        default: continue; /* Objective-C classes */
-        }
-        const void *protocol = bh_relative_indirectable(conformance);
-        if (!type || !protocol || !bh_is_nongeneric_type(type) || !bh_module_matches(&walk->module, type)) continue;
-        walk->visit(walk->context, type, protocol, conformance);
-    }
-    return true;
-}
-
-int bh_swift_conformances(const char *module, bh_swift_conformance_fn visit, void *context) {
-    if (!swift_enumerateAllMetadataSections || !module) return 0;
-    bh_walk_conformances walk = {{module, NULL, false}, visit, context};
-    swift_enumerateAllMetadataSections(bh_visit_conformance_sections, &walk);
-    return 1;
-}
-
-const void *bh_swift_witness_table(const void *conformance, const void *type) {
-    if (!swift_getWitnessTable || !conformance || !type) return NULL;
-    return swift_getWitnessTable(conformance, type, NULL);
-}
-
-const void *bh_swift_type_descriptor(const void *type) {
-    return swift_getTypeContextDescriptor && type ? swift_getTypeContextDescriptor(type) : NULL;
-}
-
-const char *bh_swift_module_name(const void *descriptor) { return descriptor ? bh_module_name(descriptor) : NULL; }

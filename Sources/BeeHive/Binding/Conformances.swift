@@ -1,4 +1,4 @@
-internal import _BeeHiveDiscovery
+internal import _BeeHiveRuntime
 
 /// Finds conformances and makes existentials without the Swift runtime's conformance scan.
 ///
@@ -6,42 +6,58 @@ internal import _BeeHiveDiscovery
 /// scan every conformance record of the process the first time it is asked about a type: a few hundred thousand
 /// instructions per service. The first time a type of a module is asked about here, the conformance records of that
 /// module are read once (``SwiftConformances``); a conformance then costs a dictionary look-up and
-/// `swift_getWitnessTable`, and the existential is assembled from the value and the witness table.
+/// `swift_getWitnessTable`, and the existential is assembled from the value and the witness table by
+/// `_BeeHiveRuntime`, which knows the containers' layouts. The first conformance so found in each image is compared
+/// with the cast's answer (``RuntimeBinding``).
 ///
 /// Only the common shapes are assembled: a single protocol without a superclass constraint, implemented
-/// unconditionally by a non-generic type. Anything else returns nil, and the caller falls back to the cast.
-enum Conformances {
+/// unconditionally by a non-generic type. Anything else is the cast's answer.
+package enum Conformances {
     private struct Key: Hashable {
         let type: UnsafeRawPointer
         let `protocol`: UnsafeRawPointer
     }
 
+    private struct Found {
+        let conformance: UnsafeRawPointer
+        let image: UnsafeRawPointer
+    }
+
     /// Conformance descriptors, by module; a module is read again when the loader has loaded images since.
-    private static let modules = LockedValue<[String: (loadedImages: UInt64, records: [Key: UnsafeRawPointer])]>([:])
+    private static let modules = LockedValue<[String: (loadedImages: UInt64, records: [Key: Found])]>([:])
 
     /// The metadata address of a type.
     static func metadata(of type: any Any.Type) -> UnsafeRawPointer {
-        UnsafeRawPointer(bitPattern: UInt(bitPattern: ObjectIdentifier(type)))!
+        unsafeBitCast(type, to: UnsafeRawPointer.self)
     }
 
-    /// The witness table of `type`'s conformance to the protocol `protocolDescriptor`, or nil when its module
-    /// declares none that is unconditional.
-    static func witnessTable(of type: any Any.Type, to protocolDescriptor: UnsafeRawPointer) -> UnsafeRawPointer? {
+    /// The witness table of `type`'s conformance to the protocol `protocolDescriptor`, and the image that declares
+    /// it, or nil when its module declares none that is unconditional in an image BeeHive reads.
+    private static func witnessTable(
+        of type: any Any.Type, to protocolDescriptor: UnsafeRawPointer
+    ) -> (table: UnsafeRawPointer, image: UnsafeRawPointer)? {
         let metadata = metadata(of: type)
         guard let (descriptor, module) = SwiftConformances.descriptor(of: metadata) else { return nil }
         let key = Key(type: descriptor, protocol: protocolDescriptor)
         let loaded = TypeLookup.loadedImageCount
         let known = modules.withLock { $0[module] }
-        var conformance = known?.records[key]
-        if conformance == nil, known?.loadedImages != loaded {
-            guard let records = SwiftConformances.records(ofModule: module) else { return nil }
-            var table: [Key: UnsafeRawPointer] = [:]
+        var found = known?.records[key]
+        if found == nil, known?.loadedImages != loaded {
+            guard let (records, problems) = SwiftConformances.records(ofModule: module) else { return nil }
+            RuntimeBinding.note(problems)
+            var table: [Key: Found] = [:]
             table.reserveCapacity(records.count)
-            for record in records { table[Key(type: record.type, protocol: record.protocol)] = record.conformance }
+            for record in records where RuntimeBinding.imageState(record.image) != .corrupt {
+                table[Key(type: record.type, protocol: record.protocol)] = Found(
+                    conformance: record.conformance, image: record.image)
+            }
             modules.withLock { $0[module] = (loaded, table) }
-            conformance = table[key]
+            found = table[key]
         }
-        return conformance.flatMap { SwiftConformances.witnessTable($0, for: metadata) }
+        guard let found, RuntimeBinding.imageState(found.image) != .runtime,
+            let table = SwiftConformances.witnessTable(found.conformance, for: metadata)
+        else { return nil }
+        return (table, found.image)
     }
 
     /// The shape of an existential type `Existential` that can be assembled here: its one protocol, and whether it
@@ -49,65 +65,99 @@ enum Conformances {
     static func singleProtocol<Existential>(
         of existential: Existential.Type
     ) -> (descriptor: UnsafeRawPointer, isClassBound: Bool)? {
-        let metadata = metadata(of: existential)
-        guard metadata.load(as: UInt.self) == 0x303 else { return nil }  // MetadataKind.existential
-        let flags = metadata.load(fromByteOffset: 8, as: UInt32.self)
-        let protocols = metadata.load(fromByteOffset: 12, as: UInt32.self)
-        // One protocol, one witness table, no superclass constraint, no special protocol (Error).
-        guard protocols == 1, flags & 0x00FF_FFFF == 1, flags & 0x7F00_0000 == 0 else { return nil }
-        let isClassBound = flags & 0x8000_0000 == 0
-        guard MemoryLayout<Existential>.size == (isClassBound ? 16 : 40) else { return nil }
-        let reference = metadata.load(fromByteOffset: 16, as: UInt.self)
-        guard reference & 1 == 0, let descriptor = UnsafeRawPointer(bitPattern: reference) else { return nil }
-        return (descriptor, isClassBound)
+        shape(of: existential).map { ($0.protocol, $0.is_class_bound != 0) }
     }
 
-    /// `instance` as the existential `Service`, assembled from its value and the witness table its module declares;
-    /// nil when that cannot be done here (the caller then casts).
-    static func cast<Service>(_ instance: Any, to service: Service.Type) -> Service? {
-        guard let (protocolDescriptor, isClassBound) = singleProtocol(of: service) else { return nil }
-        let type = Swift.type(of: instance)
-        guard let table = witnessTable(of: type, to: protocolDescriptor) else { return nil }
-        // `Any` is three words of value buffer and the type's metadata; `any P` adds the witness table after them.
-        // A class-bound `any P` is the object reference and the witness table.
-        let container = UnsafeMutablePointer<Any>.allocate(capacity: 1)
-        container.initialize(to: instance)
-        defer { container.deallocate() }
-        let raw = UnsafeMutableRawPointer(container)
-        guard raw.load(fromByteOffset: 24, as: UnsafeRawPointer.self) == metadata(of: type) else {
-            container.deinitialize(count: 1)
-            return nil
-        }
-        if isClassBound {
-            guard type is AnyObject.Type else {
-                container.deinitialize(count: 1)
-                return nil
-            }
-            let words = UnsafeMutablePointer<UnsafeRawPointer>.allocate(capacity: 2)
-            defer { words.deallocate() }
-            words[0] = raw.load(as: UnsafeRawPointer.self)  // the reference, whose ownership moves to the result
-            words[1] = table
-            return UnsafeMutableRawPointer(words).assumingMemoryBound(to: Service.self).move()
-        }
-        let existential = UnsafeMutableRawPointer.allocate(byteCount: 40, alignment: 8)
-        defer { existential.deallocate() }
-        existential.copyMemory(from: raw, byteCount: 32)  // moves the value (and its ownership) out of `container`
-        existential.storeBytes(of: table, toByteOffset: 32, as: UnsafeRawPointer.self)
-        return existential.assumingMemoryBound(to: Service.self).move()
-    }
-
-    /// `type` as an implementation, from the witness table of its conformance to ``ServiceImplementation``; nil when
-    /// it cannot be found here (the caller then casts).
-    static func implementation(_ type: any Any.Type) -> (any ServiceImplementation.Type)? {
-        guard let descriptor = UnsafeRawPointer(bitPattern: serviceImplementation),
-            let table = witnessTable(of: type, to: descriptor)
+    private static func shape<Existential>(of existential: Existential.Type) -> bh_existential_shape? {
+        var shape = bh_existential_shape()
+        guard bh_existential_shape_of(metadata(of: existential), &shape) != 0, shape.protocol != nil,
+            MemoryLayout<Existential>.size == shape.size
         else { return nil }
-        return unsafeBitCast((metadata(of: type), table), to: (any ServiceImplementation.Type).self)
+        return shape
     }
 
-    /// The address of ``ServiceImplementation``'s protocol descriptor.
-    private static let serviceImplementation =
-        singleProtocol(of: (any ServiceImplementation).self).map {
-            UInt(bitPattern: $0.descriptor)
-        } ?? 0
+    /// Whether two existentials of one shape hold the same type (or reference) and witness table.
+    private static func sameParts(
+        _ shape: bh_existential_shape, metatype: Bool, _ a: UnsafeRawPointer, _ b: UnsafeRawPointer
+    ) -> Bool {
+        var (typeA, tableA, typeB, tableB): (UnsafeRawPointer?, UnsafeRawPointer?, UnsafeRawPointer?, UnsafeRawPointer?)
+        withUnsafePointer(to: shape) { shape in
+            bh_existential_parts(shape, metatype ? 1 : 0, a, &typeA, &tableA)
+            bh_existential_parts(shape, metatype ? 1 : 0, b, &typeB, &tableB)
+        }
+        return typeA == typeB && tableA == tableB
+    }
+
+    /// `instance` as the existential `Service`: assembled from its value and the witness table its module declares,
+    /// or by the cast when the path is ``BindingPath/runtime``, the shape is not one assembled here, or the image's
+    /// self-check disagreed.
+    package static func cast<Service>(_ instance: Any, to service: Service.Type, path: BindingPath) -> Service? {
+        guard path == .metadata, let shape = shape(of: service) else { return runtimeCast(instance, to: service) }
+        // `Any` is three words of value buffer and the type's metadata (`_BeeHiveRuntime` reads and writes it).
+        let any = UnsafeMutablePointer<Any>.allocate(capacity: 1)
+        any.initialize(to: instance)
+        defer { any.deallocate() }
+        let type = Swift.type(of: instance)
+        guard bh_any_type(any) == metadata(of: type), shape.is_class_bound == 0 || type is AnyObject.Type,
+            let found = witnessTable(of: type, to: shape.protocol)
+        else {
+            any.deinitialize(count: 1)
+            return runtimeCast(instance, to: service)
+        }
+        let existential = UnsafeMutableRawPointer.allocate(byteCount: shape.size, alignment: 8)
+        defer { existential.deallocate() }
+        // The value (and its ownership) moves out of `any` into the existential; `any` is deallocated, not destroyed.
+        withUnsafePointer(to: shape) { bh_existential_make($0, any, found.table, existential) }
+        let made = existential.assumingMemoryBound(to: Service.self).move()
+        let trusted = RuntimeBinding.selfCheck(image: found.image, what: "the conformance of \(type)") {
+            guard var cast = instance as? Service else { return false }
+            var assembled = made
+            return withUnsafePointer(to: &cast) { a in
+                withUnsafePointer(to: &assembled) { b in sameParts(shape, metatype: false, UnsafeRawPointer(a), UnsafeRawPointer(b)) }
+            }
+        }
+        if trusted {
+            RuntimeBinding.count(.metadata, conformance: true)
+            return made
+        }
+        return runtimeCast(instance, to: service)
+    }
+
+    /// `type` as the existential metatype `Metatype` (`any P.Type`): from the witness table its module declares, or
+    /// by the cast as for ``cast(_:to:path:)``. The binding of module and route handler types.
+    package static func metatype<Metatype>(
+        _ type: any Any.Type, as metatype: Metatype.Type, path: BindingPath
+    ) -> Metatype? {
+        var shape = bh_existential_shape()
+        guard path == .metadata, bh_existential_metatype_shape_of(metadata(of: metatype), &shape) != 0,
+            MemoryLayout<Metatype>.size == shape.size, let found = witnessTable(of: type, to: shape.protocol)
+        else { return runtimeCast(type, to: metatype) }
+        let existential = UnsafeMutableRawPointer.allocate(byteCount: shape.size, alignment: 8)
+        defer { existential.deallocate() }
+        bh_existential_metatype_make(metadata(of: type), found.table, existential)
+        let made = existential.load(as: Metatype.self)
+        let trusted = RuntimeBinding.selfCheck(image: found.image, what: "the conformance of \(type)") {
+            guard var cast = type as? Metatype else { return false }
+            var assembled = made
+            return withUnsafePointer(to: &cast) { a in
+                withUnsafePointer(to: &assembled) { b in sameParts(shape, metatype: true, UnsafeRawPointer(a), UnsafeRawPointer(b)) }
+            }
+        }
+        if trusted {
+            RuntimeBinding.count(.metadata, conformance: true)
+            return made
+        }
+        return runtimeCast(type, to: metatype)
+    }
+
+    private static func runtimeCast<T>(_ value: Any, to: T.Type) -> T? {
+        RuntimeBinding.count(.runtime, conformance: true)
+        return value as? T
+    }
+
+    /// `type` as an implementation, from the witness table of its conformance to ``ServiceImplementation``, or by the
+    /// cast.
+    static func implementation(_ type: any Any.Type, path: BindingPath) -> (any ServiceImplementation.Type)? {
+        metatype(type, as: (any ServiceImplementation.Type).self, path: path)
+    }
 }
