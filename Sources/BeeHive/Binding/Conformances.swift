@@ -45,6 +45,7 @@ package enum Conformances {
         if found == nil, known?.loadedImages != loaded {
             guard let (records, problems) = SwiftConformances.records(ofModule: module) else { return nil }
             RuntimeBinding.note(problems)
+            RuntimeBinding.deliver(to: nil)
             var table: [Key: Found] = [:]
             table.reserveCapacity(records.count)
             for record in records where RuntimeBinding.imageState(record.image) != .corrupt {
