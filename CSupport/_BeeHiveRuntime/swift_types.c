@@ -108,8 +108,8 @@ static long bh_name(bh_image_walk *walk, const RelativeDirectPointer *field, con
     return length;
 }
 
-/* A context descriptor reached from the walked image, checked to be a named context (module, protocol, type) of
- * format version 0, whose head lies in a loaded image; `owner` becomes the image that holds it. */
+/* A context descriptor reached from the walked image, whose head must lie in a loaded image (the caller checks its
+ * kind). */
 static const TargetNamedContextDescriptor *bh_named_context(bh_image_walk *walk, uintptr_t address) {
     if (!address || walk->stopped) return NULL;
     const bh_segment *segment = bh_bounds_find(walk->bounds, address, sizeof(TargetNamedContextDescriptor));
@@ -144,7 +144,7 @@ static bool bh_is_plain_identifier(const char *name, size_t length) {
     return true;
 }
 
-/* A walked walk of a descriptor's parent chain: every level a named context, the root a module. The walk crosses into
+/* A descriptor's parent chain: every level a named context, the root a module. The walk crosses into
  * another image only through a checked indirection. */
 typedef struct {
     const TargetNamedContextDescriptor *levels[BH_MAX_DEPTH + 2];
@@ -265,8 +265,8 @@ static void bh_close_image(bh_walk *walk, bh_image_walk *image) {
     if (image->stopped) bh_report(walk, BH_RUNTIME_CORRUPT, image->start, image->message);
 }
 
-/* Checks that a record leads to a descriptor of a kind it may lead to (`allowed`: a bit per kind, the type kinds 16–31
- * as one bit): a record that leads to anything else is corrupt. */
+/* Checks that a record leads to a descriptor of a kind it may lead to (`allowed`: a bit per kind, the type kinds
+ * 16–31 as one bit): a record that leads to anything else is corrupt. */
 enum {
     BH_KINDS_TYPES = 1u << 16, /* class, struct, enum and the kinds reserved for types */
     BH_KINDS_OPAQUE_TYPE = 1u << ContextDescriptorKind_OpaqueType,
@@ -301,7 +301,8 @@ static void bh_report_type(bh_walk *walk, bh_image_walk *image, const TargetName
         if (length) name[length++] = '.';
         memcpy(name + length, part, (size_t)n);
         length += (size_t)n;
-        char letter = i + 1 == chain.depth ? 0 : bh_mangling_letter(ContextDescriptorFlags_kind(chain.levels[i]->base.Flags));
+        unsigned level_kind = ContextDescriptorFlags_kind(chain.levels[i]->base.Flags);
+        char letter = i + 1 == chain.depth ? 0 : bh_mangling_letter(level_kind);
         if (plain && bh_is_plain_identifier(part, (size_t)n) && mangled_length + (size_t)n + 8 < sizeof mangled) {
             mangled_length += (size_t)snprintf(mangled + mangled_length, sizeof mangled - mangled_length, "%ld%.*s",
                                                n, (int)n, part);
@@ -457,7 +458,8 @@ const char *bh_swift_module_name(const void *descriptor) {
     if (holder) {
         bh_image_walk walk = {bounds, holder->image, NULL, false, {0}};
         bh_chain chain;
-        if (bh_read_chain(&walk, descriptor, &chain) && bh_level_name(&walk, chain.levels[chain.depth - 1], &module) < 0)
+        if (bh_read_chain(&walk, descriptor, &chain) &&
+            bh_level_name(&walk, chain.levels[chain.depth - 1], &module) < 0)
             module = NULL;
     }
     bh_bounds_shared_unlock();

@@ -125,7 +125,8 @@ extension Router {
             throw HiveError.unknownType(
                 declaration.handler, role: "the handler of \(declaration.pattern)", source: declaration.source)
         }
-        guard let handler = Conformances.metatype(found, as: (any RouteHandler.Type).self, path: Hive.defaultBindingPath)
+        guard
+            let handler = Conformances.metatype(found, as: (any RouteHandler.Type).self, path: Hive.defaultBindingPath)
         else {
             throw HiveError(
                 .notAnImplementation,

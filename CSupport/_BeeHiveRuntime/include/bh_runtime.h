@@ -46,7 +46,8 @@ typedef enum {
 typedef struct {
     bh_runtime_problem_kind kind;
     const void *image; /* the lowest address of the image */
-    const char *message; /* "the parent of the context descriptor at 0x…: 0x…, outside the image's readable segments" */
+    const char *message; /* "the name of the context descriptor at 0x… points to 0x…, outside the image's readable
+                            segments" */
 } bh_runtime_problem;
 
 typedef void (*bh_swift_type_fn)(void *context, const bh_swift_type *type);
@@ -81,7 +82,8 @@ int bh_swift_conformances(
  * descriptor must be one a walk gave. */
 const void *bh_swift_type_metadata(const void *descriptor);
 
-/* The witness table of `type` (metadata) for a conformance that `bh_swift_conformances` gave (swift_getWitnessTable). */
+/* The witness table of `type` (metadata) for a conformance that `bh_swift_conformances` gave
+ * (swift_getWitnessTable). */
 const void *bh_swift_witness_table(const void *conformance, const void *type);
 
 /* The runtime's own answer: the witness table of `type`'s conformance to the protocol (swift_conformsToProtocol, the

@@ -114,7 +114,9 @@ package enum Conformances {
             guard var cast = instance as? Service else { return false }
             var assembled = made
             return withUnsafePointer(to: &cast) { a in
-                withUnsafePointer(to: &assembled) { b in sameParts(shape, metatype: false, UnsafeRawPointer(a), UnsafeRawPointer(b)) }
+                withUnsafePointer(to: &assembled) { b in
+                    sameParts(shape, metatype: false, UnsafeRawPointer(a), UnsafeRawPointer(b))
+                }
             }
         }
         if trusted {
@@ -141,7 +143,9 @@ package enum Conformances {
             guard var cast = type as? Metatype else { return false }
             var assembled = made
             return withUnsafePointer(to: &cast) { a in
-                withUnsafePointer(to: &assembled) { b in sameParts(shape, metatype: true, UnsafeRawPointer(a), UnsafeRawPointer(b)) }
+                withUnsafePointer(to: &assembled) { b in
+                    sameParts(shape, metatype: true, UnsafeRawPointer(a), UnsafeRawPointer(b))
+                }
             }
         }
         if trusted {

@@ -32,12 +32,15 @@ struct CorruptMetadataTests {
             let record = try elf.swiftRecord(in: "swift5_type_metadata")
             elf.write(UInt64(UInt32(truncatingIfNeeded: farAway)), at: record.offset, width: 4)
         },
+        // (A conformance *record* sent outside the image is not among these: the Swift runtime follows it itself at the
+        // next cast anywhere in the process and crashes, BeeHive or not. Its descriptor's protocol it only compares.)
         Corruption(
-            description: "a conformance record pointing 1 GiB past the image",
-            expected: "the conformance record at"
+            description: "a conformance descriptor's protocol pointing 1 GiB past the image",
+            expected: "the protocol of the conformance descriptor at"
         ) { elf in
             let record = try elf.swiftRecord(in: "swift5_protocol_conformances")
-            elf.write(UInt64(UInt32(truncatingIfNeeded: farAway)), at: record.offset, width: 4)
+            let descriptor = try elf.relativeTarget(at: record.address)
+            elf.write(UInt64(UInt32(truncatingIfNeeded: farAway)), at: try elf.fileOffset(of: descriptor), width: 4)
         },
         Corruption(
             description: "a type's parent pointing through a slot outside the image",
@@ -59,7 +62,9 @@ struct CorruptMetadataTests {
         ) { elf in
             let module = try elf.moduleDescriptor()
             let field = module + 8
-            let segment = try elf.segment(holding: field)
+            // A segment that ends where its file bytes end (no zero-filled tail after them): the metadata's own.
+            let segment = try elf.loadSegment(holding: elf.section(named: "swift5_type_metadata"))
+            try #require(segment.fileSize == segment.memorySize, "the metadata's segment has no .bss")
             let end = segment.address + segment.fileSize
             let fill = 8
             let start = try elf.fileOffset(of: end - UInt64(fill))
@@ -87,7 +92,9 @@ struct CorruptMetadataTests {
         return run.diagnostics(step).filter { names.contains($0.imagePath) }
     }
 
-    @Test("the host still resolves its type by name; one diagnostic names the plugin and what was outside", arguments: corruptions)
+    @Test(
+        "the host still resolves its type by name; one diagnostic names the plugin and what was outside",
+        arguments: corruptions)
     func hostResolvesAndOneDiagnostic(_ corruption: Corruption) throws {
         let folder = try LabFolder()
         let plugin = try corruptedPlugin(corruption, in: folder)
@@ -133,7 +140,8 @@ struct CorruptMetadataTests {
 extension ELFPatcher {
     /// The PT_LOAD segment whose file-backed part holds `address`.
     func segment(holding address: UInt64) throws -> Segment {
-        guard let segment = segments.first(where: { $0.type == Self.loadSegment && $0.holds(address: address, size: 1) })
+        guard
+            let segment = segments.first(where: { $0.type == Self.loadSegment && $0.holds(address: address, size: 1) })
         else { throw Failure(description: "no PT_LOAD segment holds address \(address)") }
         return segment
     }

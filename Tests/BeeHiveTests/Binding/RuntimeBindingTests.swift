@@ -64,7 +64,9 @@ struct RuntimeBindingTests {
         ("BeeHiveTests.BindingBase", "base"), ("BeeHiveTests.BindingDerived", "derived"),
     ]
 
-    @Test("every fixture name binds to the same type by both paths, and the metadata path answers it", arguments: fixtures)
+    @Test(
+        "every fixture name binds to the same type by both paths, and the metadata path answers it", arguments: fixtures
+    )
     func typesAgree(_ fixture: (name: String, probe: String)) throws {
         let fast = try #require(TypeLookup.binding(named: fixture.name, path: .metadata))
         let slow = try #require(TypeLookup.binding(named: fixture.name, path: .runtime))
