@@ -33,10 +33,10 @@ const bh_segment *bh_bounds_find(const bh_bounds *bounds, uintptr_t address, siz
 /* Whether [address, address + size) lies inside a readable segment of the image numbered `image`. */
 int bh_bounds_in_image(const bh_bounds *bounds, uint32_t image, uintptr_t address, size_t size);
 
-/* The length of the NUL-terminated string at `address` inside the readable segment that holds it, at most `limit`
- * bytes; -1 when no segment holds it, -2 when it runs to its segment's end unterminated, -3 when longer than
+/* The length of the NUL-terminated string at `address` inside `segment` (the one that holds it, or NULL), at most
+ * `limit` bytes; -1 when no segment holds it, -2 when it runs to its segment's end unterminated, -3 when longer than
  * `limit`. */
-long bh_bounds_string(const bh_bounds *bounds, uintptr_t address, size_t limit);
+long bh_bounds_string(const bh_bounds *bounds, const bh_segment *segment, uintptr_t address, size_t limit);
 
 /* A snapshot kept between calls and taken again when the loader has loaded an image since (glibc's dlpi_adds), locked
  * for the caller; NULL (and not locked) when out of memory. Unlock with bh_bounds_shared_unlock; hold it for a

@@ -42,8 +42,23 @@ typedef struct {
     uint32_t image;      /* the image whose records are read */
     const void *start;   /* its lowest address, naming it */
     bool stopped;        /* a problem was found: nothing more is read from this image */
+    const bh_segment *hint; /* the segment the last check found: most pointers land in the one before them */
     char message[BH_MESSAGE];
 } bh_image_walk;
+
+/* The segment that holds [address, address + size): the hint's, else a binary search. */
+static const bh_segment *bh_find(bh_image_walk *walk, uintptr_t address, size_t size) {
+    const bh_segment *hint = walk->hint;
+    if (hint && address >= hint->start && address < hint->end && size <= hint->end - address) return hint;
+    const bh_segment *found = bh_bounds_find(walk->bounds, address, size);
+    if (found) walk->hint = found;
+    return found;
+}
+
+static bool bh_in_image(bh_image_walk *walk, uint32_t image, uintptr_t address, size_t size) {
+    const bh_segment *segment = bh_find(walk, address, size);
+    return segment && segment->image == image;
+}
 
 /* Stops the walk of this image; the first reason is the one reported. */
 __attribute__((format(printf, 2, 3))) static void bh_stop(bh_image_walk *walk, const char *format, ...) {
@@ -60,7 +75,7 @@ __attribute__((format(printf, 2, 3))) static void bh_stop(bh_image_walk *walk, c
 static uintptr_t bh_direct(bh_image_walk *walk, const RelativeDirectPointer *field, size_t size, const char *what) {
     if (walk->stopped || !field->offset) return 0;
     uintptr_t target = (uintptr_t)field + (intptr_t)field->offset;
-    if (!bh_bounds_in_image(walk->bounds, walk->image, target, size)) {
+    if (!bh_in_image(walk, walk->image, target, size)) {
         bh_stop(walk, "%s at %p points to %p, outside the image's readable segments", what, (const void *)field,
                 (const void *)target);
         return 0;
@@ -75,14 +90,14 @@ static uintptr_t bh_indirectable(
     if (walk->stopped || !field->offset) return 0;
     if (!(field->offset & 1)) return bh_direct(walk, (const RelativeDirectPointer *)field, size, what);
     uintptr_t slot = (uintptr_t)field + (intptr_t)(field->offset & ~1);
-    if (!bh_bounds_in_image(walk->bounds, walk->image, slot, sizeof(void *))) {
+    if (!bh_in_image(walk, walk->image, slot, sizeof(void *))) {
         bh_stop(walk, "%s at %p points to a pointer at %p, outside the image's readable segments", what,
                 (const void *)field, (const void *)slot);
         return 0;
     }
     uintptr_t target = *(const uintptr_t *)slot;
     if (!target) return 0;
-    if (!bh_bounds_find(walk->bounds, target, size)) {
+    if (!bh_find(walk, target, size)) {
         bh_stop(walk, "%s at %p points through a pointer to %p, outside every loaded image", what, (const void *)field,
                 (const void *)target);
         return 0;
@@ -97,7 +112,7 @@ static long bh_name(bh_image_walk *walk, const RelativeDirectPointer *field, con
         if (!walk->stopped) bh_stop(walk, "the name of the context descriptor at %p is null", (const void *)field);
         return -1;
     }
-    long length = bh_bounds_string(walk->bounds, target, BH_MAX_IDENTIFIER);
+    long length = bh_bounds_string(walk->bounds, bh_find(walk, target, 1), target, BH_MAX_IDENTIFIER);
     if (length == -2) {
         bh_stop(walk, "the name at %p (of the context descriptor at %p) runs unterminated to the end of its segment",
                 (const void *)target, (const void *)field);
@@ -112,7 +127,7 @@ static long bh_name(bh_image_walk *walk, const RelativeDirectPointer *field, con
  * kind). */
 static const TargetNamedContextDescriptor *bh_named_context(bh_image_walk *walk, uintptr_t address) {
     if (!address || walk->stopped) return NULL;
-    const bh_segment *segment = bh_bounds_find(walk->bounds, address, sizeof(TargetNamedContextDescriptor));
+    const bh_segment *segment = bh_find(walk, address, sizeof(TargetNamedContextDescriptor));
     if (!segment) {
         bh_stop(walk, "a context descriptor at %p lies outside every loaded image", (const void *)address);
         return NULL;
@@ -163,7 +178,7 @@ static bool bh_read_chain(bh_image_walk *walk, const TargetNamedContextDescripto
         chain->levels[chain->depth++] = d;
         if (kind == ContextDescriptorKind_Module) break;
         /* The parent is read in the image that holds this level. */
-        const bh_segment *holder = bh_bounds_find(bounds, (uintptr_t)d, sizeof *d);
+        const bh_segment *holder = bh_find(walk, (uintptr_t)d, sizeof *d);
         if (!holder) return false;
         walk->image = holder->image;
         uintptr_t parent = bh_indirectable(walk, &d->base.Parent, sizeof(TargetNamedContextDescriptor),
@@ -178,7 +193,7 @@ static bool bh_read_chain(bh_image_walk *walk, const TargetNamedContextDescripto
 
 /* A level's name, read in the image that holds it. */
 static long bh_level_name(bh_image_walk *walk, const TargetNamedContextDescriptor *level, const char **name) {
-    const bh_segment *holder = bh_bounds_find(walk->bounds, (uintptr_t)level, sizeof *level);
+    const bh_segment *holder = bh_find(walk, (uintptr_t)level, sizeof *level);
     if (!holder) return -1;
     uint32_t walked = walk->image;
     walk->image = holder->image;
@@ -193,18 +208,18 @@ static long bh_level_name(bh_image_walk *walk, const TargetNamedContextDescripto
  * the last module name compared (its address) is remembered. */
 typedef struct {
     const char *wanted;
-    const char *last;
+    const void *last; /* the module descriptor last compared */
     bool last_match;
 } bh_module_filter;
 
 static bool bh_module_matches(bh_module_filter *filter, bh_image_walk *walk, const bh_chain *chain) {
     if (!filter->wanted) return true;
+    const TargetNamedContextDescriptor *descriptor = chain->levels[chain->depth - 1];
+    if (descriptor == filter->last) return filter->last_match;
     const char *module = NULL;
-    if (bh_level_name(walk, chain->levels[chain->depth - 1], &module) < 0) return false;
-    if (module != filter->last) {
-        filter->last = module;
-        filter->last_match = strcmp(module, filter->wanted) == 0;
-    }
+    if (bh_level_name(walk, descriptor, &module) < 0) return false;
+    filter->last = descriptor;
+    filter->last_match = strcmp(module, filter->wanted) == 0;
     return filter->last_match;
 }
 
@@ -231,7 +246,7 @@ static bool bh_open_image(bh_walk *walk, const MetadataSectionsHead *sections, b
     const bh_segment *holder = bh_bounds_find(&walk->bounds, (uintptr_t)sections, sizeof *sections);
     if (!holder) return false; /* loaded after the snapshot: read by the next walk */
     *image = (bh_image_walk){&walk->bounds, holder->image, (const void *)walk->bounds.image_starts[holder->image],
-                             false, {0}};
+                             false, holder, {0}};
     if (sections->version < BH_METADATA_SECTIONS_OLDEST_VERSION ||
         sections->version > BH_METADATA_SECTIONS_NEWEST_VERSION) {
         char message[BH_MESSAGE];
@@ -407,7 +422,7 @@ static bool bh_visit_conformance_sections(const MetadataSectionsHead *sections, 
                                        "the type of the conformance descriptor");
             if (slot) {
                 type = *(const uintptr_t *)slot;
-                if (type && !bh_bounds_find(&walk->bounds, type, sizeof(TargetTypeContextDescriptor))) {
+                if (type && !bh_find(&image, type, sizeof(TargetTypeContextDescriptor))) {
                     bh_stop(&image,
                             "the type of the conformance descriptor at %p points through a pointer to %p, outside "
                             "every loaded image", (const void *)conformance, (const void *)type);
@@ -456,7 +471,7 @@ const char *bh_swift_module_name(const void *descriptor) {
     const char *module = NULL;
     const bh_segment *holder = bh_bounds_find(bounds, (uintptr_t)descriptor, sizeof(TargetNamedContextDescriptor));
     if (holder) {
-        bh_image_walk walk = {bounds, holder->image, NULL, false, {0}};
+        bh_image_walk walk = {bounds, holder->image, NULL, false, holder, {0}};
         bh_chain chain;
         if (bh_read_chain(&walk, descriptor, &chain) &&
             bh_level_name(&walk, chain.levels[chain.depth - 1], &module) < 0)

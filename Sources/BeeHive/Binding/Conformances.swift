@@ -55,7 +55,7 @@ package enum Conformances {
             modules.withLock { $0[module] = (loaded, table) }
             found = table[key]
         }
-        guard let found, RuntimeBinding.imageState(found.image) != .runtime,
+        guard let found, RuntimeBinding.imageState(found.image, .conformance) != .runtime,
             let table = SwiftConformances.witnessTable(found.conformance, for: metadata)
         else { return nil }
         return (table, found.image)
@@ -110,7 +110,7 @@ package enum Conformances {
         // The value (and its ownership) moves out of `any` into the existential; `any` is deallocated, not destroyed.
         withUnsafePointer(to: shape) { bh_existential_make($0, any, found.table, existential) }
         let made = existential.assumingMemoryBound(to: Service.self).move()
-        let trusted = RuntimeBinding.selfCheck(image: found.image, what: "the conformance of \(type)") {
+        let trusted = RuntimeBinding.selfCheck(image: found.image, .conformance, what: "the conformance of \(type)") {
             guard var cast = instance as? Service else { return false }
             var assembled = made
             return withUnsafePointer(to: &cast) { a in
@@ -139,7 +139,7 @@ package enum Conformances {
         defer { existential.deallocate() }
         bh_existential_metatype_make(metadata(of: type), found.table, existential)
         let made = existential.load(as: Metatype.self)
-        let trusted = RuntimeBinding.selfCheck(image: found.image, what: "the conformance of \(type)") {
+        let trusted = RuntimeBinding.selfCheck(image: found.image, .conformance, what: "the conformance of \(type)") {
             guard var cast = type as? Metatype else { return false }
             var assembled = made
             return withUnsafePointer(to: &cast) { a in

@@ -68,9 +68,19 @@ package enum RuntimeBinding {
         package var disagreements = 0
     }
 
+    /// What a self-check compares: types and conformances are checked apart, each on its first binding in an image.
+    package enum Check: UInt, Sendable {
+        case type = 0
+        case conformance = 1
+    }
+
     private struct State {
+        /// By the image's lowest address (page-aligned, so its low bit is free): the image's state; with the low bit
+        /// set, the outcome of its conformance self-check.
         var images: [UInt: ImageState] = [:]
         var pending: [Diagnostic] = []
+        /// Every diagnostic made, delivered or not (at most two per image).
+        var made: [Diagnostic] = []
         var statistics = Statistics()
     }
 
@@ -80,19 +90,22 @@ package enum RuntimeBinding {
     package static let environmentPath: BindingPath =
         EnvironmentVariable.runtimeBinding.value == "runtime" ? .runtime : .metadata
 
+    /// Every diagnostic the binding made about an image, whichever hive it was recorded in.
+    package static var diagnostics: [Diagnostic] { state.withLock { $0.made } }
+
     /// The counters so far.
     package static var statistics: Statistics { state.withLock { $0.statistics } }
 
-    /// How the binding treats the image at `image` (its lowest address); nil before its first binding.
-    package static func state(ofImage image: UnsafeRawPointer) -> ImageState? {
-        state.withLock { $0.images[UInt(bitPattern: image)] }
+    /// How the binding treats the image at `image` (its lowest address) for `check`; nil before its first binding.
+    package static func state(ofImage image: UnsafeRawPointer, _ check: Check = .type) -> ImageState? {
+        state.withLock { $0.images[UInt(bitPattern: image) | check.rawValue] }
     }
 
     /// The images and their states, for tests: by the image's path.
     package static var imageStates: [String: ImageState] {
         let images = state.withLock { $0.images }
         var byPath: [String: ImageState] = [:]
-        for (image, state) in images {
+        for (image, state) in images where image & 1 == 0 {
             let path = UnsafeRawPointer(bitPattern: image).flatMap(RuntimeImage.path(of:)) ?? "\(image)"
             byPath[path] = state
         }
@@ -139,22 +152,36 @@ package enum RuntimeBinding {
                             "expected Swift metadata that BeeHive can read in \(path); \(problem.message). Its types "
                                 + "are bound by the Swift runtime's look-ups instead", source: .image(path))))
         }
-        if !diagnostics.isEmpty { state.withLock { $0.pending += diagnostics } }
+        if !diagnostics.isEmpty {
+            state.withLock {
+                $0.pending += diagnostics
+                $0.made += diagnostics
+            }
+        }
     }
 
     /// The state of the image at `image` for a binding about to be made there: `.runtime` and `.corrupt` images are
-    /// not bound from their metadata.
-    static func imageState(_ image: UnsafeRawPointer?) -> ImageState? {
+    /// not bound from their metadata (for conformances, nor an image whose conformance self-check disagreed).
+    static func imageState(_ image: UnsafeRawPointer?, _ check: Check = .type) -> ImageState? {
         guard let image else { return nil }
-        return state.withLock { $0.images[UInt(bitPattern: image)] }
+        let key = UInt(bitPattern: image)
+        return state.withLock { state in
+            let whole = state.images[key]
+            guard check == .conformance, whole == nil || whole == .agreed else { return whole }
+            return state.images[key | check.rawValue] == .runtime ? .runtime : whole
+        }
     }
 
     /// Compares the first binding of `image` with the runtime's own answer: `agrees` is called once per image (outside
     /// every lock). Returns whether the metadata path may answer for the image.
-    static func selfCheck(image: UnsafeRawPointer?, what: @autoclosure () -> String, _ agrees: () -> Bool) -> Bool {
+    static func selfCheck(
+        image: UnsafeRawPointer?, _ check: Check = .type, what: @autoclosure () -> String, _ agrees: () -> Bool
+    ) -> Bool {
         guard let image else { return true }
-        let key = UInt(bitPattern: image)
-        switch state.withLock({ $0.images[key] }) {
+        let key = UInt(bitPattern: image) | check.rawValue
+        switch state.withLock({ state in
+            state.images[key & ~1] == .corrupt || state.images[key & ~1] == .runtime ? .runtime : state.images[key]
+        }) {
         case .agreed?: return true
         case .runtime?, .corrupt?: return false
         case nil: break
@@ -176,7 +203,10 @@ package enum RuntimeBinding {
                     "expected BeeHive's reading of the Swift metadata of \(path) to agree with the Swift runtime; "
                         + "for \(what()) it does not. The image's types are bound by the runtime's look-ups instead",
                     source: .image(path)))
-            state.withLock { $0.pending.append(diagnostic) }
+            state.withLock {
+                $0.pending.append(diagnostic)
+                $0.made.append(diagnostic)
+            }
         }
         return agreed || state.withLock { $0.images[key] == .agreed }
     }

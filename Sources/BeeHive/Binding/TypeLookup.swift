@@ -26,7 +26,8 @@ package enum TypeLookup {
     }
 
     /// By path: the runtime's path keeps its own cache, so that switching paths never serves the other's answer.
-    private static let cache = LockedValue<[BindingPath: [String: Cached]]>([:])
+    private static let metadataCache = LockedValue<[String: Cached]>([:])
+    private static let runtimeCache = LockedValue<[String: Cached]>([:])
     private static let modules = LockedValue<[Substring: ModuleIndex]>([:])
 
     /// How many images the dynamic loader has loaded so far: a lookup that failed may succeed once it grows.
@@ -45,7 +46,8 @@ package enum TypeLookup {
         if let typed = TypedRecords.type(named: name) { return (typed, .metadata) }
         let path = path ?? hive?.bindingPath ?? Hive.defaultBindingPath
         let loaded: UInt64
-        switch cache.withLock({ $0[path]?[name] }) {
+        let cache = path == .metadata ? metadataCache : runtimeCache
+        switch cache.withLock({ $0[name] }) {
         case .found(let type, let by)?: return (type, by)
         case .missing(let count)?:
             loaded = loadedImageCount
@@ -56,9 +58,7 @@ package enum TypeLookup {
         let found = path == .metadata ? metadataBinding(named: name) : typeByMangledName(name).map { ($0, .runtime) }
         RuntimeBinding.deliver(to: hive)
         if let found { RuntimeBinding.count(found.1, conformance: false) }
-        cache.withLock {
-            $0[path, default: [:]][name] = found.map { .found($0.0, $0.1) } ?? .missing(loadedImages: loaded)
-        }
+        cache.withLock { $0[name] = found.map { .found($0.0, $0.1) } ?? .missing(loadedImages: loaded) }
         return found.map { (type: $0.0, path: $0.1) }
     }
 

@@ -131,8 +131,10 @@ struct RuntimeBindingTests {
     func selfCheckAgreed() throws {
         let entry = try #require(TypeLookup.declarations(named: "BeeHiveTests.BindingClass")?.first)
         _ = TypeLookup.type(named: "BeeHiveTests.BindingClass", path: .metadata)
+        _ = Conformances.cast(BindingClass(), to: (any ClassBoundProbe).self, path: .metadata)
         let image = try #require(entry.image)
         #expect(RuntimeBinding.state(ofImage: image) == .agreed)
+        #expect(RuntimeBinding.state(ofImage: image, .conformance) == .agreed, "checked apart from the types")
         #expect(RuntimeBinding.statistics.selfChecks >= 1)
         #expect(RuntimeBinding.statistics.disagreements == 0)
         #expect(!RuntimeBinding.imageStates.values.contains(.corrupt), "\(RuntimeBinding.imageStates)")
@@ -150,5 +152,27 @@ struct RuntimeBindingTests {
             #expect(try hive.createService(BindingProbe.self).probe() == "inner")
             #expect(try hive.createService(ClassBoundProbe.self).probe() == "class")
         }
+    }
+
+    @Test("an image whose first binding disagrees with the runtime's goes to the runtime's path, with one warning")
+    func disagreementFallsBack() throws {
+        // An address of no image (a heap block): the bookkeeping is exercised without touching a real image.
+        let block = UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 16)
+        defer { block.deallocate() }
+        let image = UnsafeRawPointer(block)
+        let before = RuntimeBinding.statistics.disagreements
+        #expect(!RuntimeBinding.selfCheck(image: image, what: "the type Fake.Type") { false })
+        #expect(RuntimeBinding.state(ofImage: image) == .runtime)
+        #expect(
+            !RuntimeBinding.selfCheck(image: image, what: "the type Fake.Other") {
+                Issue.record("checked twice"); return true
+            })
+        #expect(RuntimeBinding.statistics.disagreements >= before + 1)
+        // Made once, and recorded in whichever hive asks next (another suite's, when tests run in parallel).
+        let warnings = RuntimeBinding.diagnostics.filter { $0.message.contains("for the type Fake.Type it does not") }
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.severity == .warning)
+        #expect(warnings.first?.code == .unreadableImage)
+        #expect(!RuntimeBinding.diagnostics.contains { $0.message.contains("Fake.Other") })
     }
 }
