@@ -115,10 +115,13 @@ static bh_bounds bh_shared;
 static unsigned long long bh_shared_adds;
 static int bh_shared_taken;
 
-const bh_bounds *bh_bounds_shared_lock(void) {
+const bh_bounds *bh_bounds_shared_lock(uintptr_t address, size_t size) {
+    pthread_mutex_lock(&bh_shared_lock);
+    /* An address inside an image the snapshot knows is read in that image's bounds (Swift images are never unloaded:
+     * see Docs/Design.md); any other address asks the loader whether it loaded images since. */
+    if (bh_shared_taken && bh_bounds_find(&bh_shared, address, size)) return &bh_shared;
     unsigned long long adds = 0;
     dl_iterate_phdr(bh_read_adds, &adds);
-    pthread_mutex_lock(&bh_shared_lock);
     if (!bh_shared_taken || adds != bh_shared_adds || !adds) {
         bh_bounds_free(&bh_shared);
         bh_shared_taken = bh_bounds_take(&bh_shared);

@@ -38,10 +38,10 @@ int bh_bounds_in_image(const bh_bounds *bounds, uint32_t image, uintptr_t addres
  * `limit`. */
 long bh_bounds_string(const bh_bounds *bounds, const bh_segment *segment, uintptr_t address, size_t limit);
 
-/* A snapshot kept between calls and taken again when the loader has loaded an image since (glibc's dlpi_adds), locked
- * for the caller; NULL (and not locked) when out of memory. Unlock with bh_bounds_shared_unlock; hold it for a
- * bounded read only. */
-const bh_bounds *bh_bounds_shared_lock(void);
+/* A snapshot kept between calls, locked for the caller: taken again when it holds no segment with [address, address +
+ * size) and the loader has loaded an image since (glibc's dlpi_adds); NULL (and not locked) when out of memory.
+ * Unlock with bh_bounds_shared_unlock; hold it for a bounded read only. */
+const bh_bounds *bh_bounds_shared_lock(uintptr_t address, size_t size);
 void bh_bounds_shared_unlock(void);
 
 #endif /* BH_IMAGE_BOUNDS_H */

@@ -30,7 +30,6 @@ extern void swift_enumerateAllMetadataSections(bool (*body)(const MetadataSectio
 enum {
     BH_MAX_DEPTH = 8,     /* nesting levels below the module */
     BH_MAX_NAME = 512,    /* bytes of a qualified name */
-    BH_MAX_MANGLED = 600, /* bytes of its mangled spelling */
     BH_MAX_IDENTIFIER = 255,
     BH_MESSAGE = 320,
 };
@@ -305,9 +304,8 @@ static void bh_report_type(bh_walk *walk, bh_image_walk *image, const TargetName
     if (ContextDescriptorFlags_version(descriptor->base.Flags) != 0) return;
     bh_chain chain;
     if (!bh_read_chain(image, descriptor, &chain) || !bh_module_matches(&walk->module, image, &chain)) return;
-    char name[BH_MAX_NAME], mangled[BH_MAX_MANGLED];
-    size_t length = 0, mangled_length = 0;
-    bool plain = true;
+    char name[BH_MAX_NAME];
+    size_t length = 0;
     for (size_t i = chain.depth; i-- > 0;) {
         const char *part = NULL;
         long n = bh_level_name(image, chain.levels[i], &part);
@@ -316,22 +314,11 @@ static void bh_report_type(bh_walk *walk, bh_image_walk *image, const TargetName
         if (length) name[length++] = '.';
         memcpy(name + length, part, (size_t)n);
         length += (size_t)n;
-        unsigned level_kind = ContextDescriptorFlags_kind(chain.levels[i]->base.Flags);
-        char letter = i + 1 == chain.depth ? 0 : bh_mangling_letter(level_kind);
-        if (plain && bh_is_plain_identifier(part, (size_t)n) && mangled_length + (size_t)n + 8 < sizeof mangled) {
-            mangled_length += (size_t)snprintf(mangled + mangled_length, sizeof mangled - mangled_length, "%ld%.*s",
-                                               n, (int)n, part);
-            if (letter) mangled[mangled_length++] = letter;
-        } else {
-            plain = false;
-        }
     }
     name[length] = 0;
-    mangled[plain ? mangled_length : 0] = 0;
     ContextDescriptorFlags flags = descriptor->base.Flags;
     bh_swift_type type = {name,
                           length,
-                          mangled,
                           descriptor,
                           image->start,
                           ContextDescriptorFlags_kind(flags),
@@ -464,21 +451,57 @@ int bh_swift_conformances(
 
 /* ---- Names of loaded types ------------------------------------------------------------------------------- */
 
-const char *bh_swift_module_name(const void *descriptor) {
-    if (!descriptor) return NULL;
-    const bh_bounds *bounds = bh_bounds_shared_lock();
-    if (!bounds) return NULL;
-    const char *module = NULL;
+/* Runs `body` with the descriptor's parent chain read in the shared snapshot (taken again only when the descriptor
+ * lies in no image it knows); false when the chain cannot be read. */
+static bool bh_with_chain(
+    const void *descriptor, bool (*body)(bh_image_walk *, const bh_chain *, void *), void *context) {
+    if (!descriptor) return false;
+    const bh_bounds *bounds = bh_bounds_shared_lock((uintptr_t)descriptor, sizeof(TargetNamedContextDescriptor));
+    if (!bounds) return false;
+    bool done = false;
     const bh_segment *holder = bh_bounds_find(bounds, (uintptr_t)descriptor, sizeof(TargetNamedContextDescriptor));
     if (holder) {
         bh_image_walk walk = {bounds, holder->image, NULL, false, holder, {0}};
         bh_chain chain;
-        if (bh_read_chain(&walk, descriptor, &chain) &&
-            bh_level_name(&walk, chain.levels[chain.depth - 1], &module) < 0)
-            module = NULL;
+        if (bh_read_chain(&walk, descriptor, &chain)) done = body(&walk, &chain, context);
     }
     bh_bounds_shared_unlock();
-    return module;
+    return done;
+}
+
+static bool bh_module_of_chain(bh_image_walk *walk, const bh_chain *chain, void *context) {
+    return bh_level_name(walk, chain->levels[chain->depth - 1], context) > 0;
+}
+
+const char *bh_swift_module_name(const void *descriptor) {
+    const char *module = NULL;
+    return bh_with_chain(descriptor, bh_module_of_chain, &module) ? module : NULL;
+}
+
+typedef struct {
+    char *buffer;
+    size_t capacity;
+} bh_mangling;
+
+static bool bh_mangle_chain(bh_image_walk *walk, const bh_chain *chain, void *context) {
+    bh_mangling *out = context;
+    size_t length = 0;
+    for (size_t i = chain->depth; i-- > 0;) {
+        const char *part = NULL;
+        long n = bh_level_name(walk, chain->levels[i], &part);
+        if (n <= 0 || !bh_is_plain_identifier(part, (size_t)n) || length + (size_t)n + 8 >= out->capacity) return false;
+        length += (size_t)snprintf(out->buffer + length, out->capacity - length, "%ld%.*s", n, (int)n, part);
+        unsigned kind = ContextDescriptorFlags_kind(chain->levels[i]->base.Flags);
+        char letter = i + 1 == chain->depth ? 0 : bh_mangling_letter(kind);
+        if (letter) out->buffer[length++] = letter;
+    }
+    out->buffer[length] = 0;
+    return length > 0;
+}
+
+size_t bh_swift_mangled_name(const void *descriptor, char *buffer, size_t capacity) {
+    bh_mangling out = {buffer, capacity};
+    return capacity && bh_with_chain(descriptor, bh_mangle_chain, &out) ? strlen(buffer) : 0;
 }
 
 const char *bh_image_path(const void *address) {

@@ -20,13 +20,10 @@ extern "C" {
 
 /* ---- Walks of the loaded images' metadata ---------------------------------------------------------------- */
 
-/* A nominal type or protocol of a loaded Swift image. `name` ("Module.Outer.Inner") and `mangled` (the same name as
- * the runtime's look-up by mangled name takes it, "6Module5OuterV5InnerC"; empty when it cannot be spelt so) live
- * during the callback. */
+/* A nominal type or protocol of a loaded Swift image. `name` ("Module.Outer.Inner") lives during the callback. */
 typedef struct {
     const char *name;
     size_t name_length;
-    const char *mangled;
     const void *descriptor; /* the type's or protocol's context descriptor */
     const void *image;      /* the lowest address of the image that defines it */
     unsigned kind;          /* 3 protocol, 16 class, 17 struct, 18 enum */
@@ -96,6 +93,11 @@ const void *bh_swift_type_descriptor(const void *type);
 /* The name of the module a context descriptor of a loaded type belongs to (its descriptor came from the runtime), or
  * NULL; the parent chain is followed only inside loaded images' readable segments. */
 const char *bh_swift_module_name(const void *descriptor);
+
+/* Writes the name of a type a walk gave as the runtime's look-up by mangled name takes it ("6Module5OuterV5InnerC":
+ * each level's kind read from its descriptor) into `buffer`; returns its length, or 0 when it cannot be spelt so
+ * (identifiers that need Punycode, too long). */
+size_t bh_swift_mangled_name(const void *descriptor, char *buffer, size_t capacity);
 
 /* The path of the loaded image that holds `address` (dladdr), or NULL; the string lives while the image is loaded. */
 const char *bh_image_path(const void *address);

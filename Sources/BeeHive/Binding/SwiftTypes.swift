@@ -23,9 +23,6 @@ enum SwiftTypes {
     struct Entry: @unchecked Sendable, Hashable {
         /// Its module-qualified name: `Module.Outer.Inner`.
         let name: String
-        /// The same name as the runtime's look-up by mangled name takes it (`6Module5OuterV5InnerC`); empty when it
-        /// cannot be spelt so simply (identifiers that need Punycode).
-        let mangledName: String
         /// What it is.
         let kind: Kind
         /// Whether it has generic parameters (such a type has no metadata without its arguments).
@@ -36,6 +33,15 @@ enum SwiftTypes {
 
         /// The path of the image that defines it.
         var imagePath: String? { image.flatMap(RuntimeImage.path(of:)) }
+
+        /// The same name as the runtime's look-up by mangled name takes it (`6Module5OuterV5InnerC`); nil when it
+        /// cannot be spelt so simply (identifiers that need Punycode).
+        var mangledName: String? {
+            withUnsafeTemporaryAllocation(of: CChar.self, capacity: 1_024) { buffer in
+                let length = bh_swift_mangled_name(descriptor, buffer.baseAddress, buffer.count)
+                return length > 0 ? String(cString: buffer.baseAddress!) : nil
+            }
+        }
 
         /// The type, for a non-generic class, struct or enum: from its own metadata access function, no look-up.
         var type: (any Any.Type)? {
@@ -67,8 +73,8 @@ enum SwiftTypes {
                 decoding: UnsafeRawBufferPointer(start: type.name, count: type.name_length), as: UTF8.self)
             Unmanaged<RuntimeImage.Collector>.fromOpaque(context).takeUnretainedValue().entries.append(
                 Entry(
-                    name: name, mangledName: String(cString: type.mangled), kind: kind, isGeneric: type.is_generic != 0,
-                    image: type.image, descriptor: type.descriptor))
+                    name: name, kind: kind, isGeneric: type.is_generic != 0, image: type.image,
+                    descriptor: type.descriptor))
         }
         let available = withExtendedLifetime(collector) {
             let context = Unmanaged.passUnretained(collector).toOpaque()

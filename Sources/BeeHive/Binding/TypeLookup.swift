@@ -154,7 +154,7 @@ package enum TypeLookup {
             guard let type = entry.type else { continue }
             var answer: Any.Type?
             let trusted = RuntimeBinding.selfCheck(image: entry.image, what: "the type \(name)") {
-                answer = entry.mangledName.isEmpty ? typeByMangledName(name) : _typeByName(entry.mangledName)
+                answer = entry.mangledName.flatMap { _typeByName($0) } ?? typeByMangledName(name)
                 return answer.map { ObjectIdentifier($0) == ObjectIdentifier(type) } ?? false
             }
             if trusted { return (type, .metadata) }
