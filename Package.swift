@@ -61,6 +61,9 @@ let package = Package(
             name: "_BeeHiveScanner", dependencies: ["CLibELF"], path: "CSupport/_BeeHiveScanner",
             linkerSettings: [.linkedLibrary("z")]
         ),
+        // The room for the Swift runtime: every read of its layouts (metadata sections, context and conformance
+        // descriptors, existentials), each pointer checked against the image's readable segments (Docs/Design.md).
+        .target(name: "_BeeHiveRuntime", path: "CSupport/_BeeHiveRuntime"),
         // Reads record sections from files on disk; linked by the beehive tool only, never into programs.
         .target(name: "_BeeHiveInspect", dependencies: ["CLibELF"], path: "CSupport/_BeeHiveInspect"),
 
@@ -70,7 +73,9 @@ let package = Package(
         .target(name: "_BeeHiveDiscovery", dependencies: ["_BeeHiveScanner", "_BeeHiveFormats"]),
         .target(
             name: "BeeHive",
-            dependencies: ["_BeeHiveDiscovery", "_BeeHiveFormats", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "_BeeHiveDiscovery", "_BeeHiveFormats", "_BeeHiveRuntime", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .target(
             name: "BeeHiveModules",

@@ -125,7 +125,9 @@ extension Router {
             throw HiveError.unknownType(
                 declaration.handler, role: "the handler of \(declaration.pattern)", source: declaration.source)
         }
-        guard let handler = found as? any RouteHandler.Type else {
+        guard
+            let handler = Conformances.metatype(found, as: (any RouteHandler.Type).self, path: Hive.defaultBindingPath)
+        else {
             throw HiveError(
                 .notAnImplementation,
                 "expected \(declaration.handler), the handler of \(declaration.pattern), to conform to "

@@ -117,54 +117,6 @@ bh_scan_stats bh_scanner_stats(bh_scanner *scanner);
  */
 bh_scanner *bh_startup_scanner(void);
 
-/* ---- Swift types (swift_types.c) ---------------------------------------------------------------- */
-
-/* A nominal type or protocol of a loaded Swift image. `name` ("Module.Outer.Inner") lives during the callback. */
-typedef struct {
-    const char *name;
-    size_t name_length;
-    const void *descriptor; /* the type's or protocol's context descriptor */
-    const void *image;      /* the base address of the image that defines it */
-    unsigned kind;          /* 3 protocol, 16 class, 17 struct, 18 enum */
-    int is_generic;
-} bh_swift_type;
-
-typedef void (*bh_swift_type_fn)(void *context, const bh_swift_type *type);
-
-/*
- * Calls `visit` for every nominal type and protocol of module `module` (every module when NULL) that has a
- * module-qualified name (not private, local or declared in an extension), in every Swift image loaded. Reads the
- * metadata sections the images registered with the Swift runtime. Returns 0 when the runtime cannot enumerate
- * them (no Swift runtime linked).
- */
-int bh_swift_types(const char *module, bh_swift_type_fn visit, void *context);
-
-/* The complete metadata of a non-generic type, from its descriptor's access function; NULL for other kinds. */
-const void *bh_swift_type_metadata(const void *descriptor);
-
-/* A conformance record: `type` (a non-generic type's descriptor) conforms to `protocol` (a protocol descriptor), with
- * no conditional requirement; `conformance` is its protocol conformance descriptor. */
-typedef void (*bh_swift_conformance_fn)(void *context, const void *type, const void *protocol, const void *conformance);
-
-/* Calls `visit` for every conformance record, in every Swift image loaded, of a type of module `module`. Returns 0
- * when the runtime cannot enumerate the images. */
-int bh_swift_conformances(const char *module, bh_swift_conformance_fn visit, void *context);
-
-/* The witness table of `type` (metadata) for a conformance that `bh_swift_conformances` gave (swift_getWitnessTable). */
-const void *bh_swift_witness_table(const void *conformance, const void *type);
-
-/* The context descriptor of a class, struct or enum (metadata), or NULL. */
-const void *bh_swift_type_descriptor(const void *type);
-
-/* The name of the module a context descriptor belongs to, or NULL. */
-const char *bh_swift_module_name(const void *descriptor);
-
-/* The path of the loaded image that holds `address` (dladdr), or NULL; the string lives while the image is loaded. */
-const char *bh_image_path(const void *address);
-
-/* Whether the type `metadata` conforms to the protocol `protocol_descriptor` (the Swift runtime's check). */
-int bh_swift_conforms(const void *metadata, const void *protocol_descriptor);
-
 #ifdef __cplusplus
 }
 #endif

@@ -36,6 +36,11 @@ extension Hive {
         /// How many diagnostics ``Hive/diagnostics`` keeps: the most recent ones (default 1,000). Older ones
         /// are dropped and counted in ``Hive/droppedDiagnosticCount``; every diagnostic is logged either way.
         public var diagnosticLimit: Int
+        /// Whether names are bound to types by reading the loaded images' Swift metadata (the fast path, whose first
+        /// answer in each image is checked against the Swift runtime's), or, when `false`, by the runtime's own
+        /// look-ups and casts (slower; for diagnosis). Nil, the default, follows the environment variable
+        /// `BEEHIVE_RUNTIME_BINDING` (`runtime` turns the fast path off).
+        public var bindsNamesFromMetadata: Bool?
 
         /// Creates options.
         /// - Parameters:
@@ -45,10 +50,14 @@ extension Hive {
         ///   - scansAllImages: Open every image, not only those with a BeeHive note.
         ///   - recordSections: The record sections to register; nil for all.
         ///   - diagnosticLimit: How many diagnostics to keep in memory.
+        ///   - bindsNamesFromMetadata: Bind names from the images' metadata (`true`), by the runtime's look-ups
+        ///     (`false`), or as `BEEHIVE_RUNTIME_BINDING` says (nil).
         public init(
             isStrict: Bool = false, logger: Logger = Logger(label: "BeeHive"), scansLoadedImages: Bool = false,
-            scansAllImages: Bool = false, recordSections: Set<String>? = nil, diagnosticLimit: Int = 1_000
+            scansAllImages: Bool = false, recordSections: Set<String>? = nil, diagnosticLimit: Int = 1_000,
+            bindsNamesFromMetadata: Bool? = nil
         ) {
+            self.bindsNamesFromMetadata = bindsNamesFromMetadata
             self.diagnosticLimit = diagnosticLimit
             self.isStrict = isStrict
             self.logger = logger

@@ -239,8 +239,8 @@ extension Hive {
             let registration = entry.registration
             if let typed = TypedRecords.implementation(named: name), let implementation = typed.implementation {
                 resolved = .implementation(implementation, boxes: typed.services)
-            } else if let type = TypeLookup.type(named: name) {
-                if let implementation = Conformances.implementation(type) ?? type as? any ServiceImplementation.Type {
+            } else if let type = TypeLookup.type(named: name, for: self) {
+                if let implementation = Conformances.implementation(type, path: bindingPath) {
                     resolved = .implementation(implementation, boxes: ServiceBoxes())
                 } else {
                     resolved = .unresolvable(
@@ -397,7 +397,7 @@ private struct TypedLookup<Service> {
         let box: TypedInstance<Service>
         if let boxed = made.boxed as? TypedInstance<Service> {
             box = boxed
-        } else if let typed = Conformances.cast(made.instance, to: Service.self) ?? made.instance as? Service {
+        } else if let typed = Conformances.cast(made.instance, to: Service.self, path: hive.bindingPath) {
             box = TypedInstance(typed)
         } else {
             throw HiveError.doesNotConform(entry.registration, service: key.service)

@@ -17,6 +17,9 @@ package enum EnvironmentVariable: String, CaseIterable, Sendable {
     /// `off`: no scan before `main`; `all`: open every image, not only those with a BeeHive note. Read by the C
     /// scanner's constructor. Wins: `Hive.Options.scansAllImages` for hives of one's own.
     case scan = "BEEHIVE_SCAN"
+    /// `runtime`: names are bound to types by the Swift runtime's own look-ups (`_typeByName`, `as?`), not from the
+    /// images' metadata. Wins: `Hive.Options.bindsNamesFromMetadata`.
+    case runtimeBinding = "BEEHIVE_RUNTIME_BINDING"
 
     /// The variable's value, or `nil` when it is not set.
     package var value: String? { getenv(rawValue).map { String(cString: $0) } }

@@ -190,10 +190,10 @@ public final class ModuleManager: Sendable {
 
     /// The module type a declaration names, found by name and checked to be a ``HiveModule``.
     func moduleType(of declaration: ModuleDeclaration) throws(HiveError) -> any HiveModule.Type {
-        guard let found = TypeLookup.type(named: declaration.name) else {
+        guard let found = TypeLookup.type(named: declaration.name, for: hive) else {
             throw .unknownType(declaration.name, role: "a module", source: declaration.source)
         }
-        guard let module = found as? any HiveModule.Type else {
+        guard let module = Conformances.metatype(found, as: (any HiveModule.Type).self, path: hive.bindingPath) else {
             throw HiveError(
                 .notAModule,
                 "expected \(declaration.name) to be a module (a class conforming to HiveModule); it is not",

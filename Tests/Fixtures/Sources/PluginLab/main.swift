@@ -26,6 +26,8 @@
 //   bootstrap                   Hive.bootstrap(_:) with default options; prints ok or the error
 //   remove-all-routers          Router.removeAllRouters(); prints the schemes left
 //   validate-routes             Router.validateDeclaredRoutes(in: .shared); prints ok, or one line per problem
+//   resolve:<type>              registers <type> (a module-qualified name) as an implementation of PluginLab.LabService
+//                               and creates it by name; prints what it made, or the error
 //   exit                        flushes and leaves with _exit(0)
 // The program always leaves with _exit(0): a library truncated under it would fault in its destructors.
 import BeeHive
@@ -46,6 +48,15 @@ struct NotARoute {}
 
 struct LabRouteV2: RouteHandler {
     func handle(_ request: RouteRequest) throws -> Any? { "LabRouteV2" }
+}
+
+/// A service of the host, resolved by name (the step resolve:<type>).
+protocol LabService { func label() -> String }
+
+/// The host's implementation of ``LabService``.
+final class LabServiceImpl: LabService, ServiceImplementation {
+    init() {}
+    func label() -> String { "LabServiceImpl" }
 }
 
 // The shared hive's first use registers what is loaded now, so that each rescan's report counts only its own step;
@@ -241,6 +252,14 @@ for (index, step) in CommandLine.arguments.dropFirst().enumerated() {
         for fd in spareDescriptors { close(fd) }
         emit(index, "release", "\(spareDescriptors.count)")
         spareDescriptors = []
+    case "resolve":
+        let name = fields(step, 1)[0]
+        do {
+            try Hive.shared.register(service: "PluginLab.LabService", impl: name, name: "resolve-\(index)")
+            emit(index, "resolve", try Hive.shared.createService(LabService.self, name: "resolve-\(index)").label())
+        } catch {
+            emit(index, "resolve", "error \(error)")
+        }
     case "exit":
         leave()
     default:

@@ -4,12 +4,15 @@ internal import _BeeHiveDiscovery
 /// looked up again once another image has been loaded (a plugin may bring the type).
 ///
 /// The first look-up in a module walks the type records of the loaded Swift images once and keeps every name of
-/// that module (``SwiftTypes``); a type's metadata then comes from its own access function. The Swift runtime's
-/// `_typeByName` instead scans every type record of the process for each name, and needs the kind of every level
-/// (class, struct, enum) that a dotted name does not say: it is the fallback when the images cannot be enumerated.
+/// that module (``SwiftTypes``, over `_BeeHiveRuntime`, which checks every pointer it follows); a type's metadata then
+/// comes from its own access function. The first type so bound in each image is compared with the runtime's answer
+/// (``RuntimeBinding``). The Swift runtime's `_typeByName` instead scans every type record of the process for each
+/// name, and needs the kind of every level (class, struct, enum) that a dotted name does not say: it is the path when
+/// the fast one is switched off (``BindingPath/runtime``), for images whose metadata BeeHive cannot read or whose
+/// self-check failed, and when the images cannot be enumerated.
 package enum TypeLookup {
     private enum Cached {
-        case found(Any.Type)
+        case found(Any.Type, BindingPath)
         /// Not found while the loader had loaded this many images; a later `dlopen` may bring it.
         case missing(loadedImages: UInt64)
     }
@@ -18,28 +21,45 @@ package enum TypeLookup {
     private struct ModuleIndex {
         let loadedImages: UInt64
         let entries: [String: [SwiftTypes.Entry]]
+        /// Whether an image could not be read for a version BeeHive does not know: a miss asks the runtime.
+        let hasUnreadImages: Bool
     }
 
-    private static let cache = LockedValue<[String: Cached]>([:])
+    /// By path: the runtime's path keeps its own cache, so that switching paths never serves the other's answer.
+    private static let metadataCache = LockedValue<[String: Cached]>([:])
+    private static let runtimeCache = LockedValue<[String: Cached]>([:])
     private static let modules = LockedValue<[Substring: ModuleIndex]>([:])
 
     /// How many images the dynamic loader has loaded so far: a lookup that failed may succeed once it grows.
     package static var loadedImageCount: UInt64 { ImageScanner.loadedImageCount }
 
-    package static func type(named name: String) -> Any.Type? {
-        if let typed = TypedRecords.type(named: name) { return typed }
+    /// The type named `name`, bound by `path` (the shared hive's, or the environment's, by default).
+    package static func type(named name: String, path: BindingPath? = nil, for hive: Hive? = nil) -> Any.Type? {
+        binding(named: name, path: path, for: hive)?.type
+    }
+
+    /// The type named `name` and the path that bound it: ``BindingPath/metadata`` unless the switch, the image's state
+    /// or its self-check sent it to the runtime's look-up. Diagnostics about images go to `hive` (or the shared hive).
+    package static func binding(
+        named name: String, path: BindingPath? = nil, for hive: Hive? = nil
+    ) -> (type: Any.Type, path: BindingPath)? {
+        if let typed = TypedRecords.type(named: name) { return (typed, .metadata) }
+        let path = path ?? hive?.bindingPath ?? Hive.defaultBindingPath
         let loaded: UInt64
+        let cache = path == .metadata ? metadataCache : runtimeCache
         switch cache.withLock({ $0[name] }) {
-        case .found(let type)?: return type
+        case .found(let type, let by)?: return (type, by)
         case .missing(let count)?:
             loaded = loadedImageCount
             if count == loaded { return nil }
         case nil:
             loaded = loadedImageCount
         }
-        let found = uncachedType(named: name)
-        cache.withLock { $0[name] = found.map { .found($0) } ?? .missing(loadedImages: loaded) }
-        return found
+        let found = path == .metadata ? metadataBinding(named: name) : typeByMangledName(name).map { ($0, .runtime) }
+        RuntimeBinding.deliver(to: hive)
+        if let found { RuntimeBinding.count(found.1, conformance: false) }
+        cache.withLock { $0[name] = found.map { .found($0.0, $0.1) } ?? .missing(loadedImages: loaded) }
+        return found.map { (type: $0.0, path: $0.1) }
     }
 
     /// The types and protocols named `name` in the loaded images (more than one when several images define it), or
@@ -59,7 +79,9 @@ package enum TypeLookup {
         }
         // No such module: the same name in another module (the module was misspelt, or the type moved).
         let unqualified = name.dropFirst(module.count + 1)
-        let everywhere = SwiftTypes.entries(inModule: nil)?.filter { kinds.contains($0.kind) } ?? []
+        let walk = SwiftTypes.entries(inModule: nil)
+        RuntimeBinding.note(walk?.problems ?? [])
+        let everywhere = walk?.entries.filter { kinds.contains($0.kind) && isReadable($0) } ?? []
         var byUnqualified: [String: [String]] = [:]
         for entry in everywhere {
             guard let dot = entry.name.firstIndex(of: ".") else { continue }
@@ -103,18 +125,44 @@ package enum TypeLookup {
         if let known = modules.withLock({ $0[module] }), !(refreshing && known.loadedImages != loaded) {
             return known
         }
-        guard let entries = SwiftTypes.entries(inModule: String(module)) else { return nil }
-        let index = ModuleIndex(loadedImages: loaded, entries: Dictionary(grouping: entries, by: \.name))
+        guard let walk = SwiftTypes.entries(inModule: String(module)) else { return nil }
+        RuntimeBinding.note(walk.problems)
+        let index = ModuleIndex(
+            loadedImages: loaded, entries: Dictionary(grouping: walk.entries.filter(isReadable), by: \.name),
+            hasUnreadImages: walk.problems.contains { !$0.isCorrupt })
         modules.withLock { $0[module] = index }
         return index
     }
 
-    private static func uncachedType(named name: String) -> Any.Type? {
+    /// Whether an entry comes from an image whose metadata is not corrupt (a walk that stopped in an image may have
+    /// given entries of it before it stopped).
+    private static func isReadable(_ entry: SwiftTypes.Entry) -> Bool {
+        RuntimeBinding.imageState(entry.image) != .corrupt
+    }
+
+    /// The metadata path: the module's index, the type from its access function, the image's self-check.
+    private static func metadataBinding(named name: String) -> (Any.Type, BindingPath)? {
         let module = name.prefix { $0 != "." }
-        if module.count < name.count, let index = index(of: module, refreshing: true) {
-            return index.entries[name]?.lazy.compactMap(\.type).first
+        guard module.count < name.count, let index = index(of: module, refreshing: true) else {
+            return typeByMangledName(name).map { ($0, .runtime) }
         }
-        return typeByMangledName(name)
+        for entry in index.entries[name] ?? [] where entry.kind != .protocol && isReadable(entry) {
+            if RuntimeBinding.imageState(entry.image) == .runtime {
+                if let type = typeByMangledName(name) { return (type, .runtime) }
+                continue
+            }
+            guard let type = entry.type else { continue }
+            var answer: Any.Type?
+            let trusted = RuntimeBinding.selfCheck(image: entry.image, what: "the type \(name)") {
+                answer = entry.mangledName.flatMap { _typeByName($0) } ?? typeByMangledName(name)
+                return answer.map { ObjectIdentifier($0) == ObjectIdentifier(type) } ?? false
+            }
+            if trusted { return (type, .metadata) }
+            if let answer = answer ?? typeByMangledName(name) { return (answer, .runtime) }
+        }
+        // An image BeeHive could not read (a metadata version it does not know) may hold it: the runtime reads it.
+        if index.hasUnreadImages, let type = typeByMangledName(name) { return (type, .runtime) }
+        return nil
     }
 
     /// The Swift runtime's look-up, trying each kind of each level.

@@ -1,0 +1,135 @@
+/*
+ * image_bounds.c — internal: the readable loaded segments of every image (see image_bounds.h).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dl_iterate_phdr */
+#endif
+#include "image_bounds.h"
+
+#include <link.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    bh_bounds *bounds;
+    size_t capacity;
+    size_t image_capacity;
+    int failed;
+} bh_bounds_builder;
+
+static int bh_bounds_add_image(struct dl_phdr_info *info, size_t size, void *context) {
+    (void)size;
+    bh_bounds_builder *builder = context;
+    bh_bounds *bounds = builder->bounds;
+    if (bounds->images == builder->image_capacity) {
+        size_t capacity = builder->image_capacity ? builder->image_capacity * 2 : 32;
+        uintptr_t *starts = realloc(bounds->image_starts, capacity * sizeof *starts);
+        if (!starts) return builder->failed = 1;
+        bounds->image_starts = starts;
+        builder->image_capacity = capacity;
+    }
+    uint32_t image = (uint32_t)bounds->images;
+    uintptr_t lowest = UINTPTR_MAX;
+    for (size_t i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *header = &info->dlpi_phdr[i];
+        if (header->p_type != PT_LOAD || !(header->p_flags & PF_R) || !header->p_memsz) continue;
+        uintptr_t start = info->dlpi_addr + header->p_vaddr;
+        uintptr_t end = start + header->p_memsz;
+        if (end <= start) continue; /* wraps around: no such segment */
+        if (bounds->count == builder->capacity) {
+            size_t capacity = builder->capacity ? builder->capacity * 2 : 128;
+            bh_segment *segments = realloc(bounds->segments, capacity * sizeof *segments);
+            if (!segments) return builder->failed = 1;
+            bounds->segments = segments;
+            builder->capacity = capacity;
+        }
+        bounds->segments[bounds->count++] = (bh_segment){start, end, image};
+        if (start < lowest) lowest = start;
+    }
+    bounds->image_starts[bounds->images++] = lowest == UINTPTR_MAX ? 0 : lowest;
+    return 0;
+}
+
+static int bh_segment_order(const void *a, const void *b) {
+    uintptr_t x = ((const bh_segment *)a)->start, y = ((const bh_segment *)b)->start;
+    return x < y ? -1 : x > y;
+}
+
+int bh_bounds_take(bh_bounds *bounds) {
+    memset(bounds, 0, sizeof *bounds);
+    bh_bounds_builder builder = {bounds, 0, 0, 0};
+    dl_iterate_phdr(bh_bounds_add_image, &builder);
+    if (builder.failed) {
+        bh_bounds_free(bounds);
+        return 0;
+    }
+    qsort(bounds->segments, bounds->count, sizeof *bounds->segments, bh_segment_order);
+    return 1;
+}
+
+void bh_bounds_free(bh_bounds *bounds) {
+    free(bounds->segments);
+    free(bounds->image_starts);
+    memset(bounds, 0, sizeof *bounds);
+}
+
+const bh_segment *bh_bounds_find(const bh_bounds *bounds, uintptr_t address, size_t size) {
+    size_t low = 0, high = bounds->count; /* the last segment that starts at or before `address` */
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (bounds->segments[middle].start <= address) low = middle + 1;
+        else high = middle;
+    }
+    if (low == 0) return NULL;
+    const bh_segment *segment = &bounds->segments[low - 1];
+    if (address >= segment->end || size > segment->end - address) return NULL;
+    return segment;
+}
+
+int bh_bounds_in_image(const bh_bounds *bounds, uint32_t image, uintptr_t address, size_t size) {
+    const bh_segment *segment = bh_bounds_find(bounds, address, size);
+    return segment && segment->image == image;
+}
+
+long bh_bounds_string(const bh_bounds *bounds, const bh_segment *segment, uintptr_t address, size_t limit) {
+    (void)bounds;
+    if (!segment || address < segment->start || address >= segment->end) return -1;
+    size_t available = segment->end - address;
+    size_t bound = available < limit + 1 ? available : limit + 1;
+    const char *end = memchr((const char *)address, 0, bound);
+    if (end) return (long)(end - (const char *)address);
+    return available <= limit ? -2 : -3;
+}
+
+/* ---- The shared snapshot, for look-ups between walks ------------------------------------------------------- */
+
+static int bh_read_adds(struct dl_phdr_info *info, size_t size, void *context) {
+    *(unsigned long long *)context =
+        size >= offsetof(struct dl_phdr_info, dlpi_adds) + sizeof info->dlpi_adds ? info->dlpi_adds : 0;
+    return 1; /* the first image says it */
+}
+
+static pthread_mutex_t bh_shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static bh_bounds bh_shared;
+static unsigned long long bh_shared_adds;
+static int bh_shared_taken;
+
+const bh_bounds *bh_bounds_shared_lock(uintptr_t address, size_t size) {
+    pthread_mutex_lock(&bh_shared_lock);
+    /* An address inside an image the snapshot knows is read in that image's bounds (Swift images are never unloaded:
+     * see Docs/Design.md); any other address asks the loader whether it loaded images since. */
+    if (bh_shared_taken && bh_bounds_find(&bh_shared, address, size)) return &bh_shared;
+    unsigned long long adds = 0;
+    dl_iterate_phdr(bh_read_adds, &adds);
+    if (!bh_shared_taken || adds != bh_shared_adds || !adds) {
+        bh_bounds_free(&bh_shared);
+        bh_shared_taken = bh_bounds_take(&bh_shared);
+        bh_shared_adds = adds;
+    }
+    if (bh_shared_taken) return &bh_shared;
+    pthread_mutex_unlock(&bh_shared_lock);
+    return NULL;
+}
+
+void bh_bounds_shared_unlock(void) { pthread_mutex_unlock(&bh_shared_lock); }

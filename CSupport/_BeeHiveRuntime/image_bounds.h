@@ -1,0 +1,47 @@
+/*
+ * image_bounds.h — internal: the readable loaded segments of every image, from dl_iterate_phdr's PT_LOAD headers, so
+ * that a pointer read from an image's metadata is followed only when it lies inside them.
+ */
+#ifndef BH_IMAGE_BOUNDS_H
+#define BH_IMAGE_BOUNDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One readable PT_LOAD segment, [start, end), of the image numbered `image`. */
+typedef struct {
+    uintptr_t start;
+    uintptr_t end;
+    uint32_t image;
+} bh_segment;
+
+/* A snapshot of the loaded images' readable segments, sorted by address. */
+typedef struct {
+    bh_segment *segments;
+    size_t count;
+    uintptr_t *image_starts; /* by image number: the image's lowest readable address */
+    size_t images;
+} bh_bounds;
+
+/* Takes the snapshot (dl_iterate_phdr); returns 0 when out of memory. Release with bh_bounds_free. */
+int bh_bounds_take(bh_bounds *bounds);
+void bh_bounds_free(bh_bounds *bounds);
+
+/* The segment that holds [address, address + size), or NULL. O(log n). */
+const bh_segment *bh_bounds_find(const bh_bounds *bounds, uintptr_t address, size_t size);
+
+/* Whether [address, address + size) lies inside a readable segment of the image numbered `image`. */
+int bh_bounds_in_image(const bh_bounds *bounds, uint32_t image, uintptr_t address, size_t size);
+
+/* The length of the NUL-terminated string at `address` inside `segment` (the one that holds it, or NULL), at most
+ * `limit` bytes; -1 when no segment holds it, -2 when it runs to its segment's end unterminated, -3 when longer than
+ * `limit`. */
+long bh_bounds_string(const bh_bounds *bounds, const bh_segment *segment, uintptr_t address, size_t limit);
+
+/* A snapshot kept between calls, locked for the caller: taken again when it holds no segment with [address, address +
+ * size) and the loader has loaded an image since (glibc's dlpi_adds); NULL (and not locked) when out of memory.
+ * Unlock with bh_bounds_shared_unlock; hold it for a bounded read only. */
+const bh_bounds *bh_bounds_shared_lock(uintptr_t address, size_t size);
+void bh_bounds_shared_unlock(void);
+
+#endif /* BH_IMAGE_BOUNDS_H */

@@ -1,0 +1,139 @@
+/*
+ * bh_runtime.h — internal: BeeHive's room for the Swift runtime. Everything that reads the runtime's layouts (the
+ * metadata sections each image registers, context and conformance descriptors, existential metadata and containers)
+ * is behind these functions; the layouts themselves are mirrored once, in runtime_layout.h.
+ *
+ * Nothing read from an image is believed: every pointer read from an image's metadata is checked to lie inside that
+ * image's readable PT_LOAD segments (or, for a pointer loaded through an indirection, inside some loaded image's)
+ * before it is followed, names are read with a bound, and the metadata sections' version and every descriptor's kind
+ * and format version are checked. A walk that finds a pointer outside stops for that image and reports one problem.
+ */
+#ifndef BH_RUNTIME_H
+#define BH_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Walks of the loaded images' metadata ---------------------------------------------------------------- */
+
+/* A nominal type or protocol of a loaded Swift image. `name` ("Module.Outer.Inner") lives during the callback. */
+typedef struct {
+    const char *name;
+    size_t name_length;
+    const void *descriptor; /* the type's or protocol's context descriptor */
+    const void *image;      /* the lowest address of the image that defines it */
+    unsigned kind;          /* 3 protocol, 16 class, 17 struct, 18 enum */
+    int is_generic;
+} bh_swift_type;
+
+/* What a walk found wrong with an image. */
+typedef enum {
+    /* A pointer outside the image's readable segments, an unterminated name, a record that is no descriptor of the
+     * kind it must be: the walk stopped for this image, and nothing of it is used. */
+    BH_RUNTIME_CORRUPT = 1,
+    /* Metadata sections or descriptors of a format version BeeHive does not know: the image is not read, and the
+     * runtime's own look-ups serve it. */
+    BH_RUNTIME_UNKNOWN_VERSION = 2,
+} bh_runtime_problem_kind;
+
+typedef struct {
+    bh_runtime_problem_kind kind;
+    const void *image; /* the lowest address of the image */
+    const char *message; /* "the name of the context descriptor at 0x… points to 0x…, outside the image's readable
+                            segments" */
+} bh_runtime_problem;
+
+typedef void (*bh_swift_type_fn)(void *context, const bh_swift_type *type);
+typedef void (*bh_runtime_problem_fn)(void *context, const bh_runtime_problem *problem);
+
+/*
+ * Calls `visit` for every nominal type and protocol of module `module` (every module when NULL) that has a
+ * module-qualified name (not private, local or declared in an extension), in every Swift image loaded, and `problem`
+ * once for each image that cannot be read. Returns 0 when the runtime cannot enumerate its images.
+ */
+int bh_swift_types(const char *module, bh_swift_type_fn visit, bh_runtime_problem_fn problem, void *context);
+
+/* A conformance record: `type` (a non-generic type's descriptor) conforms to `protocol` (a protocol descriptor), with
+ * no conditional requirement; `conformance` is its protocol conformance descriptor, in `image`. */
+typedef struct {
+    const void *type;
+    const void *protocol;
+    const void *conformance;
+    const void *image;
+} bh_swift_conformance;
+
+typedef void (*bh_swift_conformance_fn)(void *context, const bh_swift_conformance *conformance);
+
+/* Calls `visit` for every conformance record, in every Swift image loaded, of a type of module `module`, and
+ * `problem` once for each image that cannot be read. Returns 0 when the runtime cannot enumerate the images. */
+int bh_swift_conformances(
+    const char *module, bh_swift_conformance_fn visit, bh_runtime_problem_fn problem, void *context);
+
+/* ---- Types, conformances and existentials --------------------------------------------------------------------- */
+
+/* The complete metadata of a non-generic type, from its descriptor's access function; NULL for other kinds. The
+ * descriptor must be one a walk gave. */
+const void *bh_swift_type_metadata(const void *descriptor);
+
+/* The witness table of `type` (metadata) for a conformance that `bh_swift_conformances` gave
+ * (swift_getWitnessTable). */
+const void *bh_swift_witness_table(const void *conformance, const void *type);
+
+/* The runtime's own answer: the witness table of `type`'s conformance to the protocol (swift_conformsToProtocol, the
+ * scan that a cast makes), or NULL. */
+const void *bh_swift_conforms_to_protocol(const void *metadata, const void *protocol_descriptor);
+
+/* The context descriptor of a class, struct or enum (metadata), or NULL. */
+const void *bh_swift_type_descriptor(const void *type);
+
+/* The name of the module a context descriptor of a loaded type belongs to (its descriptor came from the runtime), or
+ * NULL; the parent chain is followed only inside loaded images' readable segments. */
+const char *bh_swift_module_name(const void *descriptor);
+
+/* Writes the name of a type a walk gave as the runtime's look-up by mangled name takes it ("6Module5OuterV5InnerC":
+ * each level's kind read from its descriptor) into `buffer`; returns its length, or 0 when it cannot be spelt so
+ * (identifiers that need Punycode, too long). */
+size_t bh_swift_mangled_name(const void *descriptor, char *buffer, size_t capacity);
+
+/* The path of the loaded image that holds `address` (dladdr), or NULL; the string lives while the image is loaded. */
+const char *bh_image_path(const void *address);
+
+/* The shape of an existential type that BeeHive can assemble: one protocol, one witness table, no superclass
+ * constraint, no special protocol (Error). */
+typedef struct {
+    const void *protocol; /* the protocol descriptor */
+    int is_class_bound;
+    size_t size; /* of the existential container: 40 (opaque), 16 (class-bound) */
+} bh_existential_shape;
+
+/* The shape of the existential `metadata` (`any P`); 0 when it is of another kind or shape. */
+int bh_existential_shape_of(const void *metadata, bh_existential_shape *shape);
+
+/* The shape of the existential metatype `metadata` (`any P.Type`), whose container is 16 bytes; 0 when it is of
+ * another kind or shape. */
+int bh_existential_metatype_shape_of(const void *metadata, bh_existential_shape *shape);
+
+/* The type (metadata) held by an `Any` container. */
+const void *bh_any_type(const void *any_container);
+
+/* Writes the existential of `shape` into `out` (shape->size bytes): from the `Any` container `any_container`, whose
+ * value (and its ownership) moves into `out`, and the witness table. */
+void bh_existential_make(const bh_existential_shape *shape, void *any_container, const void *witness_table, void *out);
+
+/* Writes the existential metatype (16 bytes) of `type` (metadata) and the witness table into `out`. */
+void bh_existential_metatype_make(const void *type, const void *witness_table, void *out);
+
+/* The type and witness table that an existential `container` of `shape` holds (of a metatype when `is_metatype`). */
+void bh_existential_parts(
+    const bh_existential_shape *shape, int is_metatype, const void *container, const void **type,
+    const void **witness_table);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BH_RUNTIME_H */

@@ -1,0 +1,510 @@
+/*
+ * swift_types.c — internal: the nominal types, protocols and conformances of every loaded Swift image, read from the
+ * metadata sections that each image registered with the Swift runtime (swift_enumerateAllMetadataSections).
+ *
+ * This is how BeeHive finds a type by its module-qualified name without the runtime's look-up by mangled name, which
+ * scans every type record of the process for each name: one walk over the records of the modules asked for serves
+ * every name at once, and a type's metadata comes from its own access function.
+ *
+ * Every pointer read from an image's metadata is checked before it is followed (image_bounds.h): a relative pointer
+ * must land inside the readable segments of the image that holds it, a pointer loaded through an indirection inside
+ * those of some loaded image, and a name must end inside its segment. The first that does not stops the walk of that
+ * image with one problem; the other images are read on.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dladdr */
+#endif
+#include "bh_runtime.h"
+#include "image_bounds.h"
+#include "runtime_layout.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+extern void swift_enumerateAllMetadataSections(bool (*body)(const MetadataSectionsHead *, void *), void *context)
+    __attribute__((weak));
+
+enum {
+    BH_MAX_DEPTH = 8,     /* nesting levels below the module */
+    BH_MAX_NAME = 512,    /* bytes of a qualified name */
+    BH_MAX_IDENTIFIER = 255,
+    BH_MESSAGE = 320,
+};
+
+/* ---- One image's walk: where it is, and why it stopped ------------------------------------------------------- */
+
+typedef struct {
+    const bh_bounds *bounds;
+    uint32_t image;      /* the image whose records are read */
+    const void *start;   /* its lowest address, naming it */
+    bool stopped;        /* a problem was found: nothing more is read from this image */
+    const bh_segment *hint; /* the segment the last check found: most pointers land in the one before them */
+    char message[BH_MESSAGE];
+} bh_image_walk;
+
+/* The segment that holds [address, address + size): the hint's, else a binary search. */
+static const bh_segment *bh_find(bh_image_walk *walk, uintptr_t address, size_t size) {
+    const bh_segment *hint = walk->hint;
+    if (hint && address >= hint->start && address < hint->end && size <= hint->end - address) return hint;
+    const bh_segment *found = bh_bounds_find(walk->bounds, address, size);
+    if (found) walk->hint = found;
+    return found;
+}
+
+static bool bh_in_image(bh_image_walk *walk, uint32_t image, uintptr_t address, size_t size) {
+    const bh_segment *segment = bh_find(walk, address, size);
+    return segment && segment->image == image;
+}
+
+/* Stops the walk of this image; the first reason is the one reported. */
+__attribute__((format(printf, 2, 3))) static void bh_stop(bh_image_walk *walk, const char *format, ...) {
+    if (walk->stopped) return;
+    walk->stopped = true;
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(walk->message, sizeof walk->message, format, arguments);
+    va_end(arguments);
+}
+
+/* The target of a relative direct pointer, checked to lie (`size` bytes) inside the walked image; NULL when null or
+ * outside (then the walk stops, with `what` in its message). */
+static uintptr_t bh_direct(bh_image_walk *walk, const RelativeDirectPointer *field, size_t size, const char *what) {
+    if (walk->stopped || !field->offset) return 0;
+    uintptr_t target = (uintptr_t)field + (intptr_t)field->offset;
+    if (!bh_in_image(walk, walk->image, target, size)) {
+        bh_stop(walk, "%s at %p points to %p, outside the image's readable segments", what, (const void *)field,
+                (const void *)target);
+        return 0;
+    }
+    return target;
+}
+
+/* The target of a relative indirectable pointer: direct as above, or through a pointer slot inside the image whose
+ * value must lie inside some loaded image's readable segments. */
+static uintptr_t bh_indirectable(
+    bh_image_walk *walk, const RelativeIndirectablePointer *field, size_t size, const char *what) {
+    if (walk->stopped || !field->offset) return 0;
+    if (!(field->offset & 1)) return bh_direct(walk, (const RelativeDirectPointer *)field, size, what);
+    uintptr_t slot = (uintptr_t)field + (intptr_t)(field->offset & ~1);
+    if (!bh_in_image(walk, walk->image, slot, sizeof(void *))) {
+        bh_stop(walk, "%s at %p points to a pointer at %p, outside the image's readable segments", what,
+                (const void *)field, (const void *)slot);
+        return 0;
+    }
+    uintptr_t target = *(const uintptr_t *)slot;
+    if (!target) return 0;
+    if (!bh_find(walk, target, size)) {
+        bh_stop(walk, "%s at %p points through a pointer to %p, outside every loaded image", what, (const void *)field,
+                (const void *)target);
+        return 0;
+    }
+    return target;
+}
+
+/* A name, read with a bound: its length, or -1 (the walk stopped). */
+static long bh_name(bh_image_walk *walk, const RelativeDirectPointer *field, const char **name) {
+    uintptr_t target = bh_direct(walk, field, 1, "the name of the context descriptor");
+    if (!target) {
+        if (!walk->stopped) bh_stop(walk, "the name of the context descriptor at %p is null", (const void *)field);
+        return -1;
+    }
+    long length = bh_bounds_string(walk->bounds, bh_find(walk, target, 1), target, BH_MAX_IDENTIFIER);
+    if (length == -2) {
+        bh_stop(walk, "the name at %p (of the context descriptor at %p) runs unterminated to the end of its segment",
+                (const void *)target, (const void *)field);
+        return -1;
+    }
+    if (length < 0) return -3; /* longer than any name BeeHive binds: not an error, just not a name to index */
+    *name = (const char *)target;
+    return length;
+}
+
+/* A context descriptor reached from the walked image, whose head must lie in a loaded image (the caller checks its
+ * kind). */
+static const TargetNamedContextDescriptor *bh_named_context(bh_image_walk *walk, uintptr_t address) {
+    if (!address || walk->stopped) return NULL;
+    const bh_segment *segment = bh_find(walk, address, sizeof(TargetNamedContextDescriptor));
+    if (!segment) {
+        bh_stop(walk, "a context descriptor at %p lies outside every loaded image", (const void *)address);
+        return NULL;
+    }
+    return (const TargetNamedContextDescriptor *)address;
+}
+
+static bool bh_is_named_kind(unsigned kind) {
+    return kind == ContextDescriptorKind_Module || kind == ContextDescriptorKind_Protocol ||
+           (kind >= ContextDescriptorKind_Class && kind <= ContextDescriptorKind_Enum);
+}
+
+static char bh_mangling_letter(unsigned kind) {
+    switch (kind) {
+    case ContextDescriptorKind_Class: return 'C';
+    case ContextDescriptorKind_Struct: return 'V';
+    case ContextDescriptorKind_Enum: return 'O';
+    case ContextDescriptorKind_Protocol: return 'P';
+    default: return 0;
+    }
+}
+
+static bool bh_is_plain_identifier(const char *name, size_t length) {
+    if (!length || (name[0] >= '0' && name[0] <= '9')) return false;
+    for (size_t i = 0; i < length; i++) {
+        char c = name[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
+    }
+    return true;
+}
+
+/* A descriptor's parent chain: every level a named context, the root a module. The walk crosses into
+ * another image only through a checked indirection. */
+typedef struct {
+    const TargetNamedContextDescriptor *levels[BH_MAX_DEPTH + 2];
+    size_t depth; /* levels[depth - 1] is the module */
+} bh_chain;
+
+/* Reads `descriptor`'s parent chain; false when it has no module-qualified name (an extension, a private or local
+ * context, too deep) or when the walk stopped. Pointers are checked against the image that holds each level. */
+static bool bh_read_chain(bh_image_walk *walk, const TargetNamedContextDescriptor *descriptor, bh_chain *chain) {
+    chain->depth = 0;
+    const bh_bounds *bounds = walk->bounds;
+    uint32_t walked = walk->image;
+    for (const TargetNamedContextDescriptor *d = descriptor; d;) {
+        unsigned kind = ContextDescriptorFlags_kind(d->base.Flags);
+        if (chain->depth == BH_MAX_DEPTH + 2 || !bh_is_named_kind(kind)) break;
+        chain->levels[chain->depth++] = d;
+        if (kind == ContextDescriptorKind_Module) break;
+        /* The parent is read in the image that holds this level. */
+        const bh_segment *holder = bh_find(walk, (uintptr_t)d, sizeof *d);
+        if (!holder) return false;
+        walk->image = holder->image;
+        uintptr_t parent = bh_indirectable(walk, &d->base.Parent, sizeof(TargetNamedContextDescriptor),
+                                           "the parent of the context descriptor");
+        walk->image = walked;
+        if (walk->stopped) return false;
+        d = bh_named_context(walk, parent);
+    }
+    return !walk->stopped && chain->depth >= 2 &&
+           ContextDescriptorFlags_kind(chain->levels[chain->depth - 1]->base.Flags) == ContextDescriptorKind_Module;
+}
+
+/* A level's name, read in the image that holds it. */
+static long bh_level_name(bh_image_walk *walk, const TargetNamedContextDescriptor *level, const char **name) {
+    const bh_segment *holder = bh_find(walk, (uintptr_t)level, sizeof *level);
+    if (!holder) return -1;
+    uint32_t walked = walk->image;
+    walk->image = holder->image;
+    long length = bh_name(walk, &level->Name, name);
+    walk->image = walked;
+    return length;
+}
+
+/* ---- Module filter ------------------------------------------------------------------------------------------ */
+
+/* Keeps the descriptors of one module (every module when `wanted` is NULL). Records of one module come together, so
+ * the last module name compared (its address) is remembered. */
+typedef struct {
+    const char *wanted;
+    const void *last; /* the module descriptor last compared */
+    bool last_match;
+} bh_module_filter;
+
+static bool bh_module_matches(bh_module_filter *filter, bh_image_walk *walk, const bh_chain *chain) {
+    if (!filter->wanted) return true;
+    const TargetNamedContextDescriptor *descriptor = chain->levels[chain->depth - 1];
+    if (descriptor == filter->last) return filter->last_match;
+    const char *module = NULL;
+    if (bh_level_name(walk, descriptor, &module) < 0) return false;
+    filter->last = descriptor;
+    filter->last_match = strcmp(module, filter->wanted) == 0;
+    return filter->last_match;
+}
+
+/* ---- The walk over every image's sections --------------------------------------------------------------------- */
+
+typedef struct {
+    bh_bounds bounds;
+    bh_module_filter module;
+    bh_runtime_problem_fn problem;
+    void *context;
+    /* one of: */
+    bh_swift_type_fn visit_type;
+    bh_swift_conformance_fn visit_conformance;
+} bh_walk;
+
+static void bh_report(bh_walk *walk, bh_runtime_problem_kind kind, const void *image, const char *message) {
+    if (!walk->problem) return;
+    bh_runtime_problem problem = {kind, image, message};
+    walk->problem(walk->context, &problem);
+}
+
+/* The image that holds `sections`, checked: its version known, its three ranges inside its readable segments. */
+static bool bh_open_image(bh_walk *walk, const MetadataSectionsHead *sections, bh_image_walk *image) {
+    const bh_segment *holder = bh_bounds_find(&walk->bounds, (uintptr_t)sections, sizeof *sections);
+    if (!holder) return false; /* loaded after the snapshot: read by the next walk */
+    *image = (bh_image_walk){&walk->bounds, holder->image, (const void *)walk->bounds.image_starts[holder->image],
+                             false, holder, {0}};
+    if (sections->version < BH_METADATA_SECTIONS_OLDEST_VERSION ||
+        sections->version > BH_METADATA_SECTIONS_NEWEST_VERSION) {
+        char message[BH_MESSAGE];
+        snprintf(message, sizeof message,
+                 "its Swift metadata sections are of version %lu; BeeHive reads versions %d to %d",
+                 (unsigned long)sections->version, BH_METADATA_SECTIONS_OLDEST_VERSION,
+                 BH_METADATA_SECTIONS_NEWEST_VERSION);
+        bh_report(walk, BH_RUNTIME_UNKNOWN_VERSION, image->start, message);
+        return false;
+    }
+    const MetadataSectionRange *ranges[] = {&sections->swift5_protocols, &sections->swift5_protocol_conformances,
+                                            &sections->swift5_type_metadata};
+    static const char *const names[] = {"swift5_protocols", "swift5_protocol_conformances", "swift5_type_metadata"};
+    for (size_t i = 0; i < 3; i++) {
+        const MetadataSectionRange *range = ranges[i];
+        if (!range->length) continue;
+        if (range->length % sizeof(int32_t) ||
+            !bh_bounds_in_image(&walk->bounds, holder->image, range->start, range->length)) {
+            char message[BH_MESSAGE];
+            snprintf(message, sizeof message,
+                     "its section %s (%p, %zu bytes) is not a whole number of records inside the image's readable "
+                     "segments", names[i], (void *)range->start, range->length);
+            bh_report(walk, BH_RUNTIME_CORRUPT, image->start, message);
+            return false;
+        }
+    }
+    return true;
+}
+
+static void bh_close_image(bh_walk *walk, bh_image_walk *image) {
+    if (image->stopped) bh_report(walk, BH_RUNTIME_CORRUPT, image->start, image->message);
+}
+
+/* Checks that a record leads to a descriptor of a kind it may lead to (`allowed`: a bit per kind, the type kinds
+ * 16–31 as one bit): a record that leads to anything else is corrupt. */
+enum {
+    BH_KINDS_TYPES = 1u << 16, /* class, struct, enum and the kinds reserved for types */
+    BH_KINDS_OPAQUE_TYPE = 1u << ContextDescriptorKind_OpaqueType,
+    BH_KINDS_PROTOCOL = 1u << ContextDescriptorKind_Protocol,
+};
+
+static bool bh_expect_kind(
+    bh_image_walk *image, const TargetNamedContextDescriptor *descriptor, uint32_t allowed, const char *expected) {
+    unsigned kind = ContextDescriptorFlags_kind(descriptor->base.Flags);
+    uint32_t bit = kind >= ContextDescriptorKind_Class ? BH_KINDS_TYPES : 1u << kind;
+    if (!(allowed & bit)) {
+        bh_stop(image, "a record leads to a context descriptor of kind %u at %p; expected %s", kind,
+                (const void *)descriptor, expected);
+        return false;
+    }
+    return true;
+}
+
+static void bh_report_type(bh_walk *walk, bh_image_walk *image, const TargetNamedContextDescriptor *descriptor) {
+    /* A descriptor of a later format version may have another head: not indexed (the runtime's path finds it). */
+    if (ContextDescriptorFlags_version(descriptor->base.Flags) != 0) return;
+    bh_chain chain;
+    if (!bh_read_chain(image, descriptor, &chain) || !bh_module_matches(&walk->module, image, &chain)) return;
+    char name[BH_MAX_NAME];
+    size_t length = 0;
+    for (size_t i = chain.depth; i-- > 0;) {
+        const char *part = NULL;
+        long n = bh_level_name(image, chain.levels[i], &part);
+        if (n <= 0) return;
+        if (length + (size_t)n + 1 >= sizeof name) return;
+        if (length) name[length++] = '.';
+        memcpy(name + length, part, (size_t)n);
+        length += (size_t)n;
+    }
+    name[length] = 0;
+    ContextDescriptorFlags flags = descriptor->base.Flags;
+    bh_swift_type type = {name,
+                          length,
+                          descriptor,
+                          image->start,
+                          ContextDescriptorFlags_kind(flags),
+                          ContextDescriptorFlags_isGeneric(flags)};
+    walk->visit_type(walk->context, &type);
+}
+
+static bool bh_visit_type_sections(const MetadataSectionsHead *sections, void *context) {
+    bh_walk *walk = context;
+    bh_image_walk image;
+    if (!bh_open_image(walk, sections, &image)) return true;
+    const TargetTypeMetadataRecord *records = (const TargetTypeMetadataRecord *)sections->swift5_type_metadata.start;
+    size_t count = sections->swift5_type_metadata.length / sizeof *records;
+    for (size_t i = 0; i < count && !image.stopped; i++) {
+        int32_t reference = records[i].TypeRef;
+        if (!reference) continue;
+        uintptr_t descriptor = 0;
+        switch (reference & 3) {
+        case TypeReferenceKind_DirectTypeDescriptor:
+            descriptor = bh_direct(&image, (const RelativeDirectPointer *)&records[i],
+                                   sizeof(TargetTypeContextDescriptor), "the type metadata record");
+            break;
+        case TypeReferenceKind_IndirectTypeDescriptor:
+            descriptor = bh_indirectable(&image, (const RelativeIndirectablePointer *)&records[i],
+                                         sizeof(TargetTypeContextDescriptor), "the type metadata record");
+            /* bh_indirectable reads the low bit as "indirect"; the record's kind 1 is that bit. */
+            break;
+        default: continue; /* Objective-C class names */
+        }
+        if (!descriptor) continue;
+        const TargetNamedContextDescriptor *d = (const TargetNamedContextDescriptor *)descriptor;
+        if (!bh_expect_kind(&image, d, BH_KINDS_TYPES | BH_KINDS_OPAQUE_TYPE, "a type or an opaque type")) break;
+        unsigned kind = ContextDescriptorFlags_kind(d->base.Flags);
+        if (kind >= ContextDescriptorKind_Class && kind <= ContextDescriptorKind_Enum) bh_report_type(walk, &image, d);
+    }
+    const TargetProtocolRecord *protocols = (const TargetProtocolRecord *)sections->swift5_protocols.start;
+    count = sections->swift5_protocols.length / sizeof *protocols;
+    for (size_t i = 0; i < count && !image.stopped; i++) {
+        uintptr_t descriptor = bh_indirectable(&image, &protocols[i].Protocol, sizeof(TargetProtocolDescriptor),
+                                               "the protocol record");
+        if (!descriptor) continue;
+        const TargetNamedContextDescriptor *d = (const TargetNamedContextDescriptor *)descriptor;
+        if (!bh_expect_kind(&image, d, BH_KINDS_PROTOCOL, "a protocol"))
+            break;
+        bh_report_type(walk, &image, d);
+    }
+    bh_close_image(walk, &image);
+    return true;
+}
+
+static int bh_walk_all(bh_walk *walk, const char *module, bool (*visit)(const MetadataSectionsHead *, void *)) {
+    if (!swift_enumerateAllMetadataSections || !bh_bounds_take(&walk->bounds)) return 0;
+    walk->module = (bh_module_filter){module, NULL, false};
+    swift_enumerateAllMetadataSections(visit, walk);
+    bh_bounds_free(&walk->bounds);
+    return 1;
+}
+
+int bh_swift_types(const char *module, bh_swift_type_fn visit, bh_runtime_problem_fn problem, void *context) {
+    bh_walk walk = {.problem = problem, .context = context, .visit_type = visit};
+    return bh_walk_all(&walk, module, bh_visit_type_sections);
+}
+
+/* ---- Conformances ------------------------------------------------------------------------------------------ */
+
+static bool bh_visit_conformance_sections(const MetadataSectionsHead *sections, void *context) {
+    bh_walk *walk = context;
+    bh_image_walk image;
+    if (!bh_open_image(walk, sections, &image)) return true;
+    const TargetProtocolConformanceRecord *records =
+        (const TargetProtocolConformanceRecord *)sections->swift5_protocol_conformances.start;
+    size_t count = sections->swift5_protocol_conformances.length / sizeof *records;
+    for (size_t i = 0; i < count && !image.stopped; i++) {
+        const TargetProtocolConformanceDescriptor *conformance =
+            (const TargetProtocolConformanceDescriptor *)bh_direct(
+                &image, &records[i].Descriptor, sizeof(TargetProtocolConformanceDescriptor), "the conformance record");
+        if (!conformance) continue;
+        ConformanceFlags flags = conformance->Flags;
+        if (ConformanceFlags_numConditionalRequirements(flags)) continue; /* needs its arguments */
+        uintptr_t type = 0;
+        switch (ConformanceFlags_typeReferenceKind(flags)) {
+        case TypeReferenceKind_DirectTypeDescriptor:
+            type = bh_direct(&image, &conformance->TypeRef, sizeof(TargetTypeContextDescriptor),
+                             "the type of the conformance descriptor");
+            break;
+        case TypeReferenceKind_IndirectTypeDescriptor: {
+            uintptr_t slot = bh_direct(&image, &conformance->TypeRef, sizeof(void *),
+                                       "the type of the conformance descriptor");
+            if (slot) {
+                type = *(const uintptr_t *)slot;
+                if (type && !bh_find(&image, type, sizeof(TargetTypeContextDescriptor))) {
+                    bh_stop(&image,
+                            "the type of the conformance descriptor at %p points through a pointer to %p, outside "
+                            "every loaded image", (const void *)conformance, (const void *)type);
+                    type = 0;
+                }
+            }
+            break;
+        }
+        default: continue; /* Objective-C classes */
+        }
+        uintptr_t protocol = bh_indirectable(&image, &conformance->Protocol, sizeof(TargetProtocolDescriptor),
+                                             "the protocol of the conformance descriptor");
+        if (!type || !protocol) continue;
+        const TargetNamedContextDescriptor *t = (const TargetNamedContextDescriptor *)type;
+        const TargetNamedContextDescriptor *p = (const TargetNamedContextDescriptor *)protocol;
+        if (!bh_expect_kind(&image, p, BH_KINDS_PROTOCOL, "a protocol") ||
+            !bh_expect_kind(&image, t, BH_KINDS_TYPES | BH_KINDS_OPAQUE_TYPE | BH_KINDS_PROTOCOL,
+                            "a type, an opaque type or a protocol"))
+            break;
+        unsigned kind = ContextDescriptorFlags_kind(t->base.Flags);
+        if (kind < ContextDescriptorKind_Class || kind > ContextDescriptorKind_Enum ||
+            ContextDescriptorFlags_isGeneric(t->base.Flags) || ContextDescriptorFlags_version(t->base.Flags) != 0)
+            continue;
+        bh_chain chain;
+        if (!bh_read_chain(&image, t, &chain) || !bh_module_matches(&walk->module, &image, &chain)) continue;
+        bh_swift_conformance found = {t, p, conformance, image.start};
+        walk->visit_conformance(walk->context, &found);
+    }
+    bh_close_image(walk, &image);
+    return true;
+}
+
+int bh_swift_conformances(
+    const char *module, bh_swift_conformance_fn visit, bh_runtime_problem_fn problem, void *context) {
+    if (!module) return 0;
+    bh_walk walk = {.problem = problem, .context = context, .visit_conformance = visit};
+    return bh_walk_all(&walk, module, bh_visit_conformance_sections);
+}
+
+/* ---- Names of loaded types ------------------------------------------------------------------------------- */
+
+/* Runs `body` with the descriptor's parent chain read in the shared snapshot (taken again only when the descriptor
+ * lies in no image it knows); false when the chain cannot be read. */
+static bool bh_with_chain(
+    const void *descriptor, bool (*body)(bh_image_walk *, const bh_chain *, void *), void *context) {
+    if (!descriptor) return false;
+    const bh_bounds *bounds = bh_bounds_shared_lock((uintptr_t)descriptor, sizeof(TargetNamedContextDescriptor));
+    if (!bounds) return false;
+    bool done = false;
+    const bh_segment *holder = bh_bounds_find(bounds, (uintptr_t)descriptor, sizeof(TargetNamedContextDescriptor));
+    if (holder) {
+        bh_image_walk walk = {bounds, holder->image, NULL, false, holder, {0}};
+        bh_chain chain;
+        if (bh_read_chain(&walk, descriptor, &chain)) done = body(&walk, &chain, context);
+    }
+    bh_bounds_shared_unlock();
+    return done;
+}
+
+static bool bh_module_of_chain(bh_image_walk *walk, const bh_chain *chain, void *context) {
+    return bh_level_name(walk, chain->levels[chain->depth - 1], context) > 0;
+}
+
+const char *bh_swift_module_name(const void *descriptor) {
+    const char *module = NULL;
+    return bh_with_chain(descriptor, bh_module_of_chain, &module) ? module : NULL;
+}
+
+typedef struct {
+    char *buffer;
+    size_t capacity;
+} bh_mangling;
+
+static bool bh_mangle_chain(bh_image_walk *walk, const bh_chain *chain, void *context) {
+    bh_mangling *out = context;
+    size_t length = 0;
+    for (size_t i = chain->depth; i-- > 0;) {
+        const char *part = NULL;
+        long n = bh_level_name(walk, chain->levels[i], &part);
+        if (n <= 0 || !bh_is_plain_identifier(part, (size_t)n) || length + (size_t)n + 8 >= out->capacity) return false;
+        length += (size_t)snprintf(out->buffer + length, out->capacity - length, "%ld%.*s", n, (int)n, part);
+        unsigned kind = ContextDescriptorFlags_kind(chain->levels[i]->base.Flags);
+        char letter = i + 1 == chain->depth ? 0 : bh_mangling_letter(kind);
+        if (letter) out->buffer[length++] = letter;
+    }
+    out->buffer[length] = 0;
+    return length > 0;
+}
+
+size_t bh_swift_mangled_name(const void *descriptor, char *buffer, size_t capacity) {
+    bh_mangling out = {buffer, capacity};
+    return capacity && bh_with_chain(descriptor, bh_mangle_chain, &out) ? strlen(buffer) : 0;
+}
+
+const char *bh_image_path(const void *address) {
+    Dl_info info;
+    return dladdr(address, &info) && info.dli_fname ? info.dli_fname : NULL;
+}

@@ -1,0 +1,168 @@
+internal import _BeeHiveRuntime
+
+/// Finds conformances and makes existentials without the Swift runtime's conformance scan.
+///
+/// A dynamic cast to a protocol (`instance as? Service`, `type as? any ServiceImplementation.Type`) makes the runtime
+/// scan every conformance record of the process the first time it is asked about a type: a few hundred thousand
+/// instructions per service. The first time a type of a module is asked about here, the conformance records of that
+/// module are read once (``SwiftConformances``); a conformance then costs a dictionary look-up and
+/// `swift_getWitnessTable`, and the existential is assembled from the value and the witness table by
+/// `_BeeHiveRuntime`, which knows the containers' layouts. The first conformance so found in each image is compared
+/// with the cast's answer (``RuntimeBinding``).
+///
+/// Only the common shapes are assembled: a single protocol without a superclass constraint, implemented
+/// unconditionally by a non-generic type. Anything else is the cast's answer.
+package enum Conformances {
+    private struct Key: Hashable {
+        let type: UnsafeRawPointer
+        let `protocol`: UnsafeRawPointer
+    }
+
+    private struct Found {
+        let conformance: UnsafeRawPointer
+        let image: UnsafeRawPointer
+    }
+
+    /// Conformance descriptors, by module; a module is read again when the loader has loaded images since.
+    private static let modules = LockedValue<[String: (loadedImages: UInt64, records: [Key: Found])]>([:])
+
+    /// The metadata address of a type.
+    static func metadata(of type: any Any.Type) -> UnsafeRawPointer {
+        unsafeBitCast(type, to: UnsafeRawPointer.self)
+    }
+
+    /// The witness table of `type`'s conformance to the protocol `protocolDescriptor`, and the image that declares
+    /// it, or nil when its module declares none that is unconditional in an image BeeHive reads.
+    private static func witnessTable(
+        of type: any Any.Type, to protocolDescriptor: UnsafeRawPointer
+    ) -> (table: UnsafeRawPointer, image: UnsafeRawPointer)? {
+        let metadata = metadata(of: type)
+        guard let (descriptor, module) = SwiftConformances.descriptor(of: metadata) else { return nil }
+        let key = Key(type: descriptor, protocol: protocolDescriptor)
+        let loaded = TypeLookup.loadedImageCount
+        let known = modules.withLock { $0[module] }
+        var found = known?.records[key]
+        if found == nil, known?.loadedImages != loaded {
+            guard let (records, problems) = SwiftConformances.records(ofModule: module) else { return nil }
+            RuntimeBinding.note(problems)
+            RuntimeBinding.deliver(to: nil)
+            var table: [Key: Found] = [:]
+            table.reserveCapacity(records.count)
+            for record in records where RuntimeBinding.imageState(record.image) != .corrupt {
+                table[Key(type: record.type, protocol: record.protocol)] = Found(
+                    conformance: record.conformance, image: record.image)
+            }
+            modules.withLock { $0[module] = (loaded, table) }
+            found = table[key]
+        }
+        guard let found, RuntimeBinding.imageState(found.image, .conformance) != .runtime,
+            let table = SwiftConformances.witnessTable(found.conformance, for: metadata)
+        else { return nil }
+        return (table, found.image)
+    }
+
+    /// The shape of an existential type `Existential` that can be assembled here: its one protocol, and whether it
+    /// is class-bound. Nil for compositions, superclass constraints, `Error` and non-existential types.
+    static func singleProtocol<Existential>(
+        of existential: Existential.Type
+    ) -> (descriptor: UnsafeRawPointer, isClassBound: Bool)? {
+        shape(of: existential).map { ($0.protocol, $0.is_class_bound != 0) }
+    }
+
+    private static func shape<Existential>(of existential: Existential.Type) -> bh_existential_shape? {
+        var shape = bh_existential_shape()
+        guard bh_existential_shape_of(metadata(of: existential), &shape) != 0, shape.protocol != nil,
+            MemoryLayout<Existential>.size == shape.size
+        else { return nil }
+        return shape
+    }
+
+    /// Whether two existentials of one shape hold the same type (or reference) and witness table.
+    private static func sameParts(
+        _ shape: bh_existential_shape, metatype: Bool, _ a: UnsafeRawPointer, _ b: UnsafeRawPointer
+    ) -> Bool {
+        var (typeA, tableA, typeB, tableB): (UnsafeRawPointer?, UnsafeRawPointer?, UnsafeRawPointer?, UnsafeRawPointer?)
+        withUnsafePointer(to: shape) { shape in
+            bh_existential_parts(shape, metatype ? 1 : 0, a, &typeA, &tableA)
+            bh_existential_parts(shape, metatype ? 1 : 0, b, &typeB, &tableB)
+        }
+        return typeA == typeB && tableA == tableB
+    }
+
+    /// `instance` as the existential `Service`: assembled from its value and the witness table its module declares,
+    /// or by the cast when the path is ``BindingPath/runtime``, the shape is not one assembled here, or the image's
+    /// self-check disagreed.
+    package static func cast<Service>(_ instance: Any, to service: Service.Type, path: BindingPath) -> Service? {
+        guard path == .metadata, let shape = shape(of: service) else { return runtimeCast(instance, to: service) }
+        // `Any` is three words of value buffer and the type's metadata (`_BeeHiveRuntime` reads and writes it).
+        let any = UnsafeMutablePointer<Any>.allocate(capacity: 1)
+        any.initialize(to: instance)
+        defer { any.deallocate() }
+        let type = Swift.type(of: instance)
+        guard bh_any_type(any) == metadata(of: type), shape.is_class_bound == 0 || type is AnyObject.Type,
+            let found = witnessTable(of: type, to: shape.protocol)
+        else {
+            any.deinitialize(count: 1)
+            return runtimeCast(instance, to: service)
+        }
+        let existential = UnsafeMutableRawPointer.allocate(byteCount: shape.size, alignment: 8)
+        defer { existential.deallocate() }
+        // The value (and its ownership) moves out of `any` into the existential; `any` is deallocated, not destroyed.
+        withUnsafePointer(to: shape) { bh_existential_make($0, any, found.table, existential) }
+        let made = existential.assumingMemoryBound(to: Service.self).move()
+        let trusted = RuntimeBinding.selfCheck(image: found.image, .conformance, what: "the conformance of \(type)") {
+            guard var cast = instance as? Service else { return false }
+            var assembled = made
+            return withUnsafePointer(to: &cast) { a in
+                withUnsafePointer(to: &assembled) { b in
+                    sameParts(shape, metatype: false, UnsafeRawPointer(a), UnsafeRawPointer(b))
+                }
+            }
+        }
+        if trusted {
+            RuntimeBinding.count(.metadata, conformance: true)
+            return made
+        }
+        return runtimeCast(instance, to: service)
+    }
+
+    /// `type` as the existential metatype `Metatype` (`any P.Type`): from the witness table its module declares, or
+    /// by the cast as for ``cast(_:to:path:)``. The binding of module and route handler types.
+    package static func metatype<Metatype>(
+        _ type: any Any.Type, as metatype: Metatype.Type, path: BindingPath
+    ) -> Metatype? {
+        var shape = bh_existential_shape()
+        guard path == .metadata, bh_existential_metatype_shape_of(metadata(of: metatype), &shape) != 0,
+            MemoryLayout<Metatype>.size == shape.size, let found = witnessTable(of: type, to: shape.protocol)
+        else { return runtimeCast(type, to: metatype) }
+        let existential = UnsafeMutableRawPointer.allocate(byteCount: shape.size, alignment: 8)
+        defer { existential.deallocate() }
+        bh_existential_metatype_make(metadata(of: type), found.table, existential)
+        let made = existential.load(as: Metatype.self)
+        let trusted = RuntimeBinding.selfCheck(image: found.image, .conformance, what: "the conformance of \(type)") {
+            guard var cast = type as? Metatype else { return false }
+            var assembled = made
+            return withUnsafePointer(to: &cast) { a in
+                withUnsafePointer(to: &assembled) { b in
+                    sameParts(shape, metatype: true, UnsafeRawPointer(a), UnsafeRawPointer(b))
+                }
+            }
+        }
+        if trusted {
+            RuntimeBinding.count(.metadata, conformance: true)
+            return made
+        }
+        return runtimeCast(type, to: metatype)
+    }
+
+    private static func runtimeCast<T>(_ value: Any, to: T.Type) -> T? {
+        RuntimeBinding.count(.runtime, conformance: true)
+        return value as? T
+    }
+
+    /// `type` as an implementation, from the witness table of its conformance to ``ServiceImplementation``, or by the
+    /// cast.
+    static func implementation(_ type: any Any.Type, path: BindingPath) -> (any ServiceImplementation.Type)? {
+        metatype(type, as: (any ServiceImplementation.Type).self, path: path)
+    }
+}

@@ -1,0 +1,235 @@
+internal import _BeeHiveRuntime
+
+/// Which way a name is bound to a type, or a type to an existential.
+package enum BindingPath: Sendable, Hashable {
+    /// Read from the loaded images' Swift metadata (`_BeeHiveRuntime`): one walk per module, checked pointers.
+    case metadata
+    /// The Swift runtime's own look-ups: `_typeByName` and `as?` casts (each a scan of the process's records).
+    case runtime
+}
+
+/// A loaded image as the binding sees it: named by its lowest address.
+enum RuntimeImage {
+    /// What a walk found wrong with an image.
+    struct Problem: Sendable, Hashable {
+        /// The image's lowest address.
+        let image: UInt
+        /// Whether the image's metadata is corrupt (nothing of it is used), rather than of an unknown version (the
+        /// runtime's path serves it).
+        let isCorrupt: Bool
+        let message: String
+    }
+
+    /// What a walk of the C target hands back through its context.
+    final class Collector {
+        var entries: [SwiftTypes.Entry] = []
+        var records: [SwiftConformances.Record] = []
+        var problems: [Problem] = []
+    }
+
+    /// The problem callback of the walks: appends to the context's ``Collector``.
+    static let collect: bh_runtime_problem_fn = { context, problem in
+        guard let context, let problem = problem?.pointee else { return }
+        Unmanaged<Collector>.fromOpaque(context).takeUnretainedValue().problems.append(
+            Problem(
+                image: UInt(bitPattern: problem.image), isCorrupt: problem.kind == BH_RUNTIME_CORRUPT,
+                message: problem.message.map { String(cString: $0) } ?? "no reason given"))
+    }
+
+    /// The path of the loaded image that holds `address`.
+    static func path(of address: UnsafeRawPointer) -> String? { bh_image_path(address).map { String(cString: $0) } }
+}
+
+/// The binding's self-check, its switch and its bookkeeping: which images are bound from their metadata, which by the
+/// runtime's path, and what each path answered.
+///
+/// The first binding of each image (a type by name, a conformance) is compared with the runtime's own answer; an image
+/// whose answer differs, or whose metadata is of a version BeeHive does not know, is served by the runtime's path from
+/// then on, with one warning. An image whose metadata is corrupt (a pointer outside its readable segments) is not read
+/// at all, with one error. Either diagnostic is recorded once per image, in the hive that asked.
+package enum RuntimeBinding {
+    /// How the binding treats one image.
+    package enum ImageState: Sendable, Hashable {
+        /// Its first binding agreed with the runtime's answer.
+        case agreed
+        /// Served by the runtime's path: its first binding disagreed, or its metadata is of an unknown version.
+        case runtime
+        /// Not read: its metadata is corrupt.
+        case corrupt
+    }
+
+    /// How many bindings each path gave, and what the self-check found; for tests and diagnosis.
+    package struct Statistics: Sendable, Equatable {
+        package var metadataTypes = 0
+        package var runtimeTypes = 0
+        package var metadataConformances = 0
+        package var runtimeConformances = 0
+        package var selfChecks = 0
+        package var disagreements = 0
+    }
+
+    /// What a self-check compares: types and conformances are checked apart, each on its first binding in an image.
+    package enum Check: UInt, Sendable {
+        case type = 0
+        case conformance = 1
+    }
+
+    private struct State {
+        /// By the image's lowest address (page-aligned, so its low bit is free): the image's state; with the low bit
+        /// set, the outcome of its conformance self-check.
+        var images: [UInt: ImageState] = [:]
+        var pending: [Diagnostic] = []
+        /// Every diagnostic made, delivered or not (at most two per image).
+        var made: [Diagnostic] = []
+        var statistics = Statistics()
+    }
+
+    private static let state = LockedValue(State())
+
+    /// The path the environment asks for: `BEEHIVE_RUNTIME_BINDING=runtime` turns the metadata path off.
+    package static let environmentPath: BindingPath =
+        EnvironmentVariable.runtimeBinding.value == "runtime" ? .runtime : .metadata
+
+    /// Every diagnostic the binding made about an image, whichever hive it was recorded in.
+    package static var diagnostics: [Diagnostic] { state.withLock { $0.made } }
+
+    /// The counters so far.
+    package static var statistics: Statistics { state.withLock { $0.statistics } }
+
+    /// How the binding treats the image at `image` (its lowest address) for `check`; nil before its first binding.
+    package static func state(ofImage image: UnsafeRawPointer, _ check: Check = .type) -> ImageState? {
+        state.withLock { $0.images[UInt(bitPattern: image) | check.rawValue] }
+    }
+
+    /// The images and their states, for tests: by the image's path.
+    package static var imageStates: [String: ImageState] {
+        let images = state.withLock { $0.images }
+        var byPath: [String: ImageState] = [:]
+        for (image, state) in images where image & 1 == 0 {
+            let path = UnsafeRawPointer(bitPattern: image).flatMap(RuntimeImage.path(of:)) ?? "\(image)"
+            byPath[path] = state
+        }
+        return byPath
+    }
+
+    static func count(_ path: BindingPath, conformance: Bool) {
+        state.withLock {
+            switch (path, conformance) {
+            case (.metadata, false): $0.statistics.metadataTypes += 1
+            case (.runtime, false): $0.statistics.runtimeTypes += 1
+            case (.metadata, true): $0.statistics.metadataConformances += 1
+            case (.runtime, true): $0.statistics.runtimeConformances += 1
+            }
+        }
+    }
+
+    /// Notes what a walk found wrong: each image gets its state and one diagnostic, the first time.
+    static func note(_ problems: [RuntimeImage.Problem]) {
+        guard !problems.isEmpty else { return }
+        var diagnostics: [Diagnostic] = []
+        for problem in problems {
+            let path = UnsafeRawPointer(bitPattern: problem.image).flatMap(RuntimeImage.path(of:)) ?? "an image"
+            let new: ImageState = problem.isCorrupt ? .corrupt : .runtime
+            let first = state.withLock { state -> Bool in
+                guard state.images[problem.image] != new else { return false }
+                state.images[problem.image] = new
+                return true
+            }
+            guard first else { continue }
+            diagnostics.append(
+                problem.isCorrupt
+                    ? Diagnostic(
+                        .error,
+                        HiveError(
+                            .unreadableImage,
+                            "expected the Swift metadata of \(path) to lie inside its readable segments; found "
+                                + "\(problem.message). Its types and conformances are not bound by name",
+                            source: .image(path)))
+                    : Diagnostic(
+                        .warning,
+                        HiveError(
+                            .unreadableImage,
+                            "expected Swift metadata that BeeHive can read in \(path); \(problem.message). Its types "
+                                + "are bound by the Swift runtime's look-ups instead", source: .image(path))))
+        }
+        if !diagnostics.isEmpty {
+            state.withLock {
+                $0.pending += diagnostics
+                $0.made += diagnostics
+            }
+        }
+    }
+
+    /// The state of the image at `image` for a binding about to be made there: `.runtime` and `.corrupt` images are
+    /// not bound from their metadata (for conformances, nor an image whose conformance self-check disagreed).
+    static func imageState(_ image: UnsafeRawPointer?, _ check: Check = .type) -> ImageState? {
+        guard let image else { return nil }
+        let key = UInt(bitPattern: image)
+        return state.withLock { state in
+            let whole = state.images[key]
+            guard check == .conformance, whole == nil || whole == .agreed else { return whole }
+            return state.images[key | check.rawValue] == .runtime ? .runtime : whole
+        }
+    }
+
+    /// Compares the first binding of `image` with the runtime's own answer: `agrees` is called once per image (outside
+    /// every lock). Returns whether the metadata path may answer for the image.
+    static func selfCheck(
+        image: UnsafeRawPointer?, _ check: Check = .type, what: @autoclosure () -> String, _ agrees: () -> Bool
+    ) -> Bool {
+        guard let image else { return true }
+        let key = UInt(bitPattern: image) | check.rawValue
+        switch state.withLock({ state in
+            state.images[key & ~1] == .corrupt || state.images[key & ~1] == .runtime ? .runtime : state.images[key]
+        }) {
+        case .agreed?: return true
+        case .runtime?, .corrupt?: return false
+        case nil: break
+        }
+        let agreed = agrees()
+        let first = state.withLock { state -> Bool in
+            guard state.images[key] == nil else { return false }
+            state.images[key] = agreed ? .agreed : .runtime
+            state.statistics.selfChecks += 1
+            if !agreed { state.statistics.disagreements += 1 }
+            return true
+        }
+        if first && !agreed {
+            let path = RuntimeImage.path(of: image) ?? "an image"
+            let diagnostic = Diagnostic(
+                .warning,
+                HiveError(
+                    .unreadableImage,
+                    "expected BeeHive's reading of the Swift metadata of \(path) to agree with the Swift runtime; "
+                        + "for \(what()) it does not. The image's types are bound by the runtime's look-ups instead",
+                    source: .image(path)))
+            state.withLock {
+                $0.pending.append(diagnostic)
+                $0.made.append(diagnostic)
+            }
+        }
+        return agreed || state.withLock { $0.images[key] == .agreed }
+    }
+
+    /// Records the diagnostics not yet recorded in `hive` (or the shared hive, once it exists).
+    static func deliver(to hive: Hive?) {
+        guard let hive = hive ?? Hive.sharedIfCreated else { return }
+        let pending = state.withLock { state -> [Diagnostic] in
+            defer { state.pending = [] }
+            return state.pending
+        }
+        if !pending.isEmpty { hive.record(pending) }
+    }
+}
+
+extension Hive {
+    /// The path this hive binds names by: its option, else the environment's.
+    package var bindingPath: BindingPath {
+        options.bindsNamesFromMetadata.map { $0 ? .metadata : .runtime } ?? RuntimeBinding.environmentPath
+    }
+
+    /// The path of code that binds names for no particular hive (modules, routes): the shared hive's, when it exists.
+    package static var defaultBindingPath: BindingPath {
+        sharedIfCreated?.bindingPath ?? RuntimeBinding.environmentPath
+    }
+}

@@ -1,0 +1,182 @@
+import Testing
+
+@testable import BeeHive
+
+// Fixtures of every shape the binding meets: named here by strings, bound once from the images' metadata and once by
+// the Swift runtime's own look-ups, and compared.
+
+protocol BindingProbe { func probe() -> String }
+protocol ClassBoundProbe: AnyObject { func probe() -> String }
+protocol ComposedProbe { func probe() -> String }
+
+/// A class, a struct and an enum of the test module.
+final class BindingClass: BindingProbe, ClassBoundProbe, ServiceImplementation {
+    init() {}
+    func probe() -> String { "class" }
+}
+struct BindingStruct: BindingProbe, ServiceImplementation {
+    func probe() -> String { "struct" }
+}
+enum BindingEnum: BindingProbe, ServiceImplementation {
+    case only
+    init() { self = .only }
+    func probe() -> String { "enum" }
+}
+/// Too large for an opaque existential's inline buffer: the value lives in a box.
+struct BindingWideStruct: BindingProbe, ServiceImplementation {
+    var a = 1, b = 2, c = 3, d = 4
+    func probe() -> String { "wide \(a + b + c + d)" }
+}
+/// Nested types, two and three levels deep.
+enum BindingOuter {
+    struct Inner: BindingProbe, ServiceImplementation {
+        func probe() -> String { "inner" }
+    }
+    final class Middle {
+        enum Deepest: BindingProbe, ServiceImplementation {
+            case only
+            init() { self = .only }
+            func probe() -> String { "deepest" }
+        }
+    }
+}
+/// Declares a conformance its subclass inherits (the subclass's records do not list it: the cast answers).
+class BindingBase: BindingProbe, ServiceImplementation, @unchecked Sendable {
+    required init() {}
+    func probe() -> String { "base" }
+}
+final class BindingDerived: BindingBase, @unchecked Sendable {
+    override func probe() -> String { "derived" }
+}
+/// Implements a composition (not assembled: the cast answers).
+struct BindingComposed: ComposedProbe, CustomStringConvertible, ServiceImplementation {
+    func probe() -> String { "composed" }
+    var description: String { "composed" }
+}
+
+@Suite("The runtime binding: the metadata path and the runtime's path agree, and tests can tell them apart")
+struct RuntimeBindingTests {
+    /// The names of every fixture type, with what its `probe()` answers.
+    static let fixtures: [(name: String, probe: String)] = [
+        ("BeeHiveTests.BindingClass", "class"), ("BeeHiveTests.BindingStruct", "struct"),
+        ("BeeHiveTests.BindingEnum", "enum"), ("BeeHiveTests.BindingWideStruct", "wide 10"),
+        ("BeeHiveTests.BindingOuter.Inner", "inner"), ("BeeHiveTests.BindingOuter.Middle.Deepest", "deepest"),
+        ("BeeHiveTests.BindingBase", "base"), ("BeeHiveTests.BindingDerived", "derived"),
+    ]
+
+    @Test(
+        "every fixture name binds to the same type by both paths, and the metadata path answers it", arguments: fixtures
+    )
+    func typesAgree(_ fixture: (name: String, probe: String)) throws {
+        let fast = try #require(TypeLookup.binding(named: fixture.name, path: .metadata))
+        let slow = try #require(TypeLookup.binding(named: fixture.name, path: .runtime))
+        #expect(ObjectIdentifier(fast.type) == ObjectIdentifier(slow.type))
+        #expect(fast.path == .metadata, "the test image's self-check agreed, so its metadata answers")
+        #expect(slow.path == .runtime)
+        #expect(TypeLookup.name(of: fast.type) == fixture.name)
+    }
+
+    @Test("the nested names are the runtime's: a level's kind (class, struct, enum) is read, not guessed")
+    func nestedKinds() throws {
+        let deepest = try #require(TypeLookup.type(named: "BeeHiveTests.BindingOuter.Middle.Deepest", path: .metadata))
+        #expect(ObjectIdentifier(deepest) == ObjectIdentifier(BindingOuter.Middle.Deepest.self))
+        let middle = try #require(TypeLookup.type(named: "BeeHiveTests.BindingOuter.Middle", path: .metadata))
+        #expect(ObjectIdentifier(middle) == ObjectIdentifier(BindingOuter.Middle.self))
+    }
+
+    @Test("every fixture becomes an implementation by both paths, with the same type", arguments: fixtures)
+    func implementationsAgree(_ fixture: (name: String, probe: String)) throws {
+        let type = try #require(TypeLookup.type(named: fixture.name))
+        let fast = try #require(Conformances.implementation(type, path: .metadata))
+        let slow = try #require(Conformances.implementation(type, path: .runtime))
+        #expect(ObjectIdentifier(fast) == ObjectIdentifier(slow))
+        #expect((fast.init() as? any BindingProbe)?.probe() == fixture.probe)
+    }
+
+    @Test("opaque, wide and class-bound existentials, inherited conformances: both paths give the same value")
+    func existentialsAgree() throws {
+        let before = RuntimeBinding.statistics
+        let values: [Any] = [
+            BindingClass(), BindingStruct(), BindingEnum.only, BindingWideStruct(), BindingOuter.Inner(),
+            BindingOuter.Middle.Deepest.only, BindingBase(), BindingDerived(),
+        ]
+        for value in values {
+            let fast = try #require(Conformances.cast(value, to: (any BindingProbe).self, path: .metadata))
+            let slow = try #require(Conformances.cast(value, to: (any BindingProbe).self, path: .runtime))
+            #expect(fast.probe() == slow.probe())
+            #expect(ObjectIdentifier(type(of: fast)) == ObjectIdentifier(type(of: slow)))
+        }
+        let object = BindingClass()
+        let fast = try #require(Conformances.cast(object, to: (any ClassBoundProbe).self, path: .metadata))
+        let slow = try #require(Conformances.cast(object, to: (any ClassBoundProbe).self, path: .runtime))
+        #expect(fast === object && slow === object)
+        let after = RuntimeBinding.statistics
+        // Counters only grow (other suites bind too): each path was taken at least once per value.
+        #expect(after.metadataConformances - before.metadataConformances >= 7, "all but the inherited one assembled")
+        #expect(after.runtimeConformances - before.runtimeConformances >= values.count + 1)
+    }
+
+    @Test("a composition and a type that does not conform: both paths agree (the cast answers both)")
+    func fallbacksAgree() {
+        let composed = BindingComposed()
+        let fast = Conformances.cast(composed, to: (any ComposedProbe & CustomStringConvertible).self, path: .metadata)
+        let slow = Conformances.cast(composed, to: (any ComposedProbe & CustomStringConvertible).self, path: .runtime)
+        #expect(fast?.description == "composed" && slow?.description == "composed")
+        #expect(Conformances.cast(BindingComposed(), to: (any BindingProbe).self, path: .metadata) == nil)
+        #expect(Conformances.cast(BindingComposed(), to: (any BindingProbe).self, path: .runtime) == nil)
+        #expect(Conformances.metatype(BindingComposed.self, as: (any BindingProbe.Type).self, path: .metadata) == nil)
+    }
+
+    @Test("the test image's first binding agreed with the runtime's answer (the self-check)")
+    func selfCheckAgreed() throws {
+        let entry = try #require(TypeLookup.declarations(named: "BeeHiveTests.BindingClass")?.first)
+        _ = TypeLookup.type(named: "BeeHiveTests.BindingClass", path: .metadata)
+        _ = Conformances.cast(BindingClass(), to: (any ClassBoundProbe).self, path: .metadata)
+        let image = try #require(entry.image)
+        #expect(RuntimeBinding.state(ofImage: image) == .agreed)
+        #expect(RuntimeBinding.state(ofImage: image, .conformance) == .agreed, "checked apart from the types")
+        #expect(RuntimeBinding.statistics.selfChecks >= 1)
+        // No real image disagreed (the bookkeeping test below makes a disagreement of its own, about Fake types).
+        let disagreements = RuntimeBinding.diagnostics.filter {
+            $0.message.contains("to agree with the Swift runtime") && !$0.message.contains("Fake.")
+        }
+        #expect(disagreements.isEmpty, "\(disagreements)")
+        #expect(!RuntimeBinding.imageStates.values.contains(.corrupt), "\(RuntimeBinding.imageStates)")
+    }
+
+    @Test("a hive whose option turns the metadata path off binds by the runtime's look-ups, with the same result")
+    func optionSwitchesThePath() throws {
+        let runtime = Hive(options: .init(bindsNamesFromMetadata: false))
+        let metadata = Hive(options: .init(bindsNamesFromMetadata: true))
+        #expect(runtime.bindingPath == .runtime && metadata.bindingPath == .metadata)
+        #expect(Hive().bindingPath == RuntimeBinding.environmentPath)
+        for hive in [runtime, metadata] {
+            try hive.register(service: "BeeHiveTests.BindingProbe", impl: "BeeHiveTests.BindingOuter.Inner")
+            try hive.register(service: "BeeHiveTests.ClassBoundProbe", impl: "BeeHiveTests.BindingClass")
+            #expect(try hive.createService(BindingProbe.self).probe() == "inner")
+            #expect(try hive.createService(ClassBoundProbe.self).probe() == "class")
+        }
+    }
+
+    @Test("an image whose first binding disagrees with the runtime's goes to the runtime's path, with one warning")
+    func disagreementFallsBack() throws {
+        // An address of no image (a heap block): the bookkeeping is exercised without touching a real image.
+        let block = UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 16)
+        defer { block.deallocate() }
+        let image = UnsafeRawPointer(block)
+        let before = RuntimeBinding.statistics.disagreements
+        #expect(!RuntimeBinding.selfCheck(image: image, what: "the type Fake.Type") { false })
+        #expect(RuntimeBinding.state(ofImage: image) == .runtime)
+        #expect(
+            !RuntimeBinding.selfCheck(image: image, what: "the type Fake.Other") {
+                Issue.record("checked twice"); return true
+            })
+        #expect(RuntimeBinding.statistics.disagreements >= before + 1)
+        // Made once, and recorded in whichever hive asks next (another suite's, when tests run in parallel).
+        let warnings = RuntimeBinding.diagnostics.filter { $0.message.contains("for the type Fake.Type it does not") }
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.severity == .warning)
+        #expect(warnings.first?.code == .unreadableImage)
+        #expect(!RuntimeBinding.diagnostics.contains { $0.message.contains("Fake.Other") })
+    }
+}
