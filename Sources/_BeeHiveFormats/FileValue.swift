@@ -34,6 +34,11 @@ package enum FileValue: Sendable {
 package struct FileField: Sendable {
     package let key: String
     package let value: FileValue
+
+    package init(key: String, value: FileValue) {
+        self.key = key
+        self.value = value
+    }
 }
 
 /// Why a value of a file cannot be read.

@@ -61,6 +61,14 @@ package enum Conformances {
         return (table, found.image)
     }
 
+    /// Whether `type` conforms to the protocol `protocolDescriptor`, decided from the two types alone: from the
+    /// conformance records of the type's module (read once per module), else by the Swift runtime, whose first answer
+    /// for a type scans every conformance record of the process.
+    static func conforms(_ type: any Any.Type, to protocolDescriptor: UnsafeRawPointer) -> Bool {
+        witnessTable(of: type, to: protocolDescriptor) != nil
+            || bh_swift_conforms_to_protocol(metadata(of: type), protocolDescriptor) != nil
+    }
+
     /// The shape of an existential type `Existential` that can be assembled here: its one protocol, and whether it
     /// is class-bound. Nil for compositions, superclass constraints, `Error` and non-existential types.
     static func singleProtocol<Existential>(

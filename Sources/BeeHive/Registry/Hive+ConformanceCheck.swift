@@ -1,5 +1,3 @@
-internal import _BeeHiveScanner
-
 extension Hive {
     /// The error that refuses a registration in code whose implementation type does not conform to its service, when
     /// both types are known there (BeeHive's `registerService:implClass:` checks `conformsToProtocol:` and refuses);
@@ -23,8 +21,7 @@ extension Hive {
         // The usual case, a conformance declared by the implementation's own module, is a look-up in that module's
         // conformance records (read once per module); only what is not found there asks the runtime, whose first
         // answer for a type scans every conformance record of the process.
-        if Conformances.witnessTable(of: impl, to: descriptor) != nil { return nil }
-        guard bh_swift_conforms(Conformances.metadata(of: impl), descriptor) == 0 else { return nil }
+        guard !Conformances.conforms(impl, to: descriptor) else { return nil }
         let base = HiveError.doesNotConform(registration, service: registration.service)
         return HiveError(
             .doesNotConform,

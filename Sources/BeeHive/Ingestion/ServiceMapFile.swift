@@ -1,3 +1,5 @@
+internal import _BeeHiveFormats
+
 extension Hive {
     /// The entries of BeeHive's dictionary form of `BHService.plist`, `{protocol: class}` (the form its README shows),
     /// as the `{service, impl}` entries of the array form, so that both are read and diagnosed by one reader.

@@ -1,3 +1,5 @@
+internal import _BeeHiveFormats
+
 /// Reads single settings from BeeHive's configuration files, for the products that own them: `BeeHive.plist`'s
 /// `URLGlobalScheme` (BHRouter's global scheme) is the router's, not the registry's.
 package enum ConfigurationFile {
