@@ -74,7 +74,8 @@ let package = Package(
         .target(
             name: "BeeHive",
             dependencies: [
-                "_BeeHiveDiscovery", "_BeeHiveFormats", "_BeeHiveRuntime", .product(name: "Logging", package: "swift-log"),
+                "_BeeHiveDiscovery", "_BeeHiveFormats", "_BeeHiveRuntime",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
