@@ -1,4 +1,3 @@
-import Synchronization
 internal import _BeeHiveRuntime
 
 /// Which way a name is bound to a type, or a type to an existential.
@@ -90,8 +89,6 @@ package enum RuntimeBinding {
     }
 
     private static let state = LockedValue(State())
-    /// Whether diagnostics wait to be recorded: read without the lock on every binding.
-    private static let hasPending = Atomic<Bool>(false)
 
     /// The path the environment asks for: `BEEHIVE_RUNTIME_BINDING=runtime` turns the metadata path off.
     package static let environmentPath: BindingPath =
@@ -160,7 +157,7 @@ package enum RuntimeBinding {
                 $0.pending += diagnostics
                 $0.made += diagnostics
             }
-            hasPending.store(true, ordering: .releasing)
+            bh_runtime_set_pending(1)
         }
     }
 
@@ -220,17 +217,17 @@ package enum RuntimeBinding {
                 $0.pending.append(diagnostic)
                 $0.made.append(diagnostic)
             }
-            hasPending.store(true, ordering: .releasing)
+            bh_runtime_set_pending(1)
         }
         return agreed || state.withLock { $0.images[key] == .agreed }
     }
 
     /// Records the diagnostics not yet recorded in `hive` (or the shared hive, once it exists).
     static func deliver(to hive: Hive?) {
-        guard hasPending.load(ordering: .acquiring), let hive = hive ?? Hive.sharedIfCreated else { return }
+        guard bh_runtime_pending() != 0, let hive = hive ?? Hive.sharedIfCreated else { return }
         let pending = state.withLock { state -> [Diagnostic] in
             defer { state.pending = [] }
-            hasPending.store(false, ordering: .relaxed)
+            bh_runtime_set_pending(0)
             return state.pending
         }
         if !pending.isEmpty { hive.record(pending) }
