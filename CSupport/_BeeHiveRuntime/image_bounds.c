@@ -44,7 +44,7 @@ static int bh_bounds_add_image(struct dl_phdr_info *info, size_t size, void *con
             bounds->segments = segments;
             builder->capacity = capacity;
         }
-        bounds->segments[bounds->count++] = (bh_segment){start, end, image};
+        bounds->segments[bounds->count++] = (bh_segment){start, end, image, (header->p_flags & PF_X) != 0};
         if (start < lowest) lowest = start;
     }
     bounds->image_starts[bounds->images++] = lowest == UINTPTR_MAX ? 0 : lowest;

@@ -13,6 +13,7 @@ typedef struct {
     uintptr_t start;
     uintptr_t end;
     uint32_t image;
+    uint32_t executable; /* PF_X: code may be called there */
 } bh_segment;
 
 /* A snapshot of the loaded images' readable segments, sorted by address. */

@@ -38,3 +38,11 @@ const void *bh_swift_conforms_to_protocol(const void *metadata, const void *prot
 const void *bh_swift_type_descriptor(const void *type) {
     return swift_getTypeContextDescriptor && type ? swift_getTypeContextDescriptor(type) : NULL;
 }
+
+/* ---- A flag the Swift layer reads on every binding without a lock (no Synchronization library needed) ---- */
+
+static int bh_pending_flag;
+
+int bh_runtime_pending(void) { return __atomic_load_n(&bh_pending_flag, __ATOMIC_ACQUIRE); }
+
+void bh_runtime_set_pending(int pending) { __atomic_store_n(&bh_pending_flag, pending, __ATOMIC_RELEASE); }

@@ -304,6 +304,22 @@ static void bh_report_type(bh_walk *walk, bh_image_walk *image, const TargetName
     if (ContextDescriptorFlags_version(descriptor->base.Flags) != 0) return;
     bh_chain chain;
     if (!bh_read_chain(image, descriptor, &chain) || !bh_module_matches(&walk->module, image, &chain)) return;
+    unsigned kind = ContextDescriptorFlags_kind(descriptor->base.Flags);
+    if (kind != ContextDescriptorKind_Protocol) {
+        /* The access function BeeHive will call for the type's metadata: code of the descriptor's image, or the
+         * image is not used. */
+        const TargetTypeContextDescriptor *type = (const TargetTypeContextDescriptor *)descriptor;
+        if (type->AccessFunctionPtr.offset) {
+            uintptr_t function = (uintptr_t)&type->AccessFunctionPtr + (intptr_t)type->AccessFunctionPtr.offset;
+            const bh_segment *holder = bh_find(image, (uintptr_t)descriptor, sizeof *type);
+            const bh_segment *segment = bh_find(image, function, 1);
+            if (!holder || !segment || segment->image != holder->image || !segment->executable) {
+                bh_stop(image, "the access function of the type descriptor at %p points to %p, outside the image's "
+                               "executable segments", (const void *)descriptor, (const void *)function);
+                return;
+            }
+        }
+    }
     char name[BH_MAX_NAME];
     size_t length = 0;
     for (size_t i = chain.depth; i-- > 0;) {

@@ -132,6 +132,10 @@ void bh_existential_parts(
     const bh_existential_shape *shape, int is_metatype, const void *container, const void **type,
     const void **witness_table);
 
+/* Whether the binding has diagnostics waiting to be recorded: an atomic flag, read on every binding. */
+int bh_runtime_pending(void);
+void bh_runtime_set_pending(int pending);
+
 #ifdef __cplusplus
 }
 #endif

@@ -48,15 +48,15 @@ package enum Conformances {
             RuntimeBinding.deliver(to: nil)
             var table: [Key: Found] = [:]
             table.reserveCapacity(records.count)
-            for record in records where RuntimeBinding.imageState(record.image) != .corrupt {
+            let corrupt = RuntimeBinding.corruptImages
+            for record in records where corrupt.isEmpty || !corrupt.contains(UInt(bitPattern: record.image)) {
                 table[Key(type: record.type, protocol: record.protocol)] = Found(
                     conformance: record.conformance, image: record.image)
             }
             modules.withLock { $0[module] = (loaded, table) }
             found = table[key]
         }
-        guard let found, RuntimeBinding.imageState(found.image, .conformance) != .runtime,
-            let table = SwiftConformances.witnessTable(found.conformance, for: metadata)
+        guard let found, let table = SwiftConformances.witnessTable(found.conformance, for: metadata)
         else { return nil }
         return (table, found.image)
     }
@@ -127,10 +127,7 @@ package enum Conformances {
                 }
             }
         }
-        if trusted {
-            RuntimeBinding.count(.metadata, conformance: true)
-            return made
-        }
+        if trusted { return made }
         return runtimeCast(instance, to: service)
     }
 
@@ -156,15 +153,12 @@ package enum Conformances {
                 }
             }
         }
-        if trusted {
-            RuntimeBinding.count(.metadata, conformance: true)
-            return made
-        }
+        if trusted { return made }
         return runtimeCast(type, to: metatype)
     }
 
     private static func runtimeCast<T>(_ value: Any, to: T.Type) -> T? {
-        RuntimeBinding.count(.runtime, conformance: true)
+        RuntimeBinding.countRuntime(.conformance)
         return value as? T
     }
 

@@ -66,6 +66,10 @@ package enum RuntimeBinding {
         package var runtimeConformances = 0
         package var selfChecks = 0
         package var disagreements = 0
+
+        mutating func countMetadata(_ check: Check) {
+            if check == .type { metadataTypes += 1 } else { metadataConformances += 1 }
+        }
     }
 
     /// What a self-check compares: types and conformances are checked apart, each on its first binding in an image.
@@ -112,14 +116,10 @@ package enum RuntimeBinding {
         return byPath
     }
 
-    static func count(_ path: BindingPath, conformance: Bool) {
+    /// Counts a binding the runtime's path made (the metadata path's are counted by ``selfCheck(image:_:what:_:)``).
+    static func countRuntime(_ check: Check) {
         state.withLock {
-            switch (path, conformance) {
-            case (.metadata, false): $0.statistics.metadataTypes += 1
-            case (.runtime, false): $0.statistics.runtimeTypes += 1
-            case (.metadata, true): $0.statistics.metadataConformances += 1
-            case (.runtime, true): $0.statistics.runtimeConformances += 1
-            }
+            if check == .type { $0.statistics.runtimeTypes += 1 } else { $0.statistics.runtimeConformances += 1 }
         }
     }
 
@@ -157,6 +157,7 @@ package enum RuntimeBinding {
                 $0.pending += diagnostics
                 $0.made += diagnostics
             }
+            bh_runtime_set_pending(1)
         }
     }
 
@@ -172,15 +173,24 @@ package enum RuntimeBinding {
         }
     }
 
+    /// The images whose metadata is corrupt, by their lowest address.
+    static var corruptImages: Set<UInt> {
+        state.withLock { state in Set(state.images.lazy.filter { $0.value == .corrupt }.map(\.key)) }
+    }
+
     /// Compares the first binding of `image` with the runtime's own answer: `agrees` is called once per image (outside
-    /// every lock). Returns whether the metadata path may answer for the image.
+    /// every lock). Returns whether the metadata path may answer for the image (and then counts the binding as the
+    /// metadata path's): not for an image that disagreed, is corrupt or of an unknown version.
     static func selfCheck(
         image: UnsafeRawPointer?, _ check: Check = .type, what: @autoclosure () -> String, _ agrees: () -> Bool
     ) -> Bool {
         guard let image else { return true }
         let key = UInt(bitPattern: image) | check.rawValue
         switch state.withLock({ state in
-            state.images[key & ~1] == .corrupt || state.images[key & ~1] == .runtime ? .runtime : state.images[key]
+            let whole = state.images[key & ~1]
+            let known = whole == .corrupt || whole == .runtime ? .runtime : state.images[key]
+            if known == .agreed { state.statistics.countMetadata(check) }
+            return known
         }) {
         case .agreed?: return true
         case .runtime?, .corrupt?: return false
@@ -191,7 +201,7 @@ package enum RuntimeBinding {
             guard state.images[key] == nil else { return false }
             state.images[key] = agreed ? .agreed : .runtime
             state.statistics.selfChecks += 1
-            if !agreed { state.statistics.disagreements += 1 }
+            if agreed { state.statistics.countMetadata(check) } else { state.statistics.disagreements += 1 }
             return true
         }
         if first && !agreed {
@@ -207,15 +217,17 @@ package enum RuntimeBinding {
                 $0.pending.append(diagnostic)
                 $0.made.append(diagnostic)
             }
+            bh_runtime_set_pending(1)
         }
         return agreed || state.withLock { $0.images[key] == .agreed }
     }
 
     /// Records the diagnostics not yet recorded in `hive` (or the shared hive, once it exists).
     static func deliver(to hive: Hive?) {
-        guard let hive = hive ?? Hive.sharedIfCreated else { return }
+        guard bh_runtime_pending() != 0, let hive = hive ?? Hive.sharedIfCreated else { return }
         let pending = state.withLock { state -> [Diagnostic] in
             defer { state.pending = [] }
+            bh_runtime_set_pending(0)
             return state.pending
         }
         if !pending.isEmpty { hive.record(pending) }

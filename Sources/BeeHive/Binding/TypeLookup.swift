@@ -57,7 +57,7 @@ package enum TypeLookup {
         }
         let found = path == .metadata ? metadataBinding(named: name) : typeByMangledName(name).map { ($0, .runtime) }
         RuntimeBinding.deliver(to: hive)
-        if let found { RuntimeBinding.count(found.1, conformance: false) }
+        if let found, found.1 == .runtime { RuntimeBinding.countRuntime(.type) }
         cache.withLock { $0[name] = found.map { .found($0.0, $0.1) } ?? .missing(loadedImages: loaded) }
         return found.map { (type: $0.0, path: $0.1) }
     }
@@ -81,7 +81,8 @@ package enum TypeLookup {
         let unqualified = name.dropFirst(module.count + 1)
         let walk = SwiftTypes.entries(inModule: nil)
         RuntimeBinding.note(walk?.problems ?? [])
-        let everywhere = walk?.entries.filter { kinds.contains($0.kind) && isReadable($0) } ?? []
+        let corrupt = RuntimeBinding.corruptImages
+        let everywhere = walk?.entries.filter { kinds.contains($0.kind) && isReadable($0, corrupt) } ?? []
         var byUnqualified: [String: [String]] = [:]
         for entry in everywhere {
             guard let dot = entry.name.firstIndex(of: ".") else { continue }
@@ -127,8 +128,10 @@ package enum TypeLookup {
         }
         guard let walk = SwiftTypes.entries(inModule: String(module)) else { return nil }
         RuntimeBinding.note(walk.problems)
+        let corrupt = RuntimeBinding.corruptImages
         let index = ModuleIndex(
-            loadedImages: loaded, entries: Dictionary(grouping: walk.entries.filter(isReadable), by: \.name),
+            loadedImages: loaded,
+            entries: Dictionary(grouping: walk.entries.filter { isReadable($0, corrupt) }, by: \.name),
             hasUnreadImages: walk.problems.contains { !$0.isCorrupt })
         modules.withLock { $0[module] = index }
         return index
@@ -136,8 +139,8 @@ package enum TypeLookup {
 
     /// Whether an entry comes from an image whose metadata is not corrupt (a walk that stopped in an image may have
     /// given entries of it before it stopped).
-    private static func isReadable(_ entry: SwiftTypes.Entry) -> Bool {
-        RuntimeBinding.imageState(entry.image) != .corrupt
+    private static func isReadable(_ entry: SwiftTypes.Entry, _ corrupt: Set<UInt>) -> Bool {
+        corrupt.isEmpty || !corrupt.contains(UInt(bitPattern: entry.image))
     }
 
     /// The metadata path: the module's index, the type from its access function, the image's self-check.
@@ -146,9 +149,10 @@ package enum TypeLookup {
         guard module.count < name.count, let index = index(of: module, refreshing: true) else {
             return typeByMangledName(name).map { ($0, .runtime) }
         }
-        for entry in index.entries[name] ?? [] where entry.kind != .protocol && isReadable(entry) {
-            if RuntimeBinding.imageState(entry.image) == .runtime {
-                if let type = typeByMangledName(name) { return (type, .runtime) }
+        for entry in index.entries[name] ?? [] where entry.kind != .protocol {
+            // An image that disagreed or is corrupt is not asked for its type (its access function is its own code).
+            if let state = RuntimeBinding.imageState(entry.image), state != .agreed {
+                if state == .runtime, let type = typeByMangledName(name) { return (type, .runtime) }
                 continue
             }
             guard let type = entry.type else { continue }

@@ -119,6 +119,33 @@ struct CorruptMetadataTests {
         #expect(blamed.count == 1, "\(run)")
     }
 
+    @Test("a type whose access function points into data: asking for it by name calls nothing, says so once")
+    func accessFunctionOutsideCode() throws {
+        let folder = try LabFolder()
+        let corruption = Corruption(
+            description: "the first type's access function pointing at its own descriptor (data, not code)",
+            expected: "outside the image's executable segments"
+        ) { elf in
+            let type = try elf.firstTypeDescriptor()
+            // TargetTypeContextDescriptor.AccessFunctionPtr, at offset 12: back to the descriptor's first byte.
+            elf.write(UInt64(UInt32(bitPattern: -12)), at: try elf.fileOffset(of: type + 12), width: 4)
+        }
+        let plugin = try corruptedPlugin(corruption, in: folder)
+        var script = LabScript()
+        script.open(plugin)
+        let plugins = script.add("resolve:Hostile.HostileStruct")
+        let host = script.add("resolve:PluginLab.LabServiceImpl")
+        let diagnostics = script.diagnostics()
+        let run = try PluginLab.run(script, timeout: 60)
+
+        try #require(run.outcome.succeeded, "\(run)")
+        #expect(run.value(plugins, "resolve")?.hasPrefix("error") == true, "\(run)")
+        #expect(run.value(host, "resolve") == "LabServiceImpl", "\(run)")
+        let found = self.diagnostics(run, diagnostics, about: plugin)
+        #expect(found.count == 1, "\(run)")
+        #expect(found.first?.message.contains(corruption.expected) == true, "\(run)")
+    }
+
     @Test("BEEHIVE_RUNTIME_BINDING=runtime: the plugin's metadata is never read, and the host type still resolves")
     func environmentSwitchesTheFastPathOff() throws {
         let folder = try LabFolder()
