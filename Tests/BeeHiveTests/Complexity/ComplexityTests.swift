@@ -7,14 +7,14 @@ import Testing
 /// Doubling an input at most doubles the work: service files (JSON, XML and binary property lists), duplicates of
 /// one service or module, module files, routes and redirects.
 ///
-/// Work is counted in instructions, not seconds: this test runs itself again in a child process under
-/// `valgrind --tool=callgrind`, which counts the instructions of each workload alone
-/// (`--toggle-collect`/`--dump-after` on ``ComplexityProbe/complexityProbeWorkload(_:_:_:)``). Instruction counts do
-/// not depend on the machine's load (a 2-core machine shared by several builds gives the same numbers), unlike wall
-/// clock; hashing is made deterministic in the child (`SWIFT_DETERMINISTIC_HASHING`). Each input is measured at
-/// n and 2n entries; linear work gives a ratio just under 2 (the fixed costs are shared), quadratic work nearly 4.
-/// The bound is 2.4: room for the dictionaries' growth steps, far below what one quadratic step gives at these
-/// sizes (the shadow-list search of issue 18 measured 3.6 here).
+/// Work is counted in instructions, not seconds: for each input and size, this test runs its own binary again in a
+/// child process under `valgrind --tool=callgrind` (an XCTest case, ``ComplexityProbeCase``, runs the workload),
+/// which counts the instructions of ``ComplexityProbe/measuredWorkloadRegion(_:_:_:)`` alone (`--toggle-collect`).
+/// Instruction counts do not depend on the machine's load (a 2-core machine shared by several builds gives the same
+/// numbers), unlike wall clock; hashing is made deterministic in the child (`SWIFT_DETERMINISTIC_HASHING`). Each
+/// input is measured at n and 2n entries; linear work gives a ratio just under 2 (the fixed costs are shared),
+/// quadratic work nearly 4. The bound is 2.4: room for the dictionaries' growth steps, far below what a quadratic
+/// step gives at these sizes.
 @Suite("Complexity: doubling an input at most doubles the work (instructions counted by callgrind)")
 struct ComplexityTests {
     /// The largest ratio of work at 2n to work at n that passes.
@@ -24,7 +24,7 @@ struct ComplexityTests {
         "service files, duplicates, module files, routes and redirects: work at 2n is at most 2.4 × work at n",
         .enabled(
             if: Callgrind.isAvailable,
-            "needs valgrind (apt-get install -y valgrind) to count instructions; wall clock is no measure here"),
+            "needs valgrind and objcopy (binutils) to count instructions; wall clock is no measure here"),
         .timeLimit(.minutes(20))
     )
     func doublingDoublesTheWork() throws {
@@ -36,8 +36,10 @@ struct ComplexityTests {
             try Data(kind.input(size)).write(to: folder.appendingPathComponent("\(kind.rawValue)-\(size)"))
         }
         let counts = try Callgrind.countWorkloads(
-            testFilter: "ComplexityProbe", environment: ["BEEHIVE_COMPLEXITY_PROBE": folder.path], folder: folder)
-        try #require(counts.count == plan.count, "expected one count per workload; found \(counts)")
+            testCase: "BeeHiveTests.ComplexityProbeCase", runs: plan.map { "\($0.0.rawValue)-\($0.1)" },
+            environment: ["BEEHIVE_COMPLEXITY_PROBE": folder.path], folder: folder)
+        #expect(counts.count == plan.count, "expected one count per workload; found \(counts)")
+        guard counts.count == plan.count else { return }
         var report: [String] = []
         for (index, kind) in ComplexityProbe.Kind.allCases.enumerated() {
             let small = counts[2 * index]
@@ -55,20 +57,14 @@ struct ComplexityTests {
 }
 
 /// The workloads, run in the child process that callgrind watches.
-@Suite("Complexity probe (runs only in the child process of the complexity test)")
-struct ComplexityProbe {
+enum ComplexityProbe {
     /// One kind of input.
     enum Kind: String, CaseIterable, Sendable {
         case jsonServices, xmlServices, binaryServices, duplicateServices, moduleFile, duplicateModules, routes
         case redirects
 
         /// The smaller size measured: large enough that a quadratic step would dominate the fixed costs.
-        var size: Int {
-            switch self {
-            case .binaryServices: 2_000  // the builder's references are 2 bytes: at most 65,536 objects
-            default: 3_000
-            }
-        }
+        var size: Int { 2_000 }
 
         /// The input of `count` entries, as bytes.
         func input(_ count: Int) -> [UInt8] {
@@ -86,13 +82,10 @@ struct ComplexityProbe {
                     ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\"><array>"
                         + entries.joined(separator: "\n") + "</array></plist>\n").utf8)
             case .binaryServices:
-                var plist = BinaryPropertyListBuilder()
-                let service = plist.ascii("service")
-                let impl = plist.ascii("impl")
-                let entries = (0..<count).map { index in
-                    plist.dictionary([(service, plist.ascii("App.S\(index)")), (impl, plist.ascii("App.I\(index)"))])
-                }
-                return plist.file(top: plist.array(entries))
+                // Foundation's writer: shared keys, references as wide as the file needs.
+                let entries = (0..<count).map { ["service": "App.S\($0)", "impl": "App.I\($0)"] }
+                let data = try? PropertyListSerialization.data(fromPropertyList: entries, format: .binary, options: 0)
+                return [UInt8](data ?? Data())
             case .duplicateServices:
                 return Array(
                     ("[" + (0..<count).map { "{\"service\":\"App.S\",\"impl\":\"App.I\($0)\"}" }.joined(separator: ",")
@@ -113,25 +106,21 @@ struct ComplexityProbe {
         }
     }
 
-    @Test(
-        "runs every workload once per size",
-        .enabled(if: ProcessInfo.processInfo.environment["BEEHIVE_COMPLEXITY_PROBE"] != nil)
-    )
-    func runWorkloads() throws {
-        let folder = ProcessInfo.processInfo.environment["BEEHIVE_COMPLEXITY_PROBE"] ?? ""
-        for kind in Kind.allCases {
-            for size in [kind.size, 2 * kind.size] {
-                let path = "\(folder)/\(kind.rawValue)-\(size)"
-                let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-                Self.complexityProbeWorkload(kind, path, bytes)
-            }
+    /// Runs the workload `run` (`<kind>-<size>`) on its input in `folder`. Called by the XCTest case
+    /// ``ComplexityProbeCase`` in the child process.
+    static func runWorkload(_ run: String, folder: String) throws {
+        guard let dash = run.lastIndex(of: "-"), let kind = Kind(rawValue: String(run[..<dash])) else {
+            throw Callgrind.Failure("expected <kind>-<size>; found \(run)")
         }
+        let path = "\(folder)/\(run)"
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        Self.measuredWorkloadRegion(kind, path, bytes)
     }
 
     /// The work callgrind counts: everything called from here, and nothing else. No closure may be written in
     /// this function (its name would match callgrind's pattern and toggle the collection).
     @inline(never)
-    static func complexityProbeWorkload(_ kind: Kind, _ path: String, _ bytes: [UInt8]) {
+    static func measuredWorkloadRegion(_ kind: Kind, _ path: String, _ bytes: [UInt8]) {
         switch kind {
         case .jsonServices, .xmlServices, .binaryServices, .duplicateServices: loadServices(path)
         case .moduleFile, .duplicateModules: loadModules(path)
@@ -142,14 +131,22 @@ struct ComplexityProbe {
 
     static func loadServices(_ path: String) {
         let hive = Hive()
-        let problems = try? hive.loadServices(from: path)
-        precondition(hive.serviceRegistrations.count >= 1 && problems != nil, "the file was not loaded")
+        do {
+            try hive.loadServices(from: path)
+        } catch {
+            preconditionFailure("\(path) was not loaded: \(error)")
+        }
+        precondition(!hive.serviceRegistrations.isEmpty, "\(path): nothing registered")
     }
 
     static func loadModules(_ path: String) {
         let hive = Hive()
-        let problems = try? hive.loadModules(from: path)
-        precondition(hive.moduleDeclarations.count >= 1 && problems != nil, "the file was not loaded")
+        do {
+            try hive.loadModules(from: path)
+        } catch {
+            preconditionFailure("\(path) was not loaded: \(error)")
+        }
+        precondition(!hive.moduleDeclarations.isEmpty, "\(path): nothing declared")
     }
 
     static func openRoutes(_ bytes: [UInt8]) {
