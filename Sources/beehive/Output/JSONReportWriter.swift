@@ -88,6 +88,7 @@ final class JSONReportWriter {
     private func value(_ value: some Encodable, _ indent: String) throws {
         let text = String(decoding: try encoder.encode(value), as: UTF8.self)
         // JSON strings hold no raw newline, so every newline of the text is between two of its lines.
-        write(text.replacing("\n", with: "\n" + indent))
+        // JSONEncoder leaves the line inside an empty array blank: it stays blank.
+        write(text.replacing("\n", with: "\n" + indent).replacing("\n" + indent + "\n", with: "\n\n"))
     }
 }
