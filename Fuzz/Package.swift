@@ -33,5 +33,13 @@ let package = Package(
         ),
         fuzzer("ServiceFileFuzzer", ["FileOracle"]),
         fuzzer("ModuleFileFuzzer", ["FileOracle"]),
+        // The beehive tool's ELF reader (CSupport/_BeeHiveInspect/inspect.c, compiled from the main package's file),
+        // instrumented for coverage like the Swift code; libelf as the tool links it.
+        .target(
+            name: "CInspectReader",
+            cSettings: [.unsafeFlags(["-fsanitize=fuzzer-no-link,address"])],
+            linkerSettings: [.linkedLibrary("elf"), .linkedLibrary("z")]
+        ),
+        fuzzer("ELFInspectFuzzer", ["CInspectReader"]),
     ]
 )

@@ -11,7 +11,8 @@
 #
 # Options: --target T (repeatable; default: all), --keep-going (after a crash or timeout, go on fuzzing and
 # collect more: libFuzzer's -fork=1 -ignore_crashes=1 -ignore_timeouts=1), --debug (a debug build; release is
-# about 3 times faster). Targets: RecordFuzzer RouteFuzzer RedirectFuzzer ServiceFileFuzzer ModuleFileFuzzer.
+# about 3 times faster). Targets: RecordFuzzer RouteFuzzer RedirectFuzzer ServiceFileFuzzer ModuleFileFuzzer
+# ELFInspectFuzzer (the beehive tool's ELF reader).
 #
 # Fuzzing works on a copy of the corpus in a temporary directory, so the repository stays clean; the script prints
 # that directory (new corpus units, artifacts, logs). Every input runs with -timeout=10 (a slower input is a
@@ -19,7 +20,7 @@
 set -euo pipefail
 
 usage() {
-    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -28,7 +29,7 @@ fail_usage() {
     usage
 }
 
-all_targets="RecordFuzzer RouteFuzzer RedirectFuzzer ServiceFileFuzzer ModuleFileFuzzer"
+all_targets="RecordFuzzer RouteFuzzer RedirectFuzzer ServiceFileFuzzer ModuleFileFuzzer ELFInspectFuzzer"
 mode="run"
 seconds=300
 targets=""

@@ -16,7 +16,8 @@ struct BeeHiveCommand: ParsableCommand {
         discussion: """
             Reads executables, shared libraries, object files and static archives from disk, without running them. \
             Exit status: 0 when everything was read (and, for check, nothing is wrong), 1 when check finds \
-            problems or migrate skips entries, 2 for a usage error or a file that cannot be read. \
+            problems or migrate skips entries, 2 for a usage error or a file that cannot be read whole (not ELF, \
+            truncated, corrupt section headers or sections, beyond the tool's limits). \
             Docs/CommandLineTool.md describes the commands and the JSON schema.
             """,
         subcommands: [Inspect.self, Check.self, Migrate.self]
@@ -49,7 +50,7 @@ enum ExitStatus: Int32 {
     case success = 0
     /// `check` found problems; `migrate` skipped entries.
     case problems = 1
-    /// A usage error, or a file that cannot be read.
+    /// A usage error, or a file that cannot be read whole (see `InspectionReport.File.isReadWhole`).
     case usage = 2
 
     /// The status as an error that argument-parser turns into the process's exit status.

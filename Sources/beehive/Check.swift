@@ -12,7 +12,9 @@ struct Check: ParsableCommand {
             in an archive member no link pulls in), record sections not loaded into memory, and, where the files \
             have symbol tables, types named by records that have no Swift type descriptor in any file (missing). \
             Types that cannot be checked (a stripped file) are reported as unknown, which is no problem. \
-            Exit status: 0 no problems, 1 problems found, 2 usage error or a file that cannot be read.
+            Exit status: 0 no problems, 1 problems found, 2 usage error or a file that cannot be read whole \
+            (not ELF, truncated, corrupt section headers or sections, more than 100,000 records), which gets \
+            lines on standard error naming it and what is wrong.
             """
     )
 
@@ -34,15 +36,20 @@ struct Check: ParsableCommand {
         let problems = findings.filter { $0.severity == .problem }.count
         let notes = findings.count - problems
         let records = readable.reduce(0) { sum, input in sum + input.report.images.reduce(0) { $0 + $1.records.count } }
-        let unreadable = inputs.filter { $0.report.error != nil }
+        let unreadable = inputs.count - readable.count
+        let partial = readable.filter { !$0.report.isReadWhole }.count
         print(
             "checked \(records) record\(records == 1 ? "" : "s") in \(readable.count) "
                 + "file\(readable.count == 1 ? "" : "s"): "
                 + (problems == 0 ? "no problems" : "\(problems) problem\(problems == 1 ? "" : "s")")
                 + (notes == 0 ? "" : ", \(notes) note\(notes == 1 ? "" : "s")")
-                + (unreadable.isEmpty ? "" : "; \(unreadable.count) file\(unreadable.count == 1 ? "" : "s") not read"))
-        for input in unreadable { printError("\(input.report.path): \(input.report.error ?? "")") }
-        if !unreadable.isEmpty { throw ExitStatus.usage.exitCode }
+                + (unreadable == 0 ? "" : "; \(unreadable) file\(unreadable == 1 ? "" : "s") not read")
+                + (partial == 0 ? "" : "; \(partial) file\(partial == 1 ? "" : "s") not read whole"))
+        // The rule of inspect: a file not read whole (unreadable, corrupt, truncated, beyond the limits) gets
+        // lines on standard error and status 2, which wins over the problems' status 1.
+        let errorLines = inputs.flatMap(\.report.errorLines)
+        for line in errorLines { printError(line) }
+        if !errorLines.isEmpty { throw ExitStatus.usage.exitCode }
         if problems > 0 { throw ExitStatus.problems.exitCode }
     }
 }

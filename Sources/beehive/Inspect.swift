@@ -1,5 +1,4 @@
 import ArgumentParser
-import FoundationEssentials
 
 /// `beehive inspect FILE…`: every record of every BeeHive section of the files, as a table or as JSON.
 struct Inspect: ParsableCommand {
@@ -10,8 +9,9 @@ struct Inspect: ParsableCommand {
             beehive_mods and beehive_routes when it has none. Files may be executables, shared libraries, object \
             files or static archives (each member is read). A record is read with the library's own parser, so \
             what is listed is what a running program registers; malformed records are listed with the reason. \
-            A file that cannot be read gets one line on standard error and exit status 2; the others are still \
-            listed.
+            A file that cannot be read whole (not ELF, truncated, corrupt section headers or sections, more than \
+            100,000 records) gets lines on standard error naming it and what is wrong, and exit status 2; \
+            everything readable is still listed.
             """
     )
 
@@ -37,23 +37,22 @@ struct Inspect: ParsableCommand {
     }
 
     func run() throws {
-        let inputs = files.map { InputFile(path: $0) }
-        let report = InspectionReport(files: inputs.map(\.report))
-        switch format {
-        case .table:
-            print(TableRenderer(showsEmptyImages: all).render(report), terminator: "")
-        case .json:
-            print(try Self.json(report))
+        // One file in memory at a time, its records capped (InputFile.maximumRecords); JSON written record by
+        // record, so that memory does not grow with the input.
+        let writer = JSONReportWriter { print($0, terminator: "") }
+        if format == .json { writer.begin() }
+        var errorLines: [String] = []
+        for path in files {
+            let file = InputFile(path: path).report
+            switch format {
+            case .table: print(TableRenderer(showsEmptyImages: all).render(file), terminator: "")
+            case .json: try writer.write(file)
+            }
+            errorLines += file.errorLines
         }
-        let unreadable = report.files.filter { $0.error != nil }
-        for file in unreadable { printError("\(file.path): \(file.error ?? "")") }
-        if !unreadable.isEmpty { throw ExitStatus.usage.exitCode }
-    }
-
-    /// The report as pretty-printed JSON with sorted keys, so that the same files always give the same text.
-    static func json(_ report: InspectionReport) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(report), as: UTF8.self)
+        if format == .json { writer.end() }
+        // A file not read whole (unreadable, corrupt, truncated, beyond the limits) fails the command, as for check.
+        for line in errorLines { printError(line) }
+        if !errorLines.isEmpty { throw ExitStatus.usage.exitCode }
     }
 }

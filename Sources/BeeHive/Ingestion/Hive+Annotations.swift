@@ -133,35 +133,6 @@ extension Hive {
         keep(problems)
         return (report, problems)
     }
-
-    /// Adds registrations under one lock; returns the duplicates found.
-    func add(
-        services: [ServiceEntry], modules: [ModuleDeclaration] = [], routes: [RouteDeclaration] = []
-    ) -> [Diagnostic] {
-        let severity = duplicateSeverity
-        return state.withLock { state in
-            var duplicates: [Diagnostic] = []
-            state.reserve(services.count)
-            for entry in services {
-                if let existing = state.add(entry) {
-                    duplicates.append(Diagnostic(severity, .duplicate(entry.registration, of: existing)))
-                }
-            }
-            for module in modules {
-                if let existing = state.add(module) {
-                    duplicates.append(
-                        Diagnostic(
-                            severity,
-                            HiveError(
-                                .duplicateRegistration,
-                                "expected module \(module.name) to be declared once; it was declared before by "
-                                    + "\(existing.source), which is kept", source: module.source)))
-                }
-            }
-            state.add(routes: routes)
-            return duplicates
-        }
-    }
 }
 
 /// Counters of the load-time scanner.

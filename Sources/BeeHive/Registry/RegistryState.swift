@@ -98,35 +98,43 @@ struct RegistryState {
     var routes: [RouteDeclaration] = []
     /// Counts changes of `routes`, so that routers take new declarations and drop withdrawn ones.
     var routeGeneration = 0
-    /// Service registrations that lost to an earlier one with the same key, in the order they came, one per
-    /// source: when the winner's image is unloaded, the first of these whose source is still there takes over.
-    var shadowedServices: [ServiceKey: [(ServiceRegistration, Provider)]] = [:]
+    /// Service registrations that lost to an earlier one with the same key, in the order they came, at most one
+    /// per origin (see ``RegistrationOrigin``): when the winner's image is unloaded, the first of these whose image
+    /// is still there takes over.
+    var shadowedServices: [ServiceKey: Shadows<(ServiceRegistration, Provider)>] = [:]
     /// Module declarations that lost to an earlier one of the same name, likewise.
-    var shadowedModules: [String: [ModuleDeclaration]] = [:]
+    var shadowedModules: [String: Shadows<ModuleDeclaration>] = [:]
     var diagnostics = DiagnosticLog()
 
-    /// Adds a registration unless its key is taken; returns the registration that holds the key.
+    /// Adds a registration unless its key is taken; returns the registration that holds the key. O(1).
     ///
-    /// A registration that loses is kept as a shadow (once per source), to be reinstated when the winner's
-    /// image is unloaded.
+    /// A registration that loses is kept as a shadow, to be reinstated when the winner's image is unloaded, if
+    /// it could ever take over: not when the winner can never be withdrawn (a file or code), nor when an earlier
+    /// shadow or the winner comes from the same origin (they are withdrawn together).
     mutating func add(_ entry: ServiceEntry) -> ServiceRegistration? {
         let registration = entry.registration
         let key = ServiceKey(service: registration.service, name: registration.name)
         var existing: ServiceRegistration?
         Self.insert(entry, into: &services[key], existing: &existing)
-        if existing == nil {
+        guard let existing else {
             serviceOrder.append(key)
-        } else if shadowedServices[key, default: []].contains(where: { $0.0.source == registration.source }) == false {
-            shadowedServices[key, default: []].append((registration, entry.provider))
+            return nil
+        }
+        let origin = RegistrationOrigin(registration.source)
+        let winner = RegistrationOrigin(existing.source)
+        if winner.isWithdrawable && origin != winner {
+            shadowedServices[key, default: Shadows()].add((registration, entry.provider), from: origin)
         }
         return existing
     }
 
-    /// Declares a module unless its name is taken; returns the declaration that holds the name.
+    /// Declares a module unless its name is taken; returns the declaration that holds the name. O(1).
     mutating func add(_ module: ModuleDeclaration) -> ModuleDeclaration? {
         if let existing = modules[module.name] {
-            if shadowedModules[module.name, default: []].contains(where: { $0.source == module.source }) == false {
-                shadowedModules[module.name, default: []].append(module)
+            let origin = RegistrationOrigin(module.source)
+            let winner = RegistrationOrigin(existing.source)
+            if winner.isWithdrawable && origin != winner {
+                shadowedModules[module.name, default: Shadows()].add(module, from: origin)
             }
             return existing
         }
@@ -172,15 +180,14 @@ struct RegistryState {
         let belongs = { (source: RegistrationSource) in source.imageID == imageID }
 
         for key in Array(shadowedServices.keys) {
-            shadowedServices[key]!.removeAll { belongs($0.0.source) }
+            shadowedServices[key]!.removeAll(from: imageID)
             if shadowedServices[key]!.isEmpty { shadowedServices[key] = nil }
         }
         for (key, entry) in services where belongs(entry.registration.source) {
             result.withdrawn += 1
-            if var queue = shadowedServices[key], !queue.isEmpty {
-                let (registration, provider) = queue.removeFirst()
+            if let (registration, provider) = shadowedServices[key]?.removeFirst() {
                 services[key] = ServiceEntry(registration, provider)
-                shadowedServices[key] = queue.isEmpty ? nil : queue
+                if shadowedServices[key]!.isEmpty { shadowedServices[key] = nil }
                 result.reinstated.append(
                     "\(registration.displayName) -> \(registration.implementation) from \(registration.source)")
             } else {
@@ -190,15 +197,14 @@ struct RegistryState {
         serviceOrder.removeAll { services[$0] == nil }
 
         for name in Array(shadowedModules.keys) {
-            shadowedModules[name]!.removeAll { belongs($0.source) }
+            shadowedModules[name]!.removeAll(from: imageID)
             if shadowedModules[name]!.isEmpty { shadowedModules[name] = nil }
         }
         for (name, module) in modules where belongs(module.source) {
             result.withdrawn += 1
-            if var queue = shadowedModules[name], !queue.isEmpty {
-                let next = queue.removeFirst()
+            if let next = shadowedModules[name]?.removeFirst() {
                 modules[name] = next
-                shadowedModules[name] = queue.isEmpty ? nil : queue
+                if shadowedModules[name]!.isEmpty { shadowedModules[name] = nil }
                 result.reinstated.append("module \(name) from \(next.source)")
             } else {
                 modules[name] = nil
@@ -215,6 +221,59 @@ struct RegistryState {
         typeIndex.removeAll()
         return result
     }
+}
+
+/// What a registration can be withdrawn with: the loaded image it came from, or nothing (a file, code, a source
+/// made by hand without an image), which stays until the hive goes.
+struct RegistrationOrigin: Hashable {
+    /// The image's id; nil for a source that is never withdrawn.
+    let imageID: UInt64?
+
+    init(_ source: RegistrationSource) { imageID = source.imageID }
+
+    /// Whether unloading an image can withdraw registrations of this origin.
+    var isWithdrawable: Bool { imageID != nil }
+}
+
+/// Registrations that lost to the holder of a key, in the order they came, at most one per origin.
+///
+/// One per origin is enough: registrations of one image are withdrawn together, so only the first of them can
+/// ever take over; and once one that is never withdrawn (a file, code) is queued, nothing after it can. Adding
+/// costs O(1) (a set look-up), so that n duplicates of one service cost O(n), not O(n²).
+struct Shadows<Element> {
+    private(set) var queue: [(origin: RegistrationOrigin, element: Element)] = []
+    private var origins: Set<RegistrationOrigin> = []
+    /// Whether a registration that is never withdrawn is queued: nothing after it can take over.
+    private var hasPermanent = false
+
+    var isEmpty: Bool { queue.isEmpty }
+
+    /// Queues `element` unless its origin already has one queued, or a permanent one is queued before it.
+    mutating func add(_ element: Element, from origin: RegistrationOrigin) {
+        guard !hasPermanent, origins.insert(origin).inserted else { return }
+        queue.append((origin, element))
+        hasPermanent = !origin.isWithdrawable
+    }
+
+    /// Removes the first queued registration and returns it.
+    mutating func removeFirst() -> Element? {
+        guard !queue.isEmpty else { return nil }
+        let first = queue.removeFirst()
+        origins.remove(first.origin)
+        if !first.origin.isWithdrawable { hasPermanent = false }
+        return first.element
+    }
+
+    /// Removes the registration of image `imageID`, if one is queued.
+    mutating func removeAll(from imageID: UInt64) {
+        let origin = RegistrationOrigin(imageID: imageID)
+        guard origins.remove(origin) != nil else { return }
+        queue.removeAll { $0.origin == origin }
+    }
+}
+
+extension RegistrationOrigin {
+    init(imageID: UInt64?) { self.imageID = imageID }
 }
 
 /// The diagnostics a hive keeps: the most recent ones, up to a limit, and a count of those dropped, so that a

@@ -44,9 +44,13 @@ struct ProgramCheck {
         var findings = image.problems.map {
             Finding(severity: .problem, code: "unreadableImage", location: label, message: $0)
         }
+        // Records per section counted once (not a pass over every record per section: quadratic in a hostile
+        // object of thousands of record sections).
+        var recordsPerSection: [Int: Int] = [:]
+        for record in image.records { recordsPerSection[record.sectionIndex, default: 0] += 1 }
         for section in image.sections {
             let location = "\(label): \(section.name)"
-            let count = image.records.filter { $0.sectionIndex == section.index }.count
+            let count = recordsPerSection[section.index] ?? 0
             if let error = section.error {
                 findings.append(
                     Finding(severity: .problem, code: "unreadableSection", location: location, message: error))

@@ -6,27 +6,34 @@ struct TableRenderer {
 
     /// The text for `report`, ending with a newline.
     func render(_ report: InspectionReport) -> String {
+        report.files.map(render).joined()
+    }
+
+    /// The text for one file: empty for a file that could not be read (reported on standard error instead).
+    func render(_ file: InspectionReport.File) -> String {
         var out = ""
-        for file in report.files {
-            // Files that could not be read are reported on standard error, not here.
-            guard file.error == nil else { continue }
-            for problem in file.problems { out += "\(file.path): error: \(problem)\n" }
-            let shown = file.images.filter { showsEmptyImages || !$0.records.isEmpty || !$0.problems.isEmpty }
-            let recordCount = file.images.reduce(0) { $0 + $1.records.count }
-            if file.format == .archive {
-                let members = file.memberCount ?? 0
-                let withRecords = file.images.filter { !$0.records.isEmpty }.count
-                out +=
-                    "\(file.path): archive of \(members) member\(members == 1 ? "" : "s"), "
-                    + (withRecords == 0
-                        ? "no BeeHive records\n"
-                        : "\(recordCount) record\(recordCount == 1 ? "" : "s") in \(withRecords) of them\n")
-            } else if shown.isEmpty, let image = file.images.first {
-                out += "\(file.path): \(image.type.words), no BeeHive records\n"
-            }
-            for image in shown { out += render(image, of: file) }
-            out += "\n"
+        guard file.error == nil else { return "" }
+        for problem in file.problems { out += "\(file.path): error: \(problem)\n" }
+        let shown = file.images.filter { showsEmptyImages || !$0.records.isEmpty || !$0.problems.isEmpty }
+        let recordCount = file.images.reduce(0) { $0 + $1.records.count }
+        if file.format == .archive {
+            let members = file.memberCount ?? 0
+            let withRecords = file.images.filter { !$0.records.isEmpty }.count
+            out +=
+                "\(file.path): archive of \(members) member\(members == 1 ? "" : "s"), "
+                + (withRecords == 0
+                    ? "no BeeHive records\n"
+                    : "\(recordCount) record\(recordCount == 1 ? "" : "s") in \(withRecords) of them\n")
+        } else if shown.isEmpty, let image = file.images.first {
+            out += "\(file.path): \(image.type.words), no BeeHive records\n"
         }
+        for image in shown { out += render(image, of: file) }
+        if let omitted = file.omittedRecords {
+            out +=
+                "\(file.path): \(omitted) more record\(omitted == 1 ? "" : "s") not listed: expected at most "
+                + "\(InputFile.maximumRecords) per file\n"
+        }
+        out += "\n"
         return out
     }
 
@@ -83,8 +90,8 @@ struct TableRenderer {
         let entries = image.notes.flatMap { note in
             note.entries.map { "\($0.kind.rawValue)=\($0.section)" }
         }
-        var unique: [String] = []
-        for entry in entries where !unique.contains(entry) { unique.append(entry) }
+        var seen: Set<String> = []
+        let unique = entries.filter { seen.insert($0).inserted }
         let versions = Set(image.notes.map(\.version)).sorted().map(String.init).joined(separator: ",")
         let count = image.notes.count
         return "\(count == 1 ? "note" : "\(count) notes") v\(versions) (\(unique.joined(separator: " ")))"

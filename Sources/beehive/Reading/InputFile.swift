@@ -17,11 +17,16 @@ struct InputFile: Sendable {
         var definedGlobals: Int?
     }
 
+    /// The most records of one file that are decoded and kept; the others are counted in
+    /// `report.omittedRecords`. A real program has thousands; the limit bounds the tool's memory on hostile input.
+    static let maximumRecords = 100_000
+
     /// Reads the file at `path`. Never fails: a file that cannot be read has `report.error` set.
     /// - Parameters:
     ///   - path: The file's path.
     ///   - typeDescriptors: Also read the symbol tables' Swift type descriptors (slower: whole symbol tables).
-    init(path: String, typeDescriptors: Bool = false) {
+    ///   - recordLimit: How many records of the file to decode and keep at most.
+    init(path: String, typeDescriptors: Bool = false, recordLimit: Int = InputFile.maximumRecords) {
         guard let file = bh_inspect_open(path, typeDescriptors ? Int32(BH_INSPECT_TYPE_DESCRIPTORS) : 0) else {
             report = InspectionReport.File(
                 path: path, error: "cannot be read: out of memory", problems: [], images: [])
@@ -37,9 +42,11 @@ struct InputFile: Sendable {
         } else {
             report.format = f.is_archive != 0 ? .archive : .elf
             if f.is_archive != 0 { report.memberCount = f.member_count }
+            var budget = recordLimit
+            var omitted = 0
             for i in 0..<f.image_count {
                 let image = f.images[i]
-                let converted = Self.image(image, path: path)
+                let converted = Self.image(image, path: path, budget: &budget, omitted: &omitted)
                 // Archive members without a note, a record section or a problem say nothing: left out.
                 if f.is_archive != 0 && converted.notes.isEmpty && converted.sections.isEmpty
                     && converted.problems.isEmpty && image.descriptor_count == 0
@@ -55,12 +62,15 @@ struct InputFile: Sendable {
                         definedGlobals: image.defined_globals < 0 ? nil : Int(image.defined_globals)
                     ))
             }
+            if omitted > 0 { report.omittedRecords = omitted }
         }
         self.report = report
         self.symbols = symbols
     }
 
-    private static func image(_ image: bh_inspect_image, path: String) -> InspectionReport.Image {
+    private static func image(
+        _ image: bh_inspect_image, path: String, budget: inout Int, omitted: inout Int
+    ) -> InspectionReport.Image {
         let type: InspectionReport.ImageType =
             switch image.type {
             case BH_INSPECT_EXECUTABLE: .executable
@@ -107,7 +117,11 @@ struct InputFile: Sendable {
                 imagePath: label, sectionName: name, kind: recordKind(section.kind), fileOffset: section.file_offset,
                 sectionIndex: Int(section.index),
                 bytes: UnsafeRawBufferPointer(start: bytes, count: Int(section.size)))
-            result.records += RecordDecoder.records(of: view, sources: sources[section.index] ?? [:])
+            let (records, beyond) = RecordDecoder.records(
+                of: view, sources: sources[section.index] ?? [:], limit: max(0, budget))
+            budget -= records.count
+            omitted += beyond
+            result.records += records
         }
         return result
     }

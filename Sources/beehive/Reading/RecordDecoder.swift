@@ -4,15 +4,23 @@ import _BeeHiveDiscovery
 /// Turns the raw records of a section into report records with the library's own parser, so that the tool
 /// reads each record exactly as a running program would.
 enum RecordDecoder {
-    /// The records of `section`, valid and malformed, in offset order.
+    /// The records of `section`, valid and malformed, in offset order: the first `limit` of them decoded, the
+    /// others only counted (`omitted`), so that a file of millions of records costs memory for `limit` only.
     /// - Parameters:
     ///   - section: The section's bytes and where they are.
     ///   - sources: The symbol at each record offset, when the symbol table has one.
+    ///   - limit: How many records to decode at most.
     static func records(
-        of section: RecordSection, sources: [Int: InspectionReport.Source]
-    ) -> [InspectionReport.Record] {
-        guard let kind = recordKind(section.kind) else { return [] }  // typed records: pointers, not for files
-        return section.records.map { raw in
+        of section: RecordSection, sources: [Int: InspectionReport.Source], limit: Int = .max
+    ) -> (records: [InspectionReport.Record], omitted: Int) {
+        guard let kind = recordKind(section.kind) else { return ([], 0) }  // typed records: pointers, not for files
+        var records: [InspectionReport.Record] = []
+        var omitted = 0
+        section.forEachRecord { raw in
+            guard records.count < limit else {
+                omitted += 1
+                return
+            }
             var record = InspectionReport.Record(
                 kind: kind, section: section.sectionName, sectionIndex: section.sectionIndex,
                 offset: raw.offset,
@@ -24,8 +32,9 @@ enum RecordDecoder {
                 record.error = problem(error)
                 record.text = raw.excerpt
             }
-            return record
+            records.append(record)
         }
+        return (records, omitted)
     }
 
     private static func recordKind(_ kind: RecordKind) -> InspectionReport.RecordKind? {

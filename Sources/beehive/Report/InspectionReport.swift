@@ -30,9 +30,26 @@ struct InspectionReport: Codable, Sendable, Equatable {
         var memberCount: Int?
         /// Problems of the file itself, besides its images' (an archive member header that cannot be read).
         var problems: [String]
+        /// Records beyond the tool's limit per file (`InputFile.maximumRecords`), counted but not listed or
+        /// checked; absent when every record is listed.
+        var omittedRecords: Int?
         /// The file's ELF images: the file itself, or the archive members that have a BeeHive note, a record
         /// section or a problem (other members are left out).
         var images: [Image]
+
+        /// Creates a file's report.
+        init(
+            path: String, format: Format? = nil, error: String? = nil, memberCount: Int? = nil, problems: [String],
+            omittedRecords: Int? = nil, images: [Image]
+        ) {
+            self.path = path
+            self.format = format
+            self.error = error
+            self.memberCount = memberCount
+            self.problems = problems
+            self.omittedRecords = omittedRecords
+            self.images = images
+        }
     }
 
     /// What kind of file it is.

@@ -1,0 +1,169 @@
+extension Hive {
+    /// How many duplicates of one service or module a batch reports one by one; the rest get one diagnostic
+    /// that counts them.
+    package static let listedDuplicatesPerKey = 10
+
+    /// Adds registrations; returns the duplicates found.
+    ///
+    /// The batch is grouped by key outside the registry lock (duplicates inside the batch are found there, O(1)
+    /// each), then published under the lock in one short step: one insertion per key and origin, no message built.
+    /// The duplicates' diagnostics are built after the lock is released: the first
+    /// ``listedDuplicatesPerKey`` of each key one by one, then one that counts the rest and names the last.
+    func add(
+        services: [ServiceEntry], modules: [ModuleDeclaration] = [], routes: [RouteDeclaration] = []
+    ) -> [Diagnostic] {
+        let serviceBatch = Batch(services) { ServiceKey(service: $0.registration.service, name: $0.registration.name) }
+        let moduleBatch = Batch(modules) { $0.name }
+        let (serviceHolders, moduleHolders) = state.withLock { state in
+            state.reserve(serviceBatch.keys.count)
+            var serviceHolders: [Holder<ServiceRegistration>] = []
+            serviceHolders.reserveCapacity(serviceBatch.keys.count)
+            for position in serviceBatch.keys.indices {
+                let entry = services[serviceBatch.firstEntry(position)]
+                let existing = state.add(entry)
+                for index in serviceBatch.laterCandidates(position) { _ = state.add(services[index]) }
+                serviceHolders.append(Holder(existing ?? entry.registration, isFromBatch: existing == nil))
+            }
+            var moduleHolders: [Holder<ModuleDeclaration>] = []
+            moduleHolders.reserveCapacity(moduleBatch.keys.count)
+            for position in moduleBatch.keys.indices {
+                let module = modules[moduleBatch.firstEntry(position)]
+                let existing = state.add(module)
+                for index in moduleBatch.laterCandidates(position) { _ = state.add(modules[index]) }
+                moduleHolders.append(Holder(existing ?? module, isFromBatch: existing == nil))
+            }
+            state.add(routes: routes)
+            return (serviceHolders, moduleHolders)
+        }
+        let severity = duplicateSeverity
+        var duplicates: [Diagnostic] = []
+        serviceBatch.forEachLoser(holders: serviceHolders) { loser, holder in
+            let registration = services[loser].registration
+            duplicates.append(Diagnostic(severity, .duplicate(registration, of: holder)))
+        } unlisted: { count, last, holder in
+            let registration = services[last].registration
+            duplicates.append(
+                Diagnostic(
+                    severity,
+                    HiveError(
+                        .duplicateRegistration,
+                        "expected one implementation of \(registration.displayName); found \(count) more "
+                            + "registrations of it after the \(Self.listedDuplicatesPerKey) listed, not listed one by "
+                            + "one (the last is \(registration.implementation) here); \(holder.implementation) "
+                            + "registered by \(holder.source) is kept", source: registration.source)))
+        }
+        moduleBatch.forEachLoser(holders: moduleHolders) { loser, holder in
+            let module = modules[loser]
+            duplicates.append(
+                Diagnostic(
+                    severity,
+                    HiveError(
+                        .duplicateRegistration,
+                        "expected module \(module.name) to be declared once; it was declared before by "
+                            + "\(holder.source), which is kept", source: module.source)))
+        } unlisted: { count, last, holder in
+            let module = modules[last]
+            duplicates.append(
+                Diagnostic(
+                    severity,
+                    HiveError(
+                        .duplicateRegistration,
+                        "expected module \(module.name) to be declared once; found \(count) more declarations of it "
+                            + "after the \(Self.listedDuplicatesPerKey) listed, not listed one by one (the last is "
+                            + "here); the one declared by \(holder.source) is kept", source: module.source)))
+        }
+        return duplicates
+    }
+}
+
+/// A batch of registrations grouped by key, outside any lock: for each key (in order of first appearance), the
+/// entries to offer the registry (the first of each origin) and the others (which can never hold the key).
+///
+/// A key seen once costs two array slots; only keys seen again get a set of origins and a list of candidates.
+private struct Batch<Key: Hashable> {
+    /// The keys, in order of first appearance.
+    private(set) var keys: [Key] = []
+    /// For each key, the index of its first entry.
+    private var first: [Int] = []
+    /// For keys with entries of several origins, the first entry of each origin after the first one.
+    private var more: [Int: [Int]] = [:]
+    /// For each entry, the position of its key in `keys`.
+    private var keyIndex: [Int] = []
+
+    init<Element: HasRegistrationSource>(_ elements: [Element], key: (Element) -> Key) {
+        var position: [Key: Int] = [:]
+        var firstOrigin: [RegistrationOrigin] = []
+        var origins: [Int: Set<RegistrationOrigin>] = [:]
+        keyIndex.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            let k = key(element)
+            let origin = RegistrationOrigin(element.registrationSource)
+            if let known = position[k] {
+                keyIndex.append(known)
+                guard origin != firstOrigin[known] else { continue }
+                if origins[known, default: [firstOrigin[known]]].insert(origin).inserted {
+                    more[known, default: []].append(index)
+                }
+            } else {
+                position[k] = keys.count
+                keyIndex.append(keys.count)
+                keys.append(k)
+                first.append(index)
+                firstOrigin.append(origin)
+            }
+        }
+    }
+
+    /// The entries of the key at `position` to offer the registry after its first: the first of each other origin.
+    func laterCandidates(_ position: Int) -> [Int] { more[position] ?? [] }
+
+    /// The index of the first entry of the key at `position`.
+    func firstEntry(_ position: Int) -> Int { first[position] }
+
+    /// Calls `listed` for each entry that does not hold its key (in entry order), the first
+    /// ``Hive/listedDuplicatesPerKey`` of each key; then `unlisted` once per key with more, with their count and
+    /// the last one. Linear in the batch.
+    func forEachLoser<Value>(
+        holders: [Holder<Value>], listed: (Int, Value) -> Void, unlisted: (Int, Int, Value) -> Void
+    ) {
+        var seen = [Int](repeating: 0, count: keys.count)
+        var last = [Int](repeating: -1, count: keys.count)
+        for (index, position) in keyIndex.enumerated() {
+            let holder = holders[position]
+            if holder.isFromBatch && index == first[position] { continue }  // it holds the key
+            seen[position] += 1
+            if seen[position] <= Hive.listedDuplicatesPerKey {
+                listed(index, holder.value)
+            } else {
+                last[position] = index
+            }
+        }
+        for position in keys.indices where seen[position] > Hive.listedDuplicatesPerKey {
+            unlisted(seen[position] - Hive.listedDuplicatesPerKey, last[position], holders[position].value)
+        }
+    }
+}
+
+/// What holds a key after a batch was published, and whether it is the batch's own first entry for the key.
+private struct Holder<Value> {
+    let value: Value
+    let isFromBatch: Bool
+
+    init(_ value: Value, isFromBatch: Bool) {
+        self.value = value
+        self.isFromBatch = isFromBatch
+    }
+}
+
+/// Something registered from a source: a service entry or a module declaration.
+protocol HasRegistrationSource {
+    var registrationSource: RegistrationSource { get }
+}
+
+extension ServiceEntry: HasRegistrationSource {
+    var registrationSource: RegistrationSource { registration.source }
+}
+
+extension ModuleDeclaration: HasRegistrationSource {
+    var registrationSource: RegistrationSource { source }
+}

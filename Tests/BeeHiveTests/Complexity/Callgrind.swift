@@ -1,0 +1,87 @@
+import Foundation
+
+/// Counts the instructions of workloads with `valgrind --tool=callgrind`, in a child process that runs this test
+/// binary again with a filter.
+enum Callgrind {
+    /// The valgrind executable, when installed.
+    static let valgrind: String? = ["/usr/bin/valgrind", "/usr/local/bin/valgrind"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+
+    /// `objcopy`, to strip a copy of the test binary of its debug information: valgrind 3.19 cannot read the DWARF 5
+    /// of debug builds ("unhandled dwarf2 abbrev form code 0x25") and gives up; the symbol table is enough.
+    static let objcopy: String? = ["/usr/bin/objcopy", "/usr/local/bin/objcopy"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+
+    /// Whether instructions can be counted here.
+    static var isAvailable: Bool { valgrind != nil && objcopy != nil }
+
+    /// The function whose calls are counted, one count per call: ``ComplexityProbe/measuredWorkloadRegion(_:_:_:)``
+    /// (callgrind matches the mangled name, which holds the identifier whole only if none of its words appeared
+    /// earlier in the name: Swift's mangling replaces repeated words, so `complexityProbeWorkload` in
+    /// `ComplexityProbe` would not match).
+    static let workloadPattern = "*measuredWorkloadRegion*"
+
+    /// Runs the XCTest case `testCase` (`Module.Class`) once per element of `runs` in a child process under
+    /// callgrind, with `BEEHIVE_COMPLEXITY_RUN` set to the element, and returns the instructions of the workload
+    /// function in each. One process per run: callgrind 3.19 did not dump per call here (`--dump-after`).
+    static func countWorkloads(
+        testCase: String, runs: [String], environment: [String: String], folder: URL
+    ) throws -> [UInt64] {
+        guard let valgrind, let objcopy else { throw Failure("valgrind or objcopy is not installed") }
+        // Beside the original, so that its run paths ($ORIGIN) still find the libraries built with it.
+        let binary = CommandLine.arguments[0]
+        let stripped = binary + "-callgrind-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: stripped) }
+        let strip = try Process.run(URL(fileURLWithPath: objcopy), arguments: ["--strip-debug", binary, stripped])
+        strip.waitUntilExit()
+        guard strip.terminationStatus == 0 else { throw Failure("objcopy --strip-debug \(binary) failed") }
+        var counts: [UInt64] = []
+        for run in runs {
+            let output = folder.appendingPathComponent("callgrind.out.\(run)").path
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: valgrind)
+            process.arguments = [
+                "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=\(workloadPattern)",
+                "--callgrind-out-file=\(output)", stripped, testCase,
+            ]
+            var childEnvironment = ProcessInfo.processInfo.environment
+            childEnvironment.merge(environment) { $1 }
+            childEnvironment["BEEHIVE_COMPLEXITY_RUN"] = run
+            childEnvironment["SWIFT_DETERMINISTIC_HASHING"] = "1"
+            process.environment = childEnvironment
+            let log = folder.appendingPathComponent("child-\(run).log")
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            let handle = try FileHandle(forWritingTo: log)
+            process.standardOutput = handle
+            process.standardError = handle
+            try process.run()
+            process.waitUntilExit()
+            try handle.close()
+            guard process.terminationStatus == 0 else {
+                let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                let reasons = text.split(separator: "\n").filter { $0.contains("Fatal error") || $0.contains("error:") }
+                throw Failure(
+                    "the child under callgrind (\(run)) exited with \(process.terminationStatus): "
+                        + "\(reasons.prefix(5).joined(separator: "\n"))\n…\n\(text.suffix(2000))")
+            }
+            counts.append(try instructions(in: try String(contentsOfFile: output, encoding: .utf8)))
+        }
+        return counts
+    }
+
+    /// The instruction count of one callgrind dump: its `summary:` (or `totals:`) line.
+    static func instructions(in dump: String) throws -> UInt64 {
+        for line in dump.split(separator: "\n") where line.hasPrefix("summary:") || line.hasPrefix("totals:") {
+            if let value = line.split(separator: " ").dropFirst().first.flatMap({ UInt64($0) }) { return value }
+        }
+        throw Failure("expected a summary: line in the callgrind dump; found none")
+    }
+
+    /// A failure to measure.
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}
