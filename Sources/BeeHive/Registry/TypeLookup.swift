@@ -22,6 +22,16 @@ package enum TypeLookup {
 
     private static let cache = LockedValue<[String: Cached]>([:])
     private static let modules = LockedValue<[Substring: ModuleIndex]>([:])
+    /// Images of retired plugins (by mapped path): their types are no longer found by name, so that a new version
+    /// that names its types as the old one did is found instead (the old one stays mapped).
+    private static let retiredImages = LockedValue<Set<String>>([])
+
+    /// Stops finding the types of the image at `path` by name (a retired plugin); forgets the cached look-ups.
+    package static func retire(imagePath path: String) {
+        retiredImages.withLock { _ = $0.insert(path) }
+        cache.withLock { $0.removeAll() }
+        modules.withLock { $0.removeAll() }
+    }
 
     /// How many images the dynamic loader has loaded so far: a lookup that failed may succeed once it grows.
     package static var loadedImageCount: UInt64 { ImageScanner.loadedImageCount }
@@ -112,7 +122,10 @@ package enum TypeLookup {
     private static func uncachedType(named name: String) -> Any.Type? {
         let module = name.prefix { $0 != "." }
         if module.count < name.count, let index = index(of: module, refreshing: true) {
-            return index.entries[name]?.lazy.compactMap(\.type).first
+            let entries = index.entries[name] ?? []
+            let retired = entries.count > 1 ? retiredImages.withLock { $0 } : []
+            return entries.lazy.filter { retired.isEmpty || !retired.contains($0.imagePath ?? "") }.compactMap(\.type)
+                .first
         }
         return typeByMangledName(name)
     }

@@ -1,0 +1,45 @@
+/*
+ * bh_pinning.h — internal: keeps every loaded image that carries Swift code mapped for the life of the process.
+ *
+ * The Swift runtime keeps pointers into the metadata of every image it has seen (type and conformance records,
+ * metadata caches) and never forgets them: an image of Swift code that is unmapped leaves the runtime holding
+ * dangling pointers, and the next conformance or type look-up that reaches them faults. So BeeHive pins such images
+ * (RTLD_NODELETE) when it first sees them: a later dlclose, the user's or BeeHive's, no longer unmaps them. Images of
+ * C code only are left alone, and unload for real.
+ *
+ * Not API. Swift code reaches it through _BeeHiveDiscovery.
+ */
+#ifndef BH_PINNING_H
+#define BH_PINNING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Pins every loaded image of Swift code (one that hands its metadata to the Swift runtime: it imports
+ * swift_addNewDSOImage) that was not pinned yet.
+ * Walks the loaded images (memory only, under the loader's lock), then pins outside it with
+ * dlopen(name, RTLD_NOLOAD | RTLD_NODELETE). Returns at once when the loader loaded nothing since the last call.
+ * Thread-safe. Returns how many images it pinned.
+ */
+size_t bh_pin_swift_images(void);
+
+/* Whether the image whose dynamic section is at `dynamic` (l_ld of a link map), loaded at `base`, holds Swift code:
+ * its relocations name swift_addNewDSOImage. Reads only the image's dynamic tables, bounded by their sizes. */
+int bh_image_needs_swift(const void *dynamic, uintptr_t base);
+
+/* Whether an image file has Swift metadata (a non-empty swift5_* section); 1 when it cannot be read. */
+int bh_file_has_swift_metadata(const char *path);
+
+/* How many images BeeHive has pinned so far, in this process. */
+size_t bh_pinned_image_count(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
