@@ -21,6 +21,8 @@ let package = Package(
         .library(name: "HotGreeterV1", type: .dynamic, targets: ["HotGreeterV1"]),
         .library(name: "HotGreeterV2", type: .dynamic, targets: ["HotGreeterV2"]),
         .executable(name: "HotPluginHost", targets: ["HotPluginHost"]),
+        // A plugin that links the static BeeHive product, so it carries a second copy (refused at load).
+        .library(name: "DoubleBeeHivePlugin", type: .dynamic, targets: ["DoubleBeeHivePlugin"]),
     ],
     dependencies: [.package(name: "BeeHive", path: "../.."), .package(path: "PluginAPI")],
     targets: [
@@ -78,6 +80,14 @@ let package = Package(
             dependencies: [
                 "HotGreeterV2Records", .product(name: "PluginAPI", package: "PluginAPI"),
                 .product(name: "BeeHiveDynamic", package: "BeeHive"),
+            ]
+        ),
+        .target(name: "DoubleBeeHiveRecords", dependencies: [.product(name: "CBeeHive", package: "BeeHive")]),
+        .target(
+            name: "DoubleBeeHivePlugin",
+            dependencies: [
+                "DoubleBeeHiveRecords", .product(name: "PluginAPI", package: "PluginAPI"),
+                .product(name: "BeeHive", package: "BeeHive"),
             ]
         ),
         .executableTarget(

@@ -146,7 +146,8 @@ extension Hive {
         ImageScanner.pinSwiftImages()
         let hasSwiftCode = Self.needsSwift(handle)
 
-        if let copy = Self.secondBeeHive(in: handle) {
+        if let found = Self.secondBeeHive(in: handle) {
+            let copy = found == mappedPath ? "the plugin \(path) itself" : found
             pluginTable.update(claim) { $0.isRefused = true }
             dlclose(handle)
             throw PluginError(
@@ -208,6 +209,7 @@ extension Hive {
         {
             parse(section, into: &parsed, problems: &problems)
         }
+        problems += Self.protocolsDefinedTwice(by: parsed.services, in: image.claim.mappedPath)
         let errors = problems.filter { $0.severity == .error }
         if !errors.isEmpty {
             let outcome = PluginTable.Outcome.refused(problems)
@@ -249,6 +251,35 @@ extension Hive {
             imageID: imageID, registered: registered, modules: parsed.modules, withdrawal: withdrawal)
         pluginTable.update(image.claim) { $0.outcome = outcome }
         return (registered, problems, outcome)
+    }
+
+    /// A problem for each service the plugin registers whose protocol more than one loaded image defines: the plugin
+    /// (or a library it brought) carries its own copy of the host's protocol module, and its types conform to that
+    /// copy, not to the one the host asks for.
+    static func protocolsDefinedTwice(by services: [ServiceEntry], in path: String) -> [Diagnostic] {
+        var modules: [String: [SwiftTypes.Entry]] = [:]
+        var problems: [Diagnostic] = []
+        for registration in services.map(\.registration) {
+            let service = registration.service
+            let module = String(service.prefix { $0 != "." })
+            guard module.count < service.count else { continue }
+            if modules[module] == nil { modules[module] = SwiftTypes.entries(inModule: module) ?? [] }
+            let images = Set(
+                modules[module, default: []].filter { $0.kind == .protocol && $0.name == service }.map {
+                    $0.imagePath ?? "an image without a path"
+                })
+            guard images.count > 1 else { continue }
+            problems.append(
+                Diagnostic(
+                    .error,
+                    HiveError(
+                        .doesNotConform,
+                        "expected \(service) to be defined by one loaded image; \(images.count) define it ("
+                            + images.sorted().joined(separator: ", ") + "): the plugin brings its own copy of the "
+                            + "protocol's module, and its types conform to that copy only. Link the module as a "
+                            + "shared library that the host and its plugins both load", source: registration.source)))
+        }
+        return problems
     }
 
     /// The implementation named `name` as the image at `path` defines it, when it does: a new version of a plugin

@@ -23,6 +23,9 @@
 //                        readers resolve the greeter (plain and named) and open hot://greet/x in a loop while this
 //                        thread upgrades the last plugin to B, A, B, … <upgrades> times; prints calls, failures, the
 //                        versions seen
+//   upgrades:<n>:<path A>:<path B>
+//                        upgrades the last plugin to B, A, B, … n times, resolving after each; prints the resident
+//                        memory (kB) after each upgrade, comma-separated
 //   rss                  the process's resident memory (VmRSS), in kB
 import BeeHive
 import BeeHiveModules
@@ -108,6 +111,8 @@ final class NSLockish: @unchecked Sendable {
 func stress(readers: Int, upgrades: Int, a: String, b: String) -> String {
     let tally = Tally()
     let stop = NSLockish()
+    let progress = NSLockish()
+    nonisolated(unsafe) var rounds = 0
     nonisolated(unsafe) var stopped = false
     let group = DispatchGroup()
     for _ in 0..<readers {
@@ -118,6 +123,7 @@ func stress(readers: Int, upgrades: Int, a: String, b: String) -> String {
             var seen: Set<Int> = []
             while !stop.locked({ stopped }) {
                 // Each answer is one call, and every call must get a version: never "not found".
+                progress.locked { rounds += 1 }
                 for answer in [greet(), greetNamed(), route("hot://greet/x")] {
                     calls += 1
                     guard let v = version(answer) else {
@@ -132,7 +138,13 @@ func stress(readers: Int, upgrades: Int, a: String, b: String) -> String {
         }
     }
     var upgradeFailures = 0
+    /// Waits until the readers have made `count` more rounds of calls, so that every version is asked for.
+    func awaitRounds(_ count: Int) {
+        let target = progress.locked { rounds } + count
+        while progress.locked({ rounds }) < target { usleep(100) }
+    }
     for index in 0..<upgrades {
+        awaitRounds(readers * 4)
         guard let last = plugins.last else { break }
         do {
             plugins.append(try Hive.shared.plugins.upgrade(last, to: index % 2 == 0 ? b : a))
@@ -141,6 +153,7 @@ func stress(readers: Int, upgrades: Int, a: String, b: String) -> String {
             print("upgradeError=\(error)")
         }
     }
+    awaitRounds(readers * 4)
     stop.locked { stopped = true }
     group.wait()
     return
@@ -309,6 +322,20 @@ for (index, step) in CommandLine.arguments.dropFirst().enumerated() {
             index, "stress",
             stress(readers: Int(arguments[0]) ?? 2, upgrades: Int(arguments[1]) ?? 10, a: arguments[2], b: arguments[3])
         )
+    case "upgrades":
+        var sizes: [String] = []
+        for number in 0..<(Int(arguments[0]) ?? 1) {
+            do {
+                let next = number % 2 == 0 ? arguments[2] : arguments[1]
+                plugins.append(try Hive.shared.plugins.upgrade(plugins[plugins.count - 1], to: next))
+                _ = greet()
+                _ = route("hot://greet/x")
+            } catch {
+                emit(index, "upgradeError", "\(error)")
+            }
+            sizes.append(residentKilobytes())
+        }
+        emit(index, "upgrades", sizes.joined(separator: ","))
     case "rss":
         emit(index, "rss", residentKilobytes())
     default:
