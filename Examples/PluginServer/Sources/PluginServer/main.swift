@@ -64,13 +64,18 @@ for (name, path) in requested {
     }
 }
 
-// SIGHUP: upgrade every feature from its own path (a new build copied there).
-signal(SIGHUP, SIG_IGN)
-let hangUp = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
-hangUp.setEventHandler {
-    for name in features.names { print(features.upgrade(name), terminator: "") }
+/// SIGHUP: upgrades every feature from its own path (a new build copied there). A function, so that the handler is
+/// not isolated to the main actor as top-level code is: it runs on a dispatch queue.
+func upgradeOnHangUp(_ features: Features) -> any DispatchSourceSignal {
+    signal(SIGHUP, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+    source.setEventHandler {
+        for name in features.names { print(features.upgrade(name), terminator: "") }
+    }
+    source.resume()
+    return source
 }
-hangUp.resume()
+let hangUp = upgradeOnHangUp(features)
 
 let router = Hummingbird.Router()
 router.post("/admin/upgrade/{feature}") { request, context -> String in
