@@ -104,7 +104,10 @@ extension Hive {
             guard plugin.markRetired() else {
                 throw PluginError(.retired, "expected an active plugin; it was retired before", path: plugin.path)
             }
-            var withdrawal = hive.state.withLock { $0.withdraw(image: plugin.imageID) }
+            // A plugin without records has no image id (0): nothing of it is registered.
+            var withdrawal =
+                plugin.imageID == 0
+                ? RegistryState.Withdrawal() : hive.state.withLock { $0.withdraw(image: plugin.imageID) }
             TypedRecords.remove(image: plugin.imageID)
             TypeLookup.retire(imagePath: plugin.mappedPath)
             hive.pluginTable.deactivate(plugin)
@@ -230,7 +233,8 @@ extension Hive {
         let severity = duplicateSeverity
         let (withdrawal, duplicates, moduleDuplicates) = state.withLock {
             $0.replace(
-                image: image.claim.replacing?.imageID, services: parsed.services, modules: parsed.modules,
+                image: image.claim.replacing.map(\.imageID).flatMap { $0 == 0 ? nil : $0 }, services: parsed.services,
+                modules: parsed.modules,
                 routes: parsed.routes)
         }
         for (registration, existing) in duplicates {
