@@ -1,9 +1,9 @@
 /*
  * pinning.c — keeps images of Swift code mapped (see bh_pinning.h).
  *
- * The walk reads each new image's dynamic section from memory (DT_NEEDED names through DT_STRTAB) and notes the
- * names of those of Swift code (they import swift_addNewDSOImage); the pinning (dlopen, which takes the loader's lock) happens after the
- * walk has returned. An image is known by its base address and name: a pinned image is never unmapped, so its
+ * The walk only notes the names and bases of the images loaded since the last walk (it reads nothing of them: a file
+ * truncated under its mapping would fault). After the walk, each image's file is read for Swift metadata (a
+ * non-empty swift5_* section), and those that have some are pinned (dlopen, which takes the loader's lock). An image is known by its base address and name: a pinned image is never unmapped, so its
  * base is never reused by another image, and the set only grows with the Swift images the process loads.
  */
 #define _GNU_SOURCE
@@ -15,75 +15,25 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Bases of the images pinned so far (sorted), guarded by pin_lock. */
 static uintptr_t *pinned = NULL;
 static size_t pinned_count = 0, pinned_capacity = 0;
+/* Images found to hold no Swift metadata (sorted), by base address and name (checked_key): another image loaded
+ * later at the same address has another name (a plugin loaded by BeeHive always has a name of its own). */
+static uintptr_t *checked = NULL;
+static size_t checked_count = 0, checked_capacity = 0;
 /* The loader's counters at the last walk: an unchanged dlpi_adds means no image was loaded since. */
 static unsigned long long last_adds = 0;
 
-/* Every image of Swift code calls this from the constructor the Swift driver links into it (swiftrt.o), to hand its
- * metadata sections to the runtime: an image that imports it is one the runtime keeps pointers into. An image that
- * merely needs libswiftCore.so (SwiftPM links C products with it) is not. */
-static const char swift_registration[] = "swift_addNewDSOImage";
-
-/* An address of the dynamic section, relocated by glibc on most targets; an offset still to add the base to on a
- * few (MIPS, RISC-V's vDSO). */
-static uintptr_t relocated(uintptr_t value, uintptr_t base) { return value < base ? base + value : value; }
-
-/* Whether one table of relocations names the registration function. */
-static int names_registration(
-    uintptr_t table, size_t size, size_t entry_size, int with_addend, const ElfW(Sym) *symbols, const char *strings,
-    size_t strings_size) {
-    if (table == 0 || entry_size == 0) return 0;
-    for (size_t offset = 0; offset + entry_size <= size; offset += entry_size) {
-        ElfW(Xword) info = with_addend ? ((const ElfW(Rela) *)(table + offset))->r_info
-                                       : ((const ElfW(Rel) *)(table + offset))->r_info;
-#if __ELF_NATIVE_CLASS == 64
-        size_t index = ELF64_R_SYM(info);
-#else
-        size_t index = ELF32_R_SYM(info);
-#endif
-        if (index == 0) continue;
-        size_t name = symbols[index].st_name;
-        if (name >= strings_size || strings_size - name < sizeof swift_registration) continue;
-        if (memcmp(strings + name, swift_registration, sizeof swift_registration) == 0) return 1;
-    }
-    return 0;
-}
-
-int bh_image_needs_swift(const void *dynamic, uintptr_t base) {
-    if (dynamic == NULL) return 0;
-    const char *strings = NULL;
-    const ElfW(Sym) *symbols = NULL;
-    size_t strings_size = 0, rela_size = 0, rel_size = 0, plt_size = 0, rela_entry = sizeof(ElfW(Rela));
-    size_t rel_entry = sizeof(ElfW(Rel));
-    uintptr_t rela = 0, rel = 0, plt = 0;
-    int plt_with_addend = 1;
-    for (const ElfW(Dyn) *d = dynamic; d->d_tag != DT_NULL; d++) {
-        switch (d->d_tag) {
-        case DT_STRTAB: strings = (const char *)relocated(d->d_un.d_ptr, base); break;
-        case DT_STRSZ: strings_size = d->d_un.d_val; break;
-        case DT_SYMTAB: symbols = (const ElfW(Sym) *)relocated(d->d_un.d_ptr, base); break;
-        case DT_RELA: rela = relocated(d->d_un.d_ptr, base); break;
-        case DT_RELASZ: rela_size = d->d_un.d_val; break;
-        case DT_RELAENT: rela_entry = d->d_un.d_val; break;
-        case DT_REL: rel = relocated(d->d_un.d_ptr, base); break;
-        case DT_RELSZ: rel_size = d->d_un.d_val; break;
-        case DT_RELENT: rel_entry = d->d_un.d_val; break;
-        case DT_JMPREL: plt = relocated(d->d_un.d_ptr, base); break;
-        case DT_PLTRELSZ: plt_size = d->d_un.d_val; break;
-        case DT_PLTREL: plt_with_addend = d->d_un.d_val == DT_RELA; break;
-        default: break;
-        }
-    }
-    if (strings == NULL || symbols == NULL || strings_size == 0) return 0;
-    return names_registration(plt, plt_size, plt_with_addend ? sizeof(ElfW(Rela)) : sizeof(ElfW(Rel)),
-                              plt_with_addend, symbols, strings, strings_size)
-        || names_registration(rela, rela_size, rela_entry, 1, symbols, strings, strings_size)
-        || names_registration(rel, rel_size, rel_entry, 0, symbols, strings, strings_size);
+/* An image's key in `checked`: its base, mixed with a hash of its name (FNV-1a). */
+static uintptr_t checked_key(uintptr_t base, const char *name) {
+    uint64_t hash = 1469598103934665603ull;
+    for (const unsigned char *c = (const unsigned char *)name; *c != '\0'; c++) hash = (hash ^ *c) * 1099511628211ull;
+    return base ^ (uintptr_t)(hash * 0x9E3779B97F4A7C15ull);
 }
 
 /* Reads exactly `size` bytes at `offset`; 0 on a short read or an error. */
@@ -98,15 +48,21 @@ static int read_at(int fd, void *buffer, size_t size, off_t offset) {
 }
 
 /*
- * Whether the file of an image that registers with the Swift runtime has Swift metadata the runtime will keep
- * pointers into: a non-empty swift5_* section. SwiftPM links its runtime registration into C products too, with
- * empty sections: those the runtime never reads, and they may be unloaded. A file that cannot be read counts as
+ * Whether an image file has Swift metadata the runtime will keep pointers into: a non-empty swift5_* section.
+ * SwiftPM links the Swift runtime's registration into C products too, with empty sections: the runtime reads
+ * nothing of them, and they may be unloaded. A file that cannot be read counts as
  * Swift (pinning is the safe side). Reads the ELF header, the section headers and their names: bounded by the file.
  */
 static int file_has_swift_metadata(const char *path) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO put at the path must not hang the caller; only a regular file is read. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return 1;
     int result = 1;
+    struct stat info;
+    if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        close(fd);
+        return 1;
+    }
     ElfW(Ehdr) header;
     ElfW(Shdr) *sections = NULL;
     char *names = NULL;
@@ -139,33 +95,37 @@ done:
 
 int bh_file_has_swift_metadata(const char *path) { return file_has_swift_metadata(path); }
 
-static int is_pinned(uintptr_t base) {
-    size_t low = 0, high = pinned_count;
+static int contains(const uintptr_t *set, size_t count, uintptr_t base) {
+    size_t low = 0, high = count;
     while (low < high) {
         size_t mid = low + (high - low) / 2;
-        if (pinned[mid] == base) return 1;
-        if (pinned[mid] < base) low = mid + 1; else high = mid;
+        if (set[mid] == base) return 1;
+        if (set[mid] < base) low = mid + 1; else high = mid;
     }
     return 0;
 }
 
-static int remember(uintptr_t base) {
-    if (pinned_count == pinned_capacity) {
-        size_t capacity = pinned_capacity ? pinned_capacity * 2 : 32;
-        uintptr_t *grown = realloc(pinned, capacity * sizeof *grown);
+static int insert(uintptr_t **set, size_t *count, size_t *capacity, uintptr_t base) {
+    if (*count == *capacity) {
+        size_t grown_capacity = *capacity ? *capacity * 2 : 32;
+        uintptr_t *grown = realloc(*set, grown_capacity * sizeof *grown);
         if (grown == NULL) return 0;
-        pinned = grown;
-        pinned_capacity = capacity;
+        *set = grown;
+        *capacity = grown_capacity;
     }
-    size_t at = pinned_count;
-    while (at > 0 && pinned[at - 1] > base) {
-        pinned[at] = pinned[at - 1];
+    size_t at = *count;
+    while (at > 0 && (*set)[at - 1] > base) {
+        (*set)[at] = (*set)[at - 1];
         at--;
     }
-    pinned[at] = base;
-    pinned_count++;
+    (*set)[at] = base;
+    (*count)++;
     return 1;
 }
+
+static int is_pinned(uintptr_t base) { return contains(pinned, pinned_count, base); }
+static int remember(uintptr_t base) { return insert(&pinned, &pinned_count, &pinned_capacity, base); }
+static int was_checked(uintptr_t key) { return contains(checked, checked_count, key); }
 
 /* Images to pin, found by one walk. */
 typedef struct {
@@ -184,16 +144,11 @@ static int visit(struct dl_phdr_info *info, size_t size, void *context) {
         found->changed = 1;
         last_adds = info->dlpi_adds;
     }
-    /* The program itself ("") and images without a name are never unloaded. */
-    if (info->dlpi_name == NULL || info->dlpi_name[0] == '\0' || is_pinned(info->dlpi_addr)) return 0;
-    const void *dynamic = NULL;
-    for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
-        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC) {
-            dynamic = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-            break;
-        }
-    }
-    if (!bh_image_needs_swift(dynamic, info->dlpi_addr)) return 0;
+    /* The program itself ("") and images without a name are never unloaded. Nothing of the image is read here: a
+     * file truncated under its mapping would fault (SIGBUS); the file is read after the walk. */
+    if (info->dlpi_name == NULL || info->dlpi_name[0] == '\0' || is_pinned(info->dlpi_addr)
+        || was_checked(checked_key(info->dlpi_addr, info->dlpi_name)))
+        return 0;
     if (found->count == found->capacity) {
         size_t capacity = found->capacity ? found->capacity * 2 : 16;
         char **names = realloc(found->names, capacity * sizeof *names);
@@ -234,7 +189,9 @@ size_t bh_pin_swift_images(void) {
          * loaded (and fails for one unloaded since the walk); the extra reference is given back at once, the
          * NODELETE flag stays. */
         if (!file_has_swift_metadata(found.names[i])) {
-            /* C code registered with empty sections: left unpinned (looked at again after the next load). */
+            /* No Swift metadata: left unpinned, and not read again. */
+            uintptr_t key = checked_key(found.bases[i], found.names[i]);
+            if (!insert(&checked, &checked_count, &checked_capacity, key)) last_adds = 0;
             free(found.names[i]);
             continue;
         }

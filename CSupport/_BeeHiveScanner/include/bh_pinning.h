@@ -20,17 +20,14 @@ extern "C" {
 #endif
 
 /*
- * Pins every loaded image of Swift code (one that hands its metadata to the Swift runtime: it imports
- * swift_addNewDSOImage) that was not pinned yet.
- * Walks the loaded images (memory only, under the loader's lock), then pins outside it with
+ * Pins every loaded image of Swift code (its file has a non-empty swift5_* metadata section) that was not pinned
+ * yet.
+ * Walks the loaded images (reading nothing of them, under the loader's lock), reads the new ones' section headers
+ * from their files, then pins outside the lock with
  * dlopen(name, RTLD_NOLOAD | RTLD_NODELETE). Returns at once when the loader loaded nothing since the last call.
  * Thread-safe. Returns how many images it pinned.
  */
 size_t bh_pin_swift_images(void);
-
-/* Whether the image whose dynamic section is at `dynamic` (l_ld of a link map), loaded at `base`, holds Swift code:
- * its relocations name swift_addNewDSOImage. Reads only the image's dynamic tables, bounded by their sizes. */
-int bh_image_needs_swift(const void *dynamic, uintptr_t base);
 
 /* Whether an image file has Swift metadata (a non-empty swift5_* section); 1 when it cannot be read. */
 int bh_file_has_swift_metadata(const char *path);

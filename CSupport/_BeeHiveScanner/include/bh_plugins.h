@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-/* Whether the image of a dlopen handle holds Swift code (see bh_image_needs_swift). */
+/* Whether the image of a dlopen handle holds Swift code (see bh_file_has_swift_metadata). */
 int bh_handle_needs_swift(void *handle);
 
 /*
