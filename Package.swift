@@ -17,15 +17,18 @@ let package = Package(
         .library(name: "BeeHiveTesting", targets: ["BeeHiveTesting"]),
         // The C annotation macros: `#include <beehive.h>` in any C target.
         .library(name: "CBeeHive", targets: ["CBeeHive"]),
-        // Every Swift product above as one shared library, for hosts that `dlopen` plugins built against it.
+        // Every Swift product above as one shared library, for hosts that `dlopen` plugins built against it, and for
+        // the plugins: it holds the Swift macros' declarations too (`import BeeHiveMacros`; the macros expand with
+        // the trait `Macros`), so that a plugin annotated with them links no copy of BeeHive of its own.
         .library(
             name: "BeeHiveDynamic", type: .dynamic,
-            targets: ["BeeHive", "BeeHiveModules", "BeeHiveRouter", "BeeHiveMediator"]
+            targets: ["BeeHive", "BeeHiveModules", "BeeHiveRouter", "BeeHiveMediator", "BeeHiveMacros"]
         ),
         // Modules as a swift-service-lifecycle Service.
         .library(name: "BeeHiveServiceLifecycle", targets: ["BeeHiveServiceLifecycle"]),
         // The Swift macros: `@BeeHiveService`, `@BeeHiveMod`, `@BeeHiveRoute`. Needs the trait `Macros`, which
-        // brings swift-syntax; without it, swift-syntax is neither cloned, pinned nor built.
+        // brings swift-syntax; without it, swift-syntax is neither cloned, pinned nor built. For programs linked
+        // statically; a plugin (and its host) takes the macros from `BeeHiveDynamic` instead, never from both.
         .library(name: "BeeHiveMacros", targets: ["BeeHiveMacros"]),
         .executable(name: "beehive-demo", targets: ["BeeHiveDemo"]),
         // The command-line tool: inspect and check the records of binaries, migrate BeeHive plists.

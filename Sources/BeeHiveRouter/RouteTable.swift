@@ -69,6 +69,16 @@ public final class RouteTable<Output>: Sendable {
         }
     }
 
+    /// Replaces the handler of `pattern` (or registers it) in one step: a URL matched meanwhile finds the old handler
+    /// or the new one, never none (a plugin upgrade).
+    func replace(pattern: String, origin: String, handler: @escaping Handler) throws(RouterError) {
+        let parsed = try routePattern(pattern)
+        try state.withLock { (state) throws(RouterError) in
+            _ = state.routes.remove(parsed)
+            try state.routes.insert(parsed, payload: handler, origin: origin)
+        }
+    }
+
     /// Removes the route registered with exactly this pattern (parameter names included).
     ///
     /// - Parameter pattern: The pattern as registered (any spelling that parses to the same pattern).

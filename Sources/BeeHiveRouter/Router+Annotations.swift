@@ -80,15 +80,24 @@ extension Router {
             guard imported.generation != generation else { return [] }
             imported.generation = generation
             let current = Set(declarations.map(\.source))
+            // A withdrawn route whose pattern a new declaration takes (a plugin upgrade) is replaced in one step, so
+            // that a URL opened meanwhile finds the old handler or the new one; the others are removed first.
+            var withdrawn: [String: (router: Router, pattern: String)] = [:]
             for (source, route) in imported.registered where !current.contains(source) {
-                route.router.deregister(pattern: route.pattern)
+                withdrawn[route.pattern] = route
                 imported.registered[source] = nil
+            }
+            let taken = Set(declarations.filter { imported.registered[$0.source] == nil }.map(\.pattern))
+            for (pattern, route) in withdrawn where !taken.contains(pattern) {
+                route.router.deregister(pattern: route.pattern)
+                withdrawn[pattern] = nil
             }
             imported.failed = imported.failed.filter { current.contains($0.key) }
             var problems: [Diagnostic] = []
             for declaration in declarations where imported.registered[declaration.source] == nil {
                 do throws(HiveError) {
-                    let router = try register(declaration)
+                    let replaced = withdrawn.removeValue(forKey: declaration.pattern)
+                    let router = try register(declaration, replacing: replaced)
                     imported.registered[declaration.source] = (router, declaration.pattern)
                     imported.failed[declaration.source] = nil
                 } catch {
@@ -97,6 +106,7 @@ extension Router {
                     problems.append(Diagnostic(.error, error))
                 }
             }
+            for route in withdrawn.values { route.router.deregister(pattern: route.pattern) }
             return problems
         }
         hive.record(problems)
@@ -104,13 +114,25 @@ extension Router {
     }
 
     /// Registers one declared route on the process-wide router of its scheme; returns that router.
+    /// With `replacing` (a withdrawn route of the same pattern on the same router), takes its place in one step.
     @discardableResult
-    private static func register(_ declaration: RouteDeclaration) throws(HiveError) -> Router {
-        let handler = try handlerType(of: declaration)
+    private static func register(
+        _ declaration: RouteDeclaration, replacing: (router: Router, pattern: String)? = nil
+    ) throws(HiveError) -> Router {
+        let handler: any RouteHandler.Type
+        do throws(HiveError) {
+            handler = try handlerType(of: declaration)
+        } catch {
+            if let replacing { replacing.router.deregister(pattern: replacing.pattern) }
+            throw error
+        }
         do throws(RouterError) {
             let pattern = try RoutePattern(declaration.pattern)
             let router = pattern.scheme.map(schemeRouter) ?? global
-            try router.register(pattern: declaration.pattern, handlerType: handler, origin: "\(declaration.source)")
+            if let replacing, replacing.router !== router { replacing.router.deregister(pattern: replacing.pattern) }
+            try router.register(
+                pattern: declaration.pattern, handlerType: handler, origin: "\(declaration.source)",
+                replacing: replacing?.router === router)
             return router
         } catch {
             throw HiveError(

@@ -137,9 +137,17 @@ public final class Router: Sendable {
         try register(pattern: pattern, handlerType: handlerType, origin: "\(fileID):\(line)")
     }
 
-    /// Registers a handler type, with where it comes from for messages (a record's source for declared routes).
-    func register(pattern: String, handlerType: any RouteHandler.Type, origin: String) throws(RouterError) {
-        try table.register(pattern: pattern, origin: origin) { request in try handlerType.init().handle(request) }
+    /// Registers a handler type, with where it comes from for messages (a record's source for declared routes); with
+    /// `replacing`, takes the place of the route of the same pattern in one step.
+    func register(
+        pattern: String, handlerType: any RouteHandler.Type, origin: String, replacing: Bool = false
+    ) throws(RouterError) {
+        let handler: Handler = { request in try handlerType.init().handle(request) }
+        if replacing {
+            try table.replace(pattern: pattern, origin: origin, handler: handler)
+        } else {
+            try table.register(pattern: pattern, origin: origin, handler: handler)
+        }
     }
 
     /// Removes the route registered with exactly this pattern (parameter names included).

@@ -89,7 +89,10 @@ public final class ImageScanner: @unchecked Sendable {
     }()
 
     /// Scans the images not scanned yet, then returns everything found since the last call.
+    ///
+    /// Images of Swift code loaded since the last scan are pinned first (``pinSwiftImages()``).
     public func scan() -> Batch {
+        Self.pinSwiftImages()
         bh_scanner_scan(handle)
         return drain()
     }
@@ -131,6 +134,17 @@ public final class ImageScanner: @unchecked Sendable {
         }
         return box.batch
     }
+
+    /// Keeps every loaded image of Swift code (one that hands its metadata to the Swift runtime) mapped for the life of the process
+    /// (`RTLD_NODELETE`): the Swift runtime keeps pointers into the metadata of every image it has seen, so unmapping
+    /// one would crash the next type or conformance look-up. Images of C code only are left alone. Cheap when nothing
+    /// was loaded since the last call; never called under the loader's lock.
+    /// - Returns: How many images were pinned now.
+    @discardableResult
+    public static func pinSwiftImages() -> Int { Int(bh_pin_swift_images()) }
+
+    /// How many images of Swift code BeeHive has pinned in this process.
+    public static var pinnedImageCount: Int { Int(bh_pinned_image_count()) }
 
     /// How many images the dynamic loader has loaded so far; it grows with every `dlopen`.
     ///

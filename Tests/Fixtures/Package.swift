@@ -16,6 +16,13 @@ let package = Package(
         // The plugin, a shared library. It and the host link BeeHiveDynamic and PluginAPI (a package of
         // its own, with a dynamic product), so that both see one copy of each type.
         .library(name: "GreeterPlugin", type: .dynamic, targets: ["GreeterPlugin"]),
+        // Two versions of a Swift plugin (services, a route and a module, named by C records) and a host that loads,
+        // upgrades, retires and dlcloses them (tests of Swift plugins that come and go).
+        .library(name: "HotGreeterV1", type: .dynamic, targets: ["HotGreeterV1"]),
+        .library(name: "HotGreeterV2", type: .dynamic, targets: ["HotGreeterV2"]),
+        .executable(name: "HotPluginHost", targets: ["HotPluginHost"]),
+        // A plugin that links the static BeeHive product, so it carries a second copy (refused at load).
+        .library(name: "DoubleBeeHivePlugin", type: .dynamic, targets: ["DoubleBeeHivePlugin"]),
     ],
     dependencies: [.package(name: "BeeHive", path: "../.."), .package(path: "PluginAPI")],
     targets: [
@@ -57,6 +64,36 @@ let package = Package(
             dependencies: [
                 .product(name: "PluginAPI", package: "PluginAPI"), "GreeterPluginAnnotations",
                 .product(name: "BeeHiveDynamic", package: "BeeHive"),
+            ]
+        ),
+        .target(name: "HotGreeterV1Records", dependencies: [.product(name: "CBeeHive", package: "BeeHive")]),
+        .target(name: "HotGreeterV2Records", dependencies: [.product(name: "CBeeHive", package: "BeeHive")]),
+        .target(
+            name: "HotGreeterV1",
+            dependencies: [
+                "HotGreeterV1Records", .product(name: "PluginAPI", package: "PluginAPI"),
+                .product(name: "BeeHiveDynamic", package: "BeeHive"),
+            ]
+        ),
+        .target(
+            name: "HotGreeterV2",
+            dependencies: [
+                "HotGreeterV2Records", .product(name: "PluginAPI", package: "PluginAPI"),
+                .product(name: "BeeHiveDynamic", package: "BeeHive"),
+            ]
+        ),
+        .target(name: "DoubleBeeHiveRecords", dependencies: [.product(name: "CBeeHive", package: "BeeHive")]),
+        .target(
+            name: "DoubleBeeHivePlugin",
+            dependencies: [
+                "DoubleBeeHiveRecords", .product(name: "PluginAPI", package: "PluginAPI"),
+                .product(name: "BeeHive", package: "BeeHive"),
+            ]
+        ),
+        .executableTarget(
+            name: "HotPluginHost",
+            dependencies: [
+                .product(name: "PluginAPI", package: "PluginAPI"), .product(name: "BeeHiveDynamic", package: "BeeHive"),
             ]
         ),
         .executableTarget(

@@ -8,7 +8,7 @@ let package = Package(
     products: [
         .executable(name: "MacroApp", targets: ["MacroApp"]),
         .executable(name: "MacroPluginHost", targets: ["MacroPluginHost"]),
-        // A plugin annotated in Swift only; host and plugin share BeeHiveDynamic and PluginAPI.
+        // A plugin annotated in Swift only; host and plugin share BeeHiveDynamic (with the macros) and PluginAPI.
         .library(name: "MacroPlugin", type: .dynamic, targets: ["MacroPlugin"]),
     ],
     dependencies: [
@@ -28,11 +28,12 @@ let package = Package(
                 .product(name: "BeeHiveRouter", package: "BeeHive"),
             ]
         ),
+        // The macros come with BeeHiveDynamic: a plugin that also named the static BeeHiveMacros product would carry
+        // a copy of BeeHive of its own.
         .target(
             name: "MacroPlugin",
             dependencies: [
-                .product(name: "PluginAPI", package: "PluginAPI"), .product(name: "BeeHiveMacros", package: "BeeHive"),
-                .product(name: "BeeHiveDynamic", package: "BeeHive"),
+                .product(name: "PluginAPI", package: "PluginAPI"), .product(name: "BeeHiveDynamic", package: "BeeHive"),
             ]
         ),
         .executableTarget(

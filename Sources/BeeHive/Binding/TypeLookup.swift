@@ -29,6 +29,17 @@ package enum TypeLookup {
     private static let metadataCache = LockedValue<[String: Cached]>([:])
     private static let runtimeCache = LockedValue<[String: Cached]>([:])
     private static let modules = LockedValue<[Substring: ModuleIndex]>([:])
+    /// Images of retired plugins (by mapped path): their types are no longer found by name, so that a new version
+    /// that names its types as the old one did is found instead (the old one stays mapped).
+    private static let retiredImages = LockedValue<Set<String>>([])
+
+    /// Stops finding the types of the image at `path` by name (a retired plugin); forgets the cached look-ups.
+    package static func retire(imagePath path: String) {
+        retiredImages.withLock { _ = $0.insert(path) }
+        metadataCache.withLock { $0.removeAll() }
+        runtimeCache.withLock { $0.removeAll() }
+        modules.withLock { $0.removeAll() }
+    }
 
     /// How many images the dynamic loader has loaded so far: a lookup that failed may succeed once it grows.
     package static var loadedImageCount: UInt64 { ImageScanner.loadedImageCount }
@@ -149,7 +160,10 @@ package enum TypeLookup {
         guard module.count < name.count, let index = index(of: module, refreshing: true) else {
             return typeByMangledName(name).map { ($0, .runtime) }
         }
-        for entry in index.entries[name] ?? [] where entry.kind != .protocol {
+        let entries = index.entries[name] ?? []
+        let retired = entries.count > 1 ? retiredImages.withLock { $0 } : []
+        for entry in entries
+        where entry.kind != .protocol && (retired.isEmpty || !retired.contains(entry.imagePath ?? "")) {
             // An image that disagreed or is corrupt is not asked for its type (its access function is its own code).
             if let state = RuntimeBinding.imageState(entry.image), state != .agreed {
                 if state == .runtime, let type = typeByMangledName(name) { return (type, .runtime) }

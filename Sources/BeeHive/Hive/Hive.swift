@@ -22,6 +22,8 @@ public final class Hive: Sendable {
     /// is in the registry. Counts the rescans (a value with storage of its own: ThreadSanitizer confuses an
     /// empty one with the lock beside it).
     let scanning = LockedValue(0)
+    /// The plugins loaded into this hive (``plugins``).
+    let pluginTable = PluginTable()
 
     /// Creates a hive.
     ///

@@ -49,13 +49,17 @@ extension Hive {
     }
 
     /// Parses the records of a batch, registers them and keeps the problems; returns the problems to log.
+    ///
+    /// The sections and problems of an image being loaded as a plugin (``Hive/Plugins-swift.struct``) are kept apart
+    /// and join the registry as one step of their own.
     func ingest(_ batch: ImageScanner.Batch) -> (ScanReport, [Diagnostic]) {
+        var batch = batch
+        let claimed = pluginTable.take(from: &batch)
         var report = ScanReport()
         var problems: [Diagnostic] = []
-        var services: [ServiceEntry] = []
-        services.reserveCapacity(batch.sections.reduce(0) { $0 + ($1.kind == .services ? $1.bytes.count / 32 : 0) })
-        var modules: [ModuleDeclaration] = []
-        var routes: [RouteDeclaration] = []
+        var parsed = ParsedRecords()
+        parsed.services.reserveCapacity(
+            batch.sections.reduce(0) { $0 + ($1.kind == .services ? $1.bytes.count / 32 : 0) })
 
         for image in batch.unloadedImages {
             TypedRecords.remove(image: image.id)
@@ -74,12 +78,7 @@ extension Hive {
                         source: .image(image.path, imageID: image.id))))
         }
         for problem in batch.problems {
-            problems.append(
-                Diagnostic(
-                    problem.isTransient ? .warning : .error,
-                    HiveError(
-                        .unreadableImage, problem.message,
-                        source: .image(problem.image.path, imageID: problem.image.id))))
+            problems.append(Diagnostic(problem))
         }
         for section in batch.sections where options.registersRecords(of: section.sectionName) {
             report.sections += 1
@@ -87,51 +86,70 @@ extension Hive {
                 TypedRecords.add(section)
                 continue
             }
-            var lastFile: String?
-            section.forEachRecord { record in
-                func source(_ location: RecordLocation? = nil) -> RegistrationSource {
-                    .annotation(
-                        image: section.imagePath, section: section.sectionName, offset: record.offset,
-                        sectionFileOffset: section.fileOffset, imageID: section.imageID, file: location?.file,
-                        line: location?.line ?? 0)
-                }
-                do {
-                    switch section.kind {
-                    case .services:
-                        let r = try RecordParser.parseService(record, files: &lastFile)
-                        services.append(
-                            ServiceEntry(
-                                ServiceRegistration(
-                                    service: r.service, name: r.name, implementation: r.implementation,
-                                    source: source(r.location)),
-                                .typeName(r.implementation)))
-                    case .modules:
-                        let r = try ModuleRecord(RecordParser.parse(record))
-                        modules.append(try ModuleDeclaration(r, source: source(r.location)))
-                    case .routes:
-                        let r = try RouteRecord(RecordParser.parse(record))
-                        routes.append(
-                            RouteDeclaration(pattern: r.pattern, handler: r.handler, source: source(r.location)))
-                    case .types:
-                        break  // read above
-                    }
-                } catch let error as RecordError {
-                    problems.append(
-                        Diagnostic(.error, HiveError(recordError: error, record: record, source: source())))
-                } catch let error as HiveError {
-                    problems.append(Diagnostic(.error, HiveError(error.code, error.message, source: source())))
-                } catch {
-                    problems.append(Diagnostic(.error, HiveError(.malformedRecord, "\(error)", source: source())))
-                }
-            }
+            parse(section, into: &parsed, problems: &problems)
         }
-        problems += add(services: services, modules: modules, routes: routes)
-        report.services = services.count
-        report.modules = modules.count
-        report.routes = routes.count
+        problems += add(services: parsed.services, modules: parsed.modules, routes: parsed.routes)
+        report.services = parsed.services.count
+        report.modules = parsed.modules.count
+        report.routes = parsed.routes.count
+        for image in claimed {
+            let joined = join(image)
+            report.sections += image.sections.count
+            report.services += joined.registered.services
+            report.modules += joined.registered.modules
+            report.routes += joined.registered.routes
+            problems += joined.problems
+        }
         report.problems = problems.count
         keep(problems)
         return (report, problems)
+    }
+
+    /// The services, modules and routes that records declare.
+    struct ParsedRecords {
+        var services: [ServiceEntry] = []
+        var modules: [ModuleDeclaration] = []
+        var routes: [RouteDeclaration] = []
+    }
+
+    /// Parses the records of one section (of services, modules or routes) into `parsed`; keeps their problems.
+    func parse(_ section: RecordSection, into parsed: inout ParsedRecords, problems: inout [Diagnostic]) {
+        var lastFile: String?
+        section.forEachRecord { record in
+            func source(_ location: RecordLocation? = nil) -> RegistrationSource {
+                .annotation(
+                    image: section.imagePath, section: section.sectionName, offset: record.offset,
+                    sectionFileOffset: section.fileOffset, imageID: section.imageID, file: location?.file,
+                    line: location?.line ?? 0)
+            }
+            do {
+                switch section.kind {
+                case .services:
+                    let r = try RecordParser.parseService(record, files: &lastFile)
+                    parsed.services.append(
+                        ServiceEntry(
+                            ServiceRegistration(
+                                service: r.service, name: r.name, implementation: r.implementation,
+                                source: source(r.location)),
+                            .typeName(r.implementation)))
+                case .modules:
+                    let r = try ModuleRecord(RecordParser.parse(record))
+                    parsed.modules.append(try ModuleDeclaration(r, source: source(r.location)))
+                case .routes:
+                    let r = try RouteRecord(RecordParser.parse(record))
+                    parsed.routes.append(
+                        RouteDeclaration(pattern: r.pattern, handler: r.handler, source: source(r.location)))
+                case .types:
+                    break  // read by the caller
+                }
+            } catch let error as RecordError {
+                problems.append(Diagnostic(.error, HiveError(recordError: error, record: record, source: source())))
+            } catch let error as HiveError {
+                problems.append(Diagnostic(.error, HiveError(error.code, error.message, source: source())))
+            } catch {
+                problems.append(Diagnostic(.error, HiveError(.malformedRecord, "\(error)", source: source())))
+            }
+        }
     }
 }
 
@@ -171,6 +189,15 @@ public struct ImageScanStatistics: Sendable, Hashable {
         totalScanNanoseconds = s.totalScanNanoseconds
         firstScanNanoseconds = s.firstScanNanoseconds
         openNanoseconds = s.openNanoseconds
+    }
+}
+
+extension Diagnostic {
+    /// A problem of an image the scanner reported: a warning when its cause can pass (the image is tried again).
+    init(_ problem: ImageScanner.ImageProblem) {
+        self.init(
+            problem.isTransient ? .warning : .error,
+            HiveError(.unreadableImage, problem.message, source: .image(problem.image.path, imageID: problem.image.id)))
     }
 }
 

@@ -170,6 +170,11 @@ struct RegistryState {
         var withdrawn = 0
         /// Registrations of other sources that took over, described for a diagnostic.
         var reinstated: [String] = []
+        /// The withdrawn entries, with the shared instances they hold: released by the caller once every lock is
+        /// released, since a deinit is user code.
+        var released: [ServiceEntry] = []
+        /// The withdrawn module declarations.
+        var modules: [ModuleDeclaration] = []
     }
 
     /// Withdraws everything the loaded image `imageID` declared; where another source (another image, a file,
@@ -185,6 +190,7 @@ struct RegistryState {
         }
         for (key, entry) in services where belongs(entry.registration.source) {
             result.withdrawn += 1
+            result.released.append(entry)
             if let (registration, provider) = shadowedServices[key]?.removeFirst() {
                 services[key] = ServiceEntry(registration, provider)
                 if shadowedServices[key]!.isEmpty { shadowedServices[key] = nil }
@@ -202,6 +208,7 @@ struct RegistryState {
         }
         for (name, module) in modules where belongs(module.source) {
             result.withdrawn += 1
+            result.modules.append(module)
             if let next = shadowedModules[name]?.removeFirst() {
                 modules[name] = next
                 if shadowedModules[name]!.isEmpty { shadowedModules[name] = nil }
@@ -220,6 +227,28 @@ struct RegistryState {
         }
         typeIndex.removeAll()
         return result
+    }
+
+    /// Withdraws what the image `old` declared (when given) and adds a plugin's registrations, as one step under the
+    /// hive's lock: a resolve or a route import sees the registry before or after, never between (a plugin upgrade).
+    /// - Returns: The withdrawal, and each added registration that lost to one already there (with the winner).
+    mutating func replace(
+        image old: UInt64?, services entries: [ServiceEntry], modules declarations: [ModuleDeclaration],
+        routes declarations2: [RouteDeclaration]
+    ) -> (Withdrawal, duplicates: [(ServiceRegistration, ServiceRegistration)], moduleDuplicates: [ModuleDeclaration]) {
+        let withdrawal = old.map { withdraw(image: $0) } ?? Withdrawal()
+        var duplicates: [(ServiceRegistration, ServiceRegistration)] = []
+        var moduleDuplicates: [ModuleDeclaration] = []
+        reserve(entries.count)
+        for entry in entries {
+            if let existing = add(entry) { duplicates.append((entry.registration, existing)) }
+        }
+        for module in declarations {
+            if let existing = add(module) { moduleDuplicates.append(existing) }
+        }
+        add(routes: declarations2)
+        typeIndex.removeAll()
+        return (withdrawal, duplicates, moduleDuplicates)
     }
 }
 

@@ -37,6 +37,8 @@ public final class ModuleManager: Sendable {
     let state: LockedValue<State>
     /// Left once start has delivered splash: what ``waitUntilReady()`` and ``ready()`` wait for.
     let readyGroup = DispatchGroup()
+    /// The last task that delivers the events of plugins joining or leaving the hive (they run one after the other).
+    let pluginWork = LockedValue<Task<Void, Never>?>(nil)
 
     struct Subscription: Sendable {
         let id: Int
@@ -95,6 +97,7 @@ public final class ModuleManager: Sendable {
         self.state = LockedValue(State(context: base))
         readyGroup.enter()
         refresh()
+        _ = hive.plugins.observe { [weak self] event in self?.follow(event) }
     }
 
     /// The manager of `Hive.shared`'s modules.

@@ -1,0 +1,217 @@
+/*
+ * pinning.c — keeps images of Swift code mapped (see bh_pinning.h).
+ *
+ * The walk only notes the names and bases of the images loaded since the last walk (it reads nothing of them: a file
+ * truncated under its mapping would fault). After the walk, each image's file is read for Swift metadata (a
+ * non-empty swift5_* section), and those that have some are pinned (dlopen, which takes the loader's lock). An image is known by its base address and name: a pinned image is never unmapped, so its
+ * base is never reused by another image, and the set only grows with the Swift images the process loads.
+ */
+#define _GNU_SOURCE
+#include "bh_pinning.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Bases of the images pinned so far (sorted), guarded by pin_lock. */
+static uintptr_t *pinned = NULL;
+static size_t pinned_count = 0, pinned_capacity = 0;
+/* Images found to hold no Swift metadata (sorted), by base address and name (checked_key): another image loaded
+ * later at the same address has another name (a plugin loaded by BeeHive always has a name of its own). */
+static uintptr_t *checked = NULL;
+static size_t checked_count = 0, checked_capacity = 0;
+/* The loader's counters at the last walk: an unchanged dlpi_adds means no image was loaded since. */
+static unsigned long long last_adds = 0;
+
+/* An image's key in `checked`: its base, mixed with a hash of its name (FNV-1a). */
+static uintptr_t checked_key(uintptr_t base, const char *name) {
+    uint64_t hash = 1469598103934665603ull;
+    for (const unsigned char *c = (const unsigned char *)name; *c != '\0'; c++) hash = (hash ^ *c) * 1099511628211ull;
+    return base ^ (uintptr_t)(hash * 0x9E3779B97F4A7C15ull);
+}
+
+/* Reads exactly `size` bytes at `offset`; 0 on a short read or an error. */
+static int read_at(int fd, void *buffer, size_t size, off_t offset) {
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = pread(fd, (char *)buffer + done, size - done, offset + (off_t)done);
+        if (n <= 0) return 0;
+        done += (size_t)n;
+    }
+    return 1;
+}
+
+/*
+ * Whether an image file has Swift metadata the runtime will keep pointers into: a non-empty swift5_* section.
+ * SwiftPM links the Swift runtime's registration into C products too, with empty sections: the runtime reads
+ * nothing of them, and they may be unloaded. A file that cannot be read counts as
+ * Swift (pinning is the safe side). Reads the ELF header, the section headers and their names: bounded by the file.
+ */
+static int file_has_swift_metadata(const char *path) {
+    /* O_NONBLOCK: a FIFO put at the path must not hang the caller; only a regular file is read. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return 1;
+    int result = 1;
+    struct stat info;
+    if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        close(fd);
+        return 1;
+    }
+    ElfW(Ehdr) header;
+    ElfW(Shdr) *sections = NULL;
+    char *names = NULL;
+    if (!read_at(fd, &header, sizeof header, 0) || memcmp(header.e_ident, ELFMAG, SELFMAG) != 0
+        || header.e_shentsize != sizeof(ElfW(Shdr)) || header.e_shnum == 0 || header.e_shstrndx >= header.e_shnum)
+        goto done;
+    sections = malloc((size_t)header.e_shnum * sizeof *sections);
+    if (sections == NULL || !read_at(fd, sections, (size_t)header.e_shnum * sizeof *sections, (off_t)header.e_shoff))
+        goto done;
+    const ElfW(Shdr) *strings = &sections[header.e_shstrndx];
+    if (strings->sh_size == 0 || strings->sh_size > (1u << 24)) goto done;
+    names = malloc(strings->sh_size + 1);
+    if (names == NULL || !read_at(fd, names, strings->sh_size, (off_t)strings->sh_offset)) goto done;
+    names[strings->sh_size] = '\0';
+    result = 0;
+    for (unsigned i = 0; i < header.e_shnum; i++) {
+        if (sections[i].sh_name >= strings->sh_size || sections[i].sh_size == 0) continue;
+        const char *name = names + sections[i].sh_name;
+        if (strncmp(name, "swift5_", 7) == 0) {
+            result = 1;
+            break;
+        }
+    }
+done:
+    free(names);
+    free(sections);
+    close(fd);
+    return result;
+}
+
+int bh_file_has_swift_metadata(const char *path) { return file_has_swift_metadata(path); }
+
+static int contains(const uintptr_t *set, size_t count, uintptr_t base) {
+    size_t low = 0, high = count;
+    while (low < high) {
+        size_t mid = low + (high - low) / 2;
+        if (set[mid] == base) return 1;
+        if (set[mid] < base) low = mid + 1; else high = mid;
+    }
+    return 0;
+}
+
+static int insert(uintptr_t **set, size_t *count, size_t *capacity, uintptr_t base) {
+    if (*count == *capacity) {
+        size_t grown_capacity = *capacity ? *capacity * 2 : 32;
+        uintptr_t *grown = realloc(*set, grown_capacity * sizeof *grown);
+        if (grown == NULL) return 0;
+        *set = grown;
+        *capacity = grown_capacity;
+    }
+    size_t at = *count;
+    while (at > 0 && (*set)[at - 1] > base) {
+        (*set)[at] = (*set)[at - 1];
+        at--;
+    }
+    (*set)[at] = base;
+    (*count)++;
+    return 1;
+}
+
+static int is_pinned(uintptr_t base) { return contains(pinned, pinned_count, base); }
+static int remember(uintptr_t base) { return insert(&pinned, &pinned_count, &pinned_capacity, base); }
+static int was_checked(uintptr_t key) { return contains(checked, checked_count, key); }
+
+/* Images to pin, found by one walk. */
+typedef struct {
+    char **names;
+    uintptr_t *bases;
+    size_t count, capacity;
+    int changed;  /* dlpi_adds moved since the last walk */
+    int failed;   /* out of memory: try again next time */
+} candidates;
+
+static int visit(struct dl_phdr_info *info, size_t size, void *context) {
+    candidates *found = context;
+    if (size < offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) return 1;
+    if (found->count == 0 && found->changed == 0) {
+        if (info->dlpi_adds == last_adds) return 1; /* nothing was loaded since the last walk */
+        found->changed = 1;
+        last_adds = info->dlpi_adds;
+    }
+    /* The program itself ("") and images without a name are never unloaded. Nothing of the image is read here: a
+     * file truncated under its mapping would fault (SIGBUS); the file is read after the walk. */
+    if (info->dlpi_name == NULL || info->dlpi_name[0] == '\0' || is_pinned(info->dlpi_addr)
+        || was_checked(checked_key(info->dlpi_addr, info->dlpi_name)))
+        return 0;
+    if (found->count == found->capacity) {
+        size_t capacity = found->capacity ? found->capacity * 2 : 16;
+        char **names = realloc(found->names, capacity * sizeof *names);
+        if (names == NULL) { found->failed = 1; return 1; }
+        found->names = names;
+        uintptr_t *bases = realloc(found->bases, capacity * sizeof *bases);
+        if (bases == NULL) { found->failed = 1; return 1; }
+        found->bases = bases;
+        found->capacity = capacity;
+    }
+    char *name = strdup(info->dlpi_name);
+    if (name == NULL) { found->failed = 1; return 1; }
+    found->names[found->count] = name;
+    found->bases[found->count] = info->dlpi_addr;
+    found->count++;
+    return 0;
+}
+
+/* BEEHIVE_PIN=off turns pinning off: for tests that show what it prevents, never for a program. */
+static pthread_once_t switch_once = PTHREAD_ONCE_INIT;
+static int pinning_disabled = 0;
+
+static void read_switch(void) {
+    const char *value = getenv("BEEHIVE_PIN");
+    pinning_disabled = value != NULL && strcmp(value, "off") == 0;
+}
+
+size_t bh_pin_swift_images(void) {
+    pthread_once(&switch_once, read_switch);
+    if (pinning_disabled) return 0;
+    pthread_mutex_lock(&pin_lock);
+    candidates found = {0};
+    dl_iterate_phdr(visit, &found);
+    if (found.failed) last_adds = 0; /* walk again next time */
+    size_t pinned_now = 0;
+    for (size_t i = 0; i < found.count; i++) {
+        /* Outside the walk: dlopen takes the loader's lock. RTLD_NOLOAD only raises the flags of an image that is
+         * loaded (and fails for one unloaded since the walk); the extra reference is given back at once, the
+         * NODELETE flag stays. */
+        if (!file_has_swift_metadata(found.names[i])) {
+            /* No Swift metadata: left unpinned, and not read again. */
+            uintptr_t key = checked_key(found.bases[i], found.names[i]);
+            if (!insert(&checked, &checked_count, &checked_capacity, key)) last_adds = 0;
+            free(found.names[i]);
+            continue;
+        }
+        void *handle = dlopen(found.names[i], RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+        if (handle != NULL) {
+            dlclose(handle);
+            if (remember(found.bases[i])) pinned_now++;
+            else last_adds = 0;
+        }
+        free(found.names[i]);
+    }
+    free(found.names);
+    free(found.bases);
+    pthread_mutex_unlock(&pin_lock);
+    return pinned_now;
+}
+
+size_t bh_pinned_image_count(void) {
+    pthread_mutex_lock(&pin_lock);
+    size_t count = pinned_count;
+    pthread_mutex_unlock(&pin_lock);
+    return count;
+}

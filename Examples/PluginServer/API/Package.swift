@@ -1,0 +1,10 @@
+// swift-tools-version:6.1
+// The protocols the server and its plugins share: a package of its own with one dynamic product, so that the server
+// and every plugin load one copy of them.
+import PackageDescription
+
+let package = Package(
+    name: "PluginServerAPI",
+    products: [.library(name: "PluginServerAPI", type: .dynamic, targets: ["PluginServerAPI"])],
+    targets: [.target(name: "PluginServerAPI")]
+)

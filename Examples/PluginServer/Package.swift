@@ -1,0 +1,48 @@
+// swift-tools-version:6.1
+// An HTTP server (Hummingbird 2) whose features are Swift plugins annotated with BeeHive's Swift macros: each
+// brings services and routes, served through BeeHive's router behind one catch-all Hummingbird route, and upgraded
+// from a new .so by an admin request or SIGHUP while requests are served. Run-load-test.sh drives it under load.
+import PackageDescription
+
+let package = Package(
+    name: "PluginServer",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "PluginServer", targets: ["PluginServer"]),
+        // Two versions of the "hello" feature: plugins, loaded by path (they link BeeHiveDynamic and the API, the
+        // server's copies at run time).
+        .library(name: "HelloV1", type: .dynamic, targets: ["HelloV1"]),
+        .library(name: "HelloV2", type: .dynamic, targets: ["HelloV2"]),
+    ],
+    dependencies: [
+        .package(name: "BeeHive", path: "../..", traits: ["Macros"]),
+        .package(path: "API"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "PluginServer",
+            dependencies: [
+                .product(name: "BeeHiveDynamic", package: "BeeHive"),
+                .product(name: "PluginServerAPI", package: "API"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        .target(
+            name: "HelloV1",
+            dependencies: [
+                .product(name: "BeeHiveDynamic", package: "BeeHive"),
+                .product(name: "PluginServerAPI", package: "API"),
+            ],
+            path: "Plugins/HelloV1"
+        ),
+        .target(
+            name: "HelloV2",
+            dependencies: [
+                .product(name: "BeeHiveDynamic", package: "BeeHive"),
+                .product(name: "PluginServerAPI", package: "API"),
+            ],
+            path: "Plugins/HelloV2"
+        ),
+    ]
+)

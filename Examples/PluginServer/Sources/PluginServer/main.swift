@@ -1,0 +1,101 @@
+// An HTTP server whose features are Swift plugins: each plugin's services and routes join BeeHive when it is loaded,
+// and BeeHive's router answers every request behind one catch-all Hummingbird route (Hummingbird's own router is
+// fixed once built). A feature is upgraded from a new .so while requests are served: by
+// `POST /admin/upgrade/<feature>` (optionally `?path=<new .so>`) or by SIGHUP (every feature, from its path).
+//
+//     PluginServer --port 8080 hello=/srv/plugins/libHello.so
+import BeeHive
+import BeeHiveRouter
+import Dispatch
+import Foundation
+import Hummingbird
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The loaded features, by name, with the path each was loaded from; upgraded one at a time.
+final class Features: @unchecked Sendable {
+    private let lock = NSLock()
+    private var plugins: [String: Plugin] = [:]
+    private let queue = DispatchQueue(label: "plugin-upgrades")
+
+    func load(_ name: String, path: String) throws {
+        let plugin = try Hive.shared.plugins.load(path: path)
+        lock.withLock { plugins[name] = plugin }
+        print("loaded \(name) from \(path): \(plugin.registered.services) services, \(plugin.registered.routes) routes")
+    }
+
+    /// Upgrades `name` to the file at `path` (its own path when nil); returns what happened, for the admin answer.
+    func upgrade(_ name: String, to path: String? = nil) -> String {
+        queue.sync {
+            guard let current = lock.withLock({ plugins[name] }) else { return "no feature \(name)\n" }
+            do {
+                let next = try Hive.shared.plugins.upgrade(current, to: path ?? current.path)
+                lock.withLock { plugins[name] = next }
+                return "upgraded \(name): image #\(current.imageID) -> #\(next.imageID) (\(next.path))\n"
+            } catch {
+                return "upgrade of \(name) failed: \(error)\n"
+            }
+        }
+    }
+
+    var names: [String] { lock.withLock { Array(plugins.keys) } }
+}
+
+var port = 8080
+var requested: [(String, String)] = []
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    if argument == "--port", let value = arguments.popFirst(), let number = Int(value) {
+        port = number
+    } else if let equals = argument.firstIndex(of: "=") {
+        requested.append((String(argument[..<equals]), String(argument[argument.index(after: equals)...])))
+    }
+}
+
+let features = Features()
+for (name, path) in requested {
+    do {
+        try features.load(name, path: path)
+    } catch {
+        print("cannot load \(name): \(error)")
+        exit(1)
+    }
+}
+
+/// SIGHUP: upgrades every feature from its own path (a new build copied there). A function, so that the handler is
+/// not isolated to the main actor as top-level code is: it runs on a dispatch queue.
+func upgradeOnHangUp(_ features: Features) -> any DispatchSourceSignal {
+    signal(SIGHUP, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+    source.setEventHandler {
+        for name in features.names { print(features.upgrade(name), terminator: "") }
+    }
+    source.resume()
+    return source
+}
+let hangUp = upgradeOnHangUp(features)
+
+let router = Hummingbird.Router()
+router.post("/admin/upgrade/{feature}") { request, context -> String in
+    let name = try context.parameters.require("feature")
+    let path = request.uri.queryParameters.get("path")
+    return await withCheckedContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(returning: features.upgrade(name, to: path)) }
+    }
+}
+// Every other request: BeeHive's router for the scheme app, with the request's path.
+router.get("/**") { request, context -> String in
+    let url = "app:/" + request.uri.path
+    do {
+        guard let answer = try BeeHiveRouter.Router.forScheme("app").open(url) else { return "\n" }
+        return "\(answer)\n"
+    } catch let error as RouterError where error.code == .routeNotFound {
+        throw HTTPError(.notFound, message: "no route for \(url)")
+    }
+}
+
+let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))
+print("listening on 127.0.0.1:\(port)")
+try await app.runService()

@@ -1,0 +1,320 @@
+internal import _BeeHiveDiscovery
+internal import _BeeHiveScanner
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+extension Hive {
+    /// The hive's plugins: shared libraries loaded, retired and upgraded while the program runs.
+    ///
+    /// ```swift
+    /// let plugin = try Hive.shared.plugins.load(path: "/opt/app/plugins/libGreeter.so")
+    /// let v2 = try Hive.shared.plugins.upgrade(plugin, to: "/opt/app/plugins/libGreeter.so")  // a new build
+    /// try v2.retire()
+    /// ```
+    public var plugins: Plugins { Plugins(hive: self) }
+
+    /// How a plugin file is loaded.
+    public struct PluginLoadOptions: Sendable, Hashable {
+        /// Refuse a file, or a directory above it, that a user other than its owner and root may write (group- or
+        /// world-writable, or owned by another user): whoever can write it can run code in the process. Off by
+        /// default; a directory with the sticky bit (`/tmp`) is accepted as a parent.
+        public var requiresTrustedFiles: Bool
+        /// Refuse a plugin whose records have problems (a malformed record, an unknown format version, an unreadable
+        /// image): it then registers nothing. On by default; off, the plugin registers what can be read.
+        public var refusesOnProblems: Bool
+
+        /// Options.
+        /// - Parameters:
+        ///   - requiresTrustedFiles: Refuse files or directories writable by others than their owner or root.
+        ///   - refusesOnProblems: Refuse a plugin any of whose records cannot be registered.
+        public init(requiresTrustedFiles: Bool = false, refusesOnProblems: Bool = true) {
+            self.requiresTrustedFiles = requiresTrustedFiles
+            self.refusesOnProblems = refusesOnProblems
+        }
+    }
+
+    /// Loads, retires and upgrades the plugins of one hive (``Hive/plugins``).
+    ///
+    /// A plugin is a shared library whose annotation records (C or Swift macros) declare services, modules and
+    /// routes. Loading it registers them; retiring it withdraws them and releases the shared instances BeeHive made of
+    /// its services; upgrading replaces its registrations by a new file's in one step, so that a resolve or a route
+    /// opened meanwhile gets the old version or the new one, never "not found", never a mix.
+    public struct Plugins: Sendable {
+        /// The hive the plugins join.
+        public let hive: Hive
+
+        /// The active plugins, in the order they joined.
+        public var active: [Plugin] { hive.pluginTable.active }
+
+        /// Loads the shared library at `path` and registers what its records declare, as one step.
+        ///
+        /// The file is checked before it is loaded (see ``PluginLoadOptions``), then loaded from a private copy
+        /// (``Plugin/mappedPath``, removed once mapped): the file itself can be replaced or rewritten in place at
+        /// once, and a new build at the same path is a new image. An image of Swift code is pinned: it stays mapped
+        /// for the life of the process.
+        /// - Parameters:
+        ///   - path: The plugin's file.
+        ///   - options: Checks made before it joins.
+        /// - Returns: The plugin, active.
+        /// - Throws: ``PluginError`` with code `fileNotFound`, `untrustedFile`, `notLoadable`, `secondBeeHive`,
+        ///   `refused` or `notScanning`; a refused plugin registered nothing.
+        public func load(path: String, options: PluginLoadOptions = PluginLoadOptions()) throws(PluginError) -> Plugin {
+            try hive.loadPlugin(path: path, options: options, replacing: nil)
+        }
+
+        /// Replaces `plugin` by the shared library at `path` (a new build, at the same path or another): the new
+        /// file's registrations replace the old one's in one step, then the old plugin is retired.
+        ///
+        /// A resolve or a route opened during the upgrade gets the old version or the new one, never "not found";
+        /// once this returns, only the new one. When the new file cannot be loaded or is refused, the old plugin
+        /// stays active and untouched.
+        /// - Parameters:
+        ///   - plugin: An active plugin of this hive.
+        ///   - path: The new file.
+        ///   - options: Checks made before the new file joins.
+        /// - Returns: The new plugin, active.
+        /// - Throws: ``PluginError``: as ``load(path:options:)``, or `retired` / `otherHive` for `plugin`.
+        @discardableResult
+        public func upgrade(
+            _ plugin: Plugin, to path: String, options: PluginLoadOptions = PluginLoadOptions()
+        ) throws(PluginError) -> Plugin {
+            guard plugin.hive === hive else {
+                throw PluginError(
+                    .otherHive, "expected a plugin of this hive; it belongs to another", path: plugin.path)
+            }
+            guard plugin.state == .active else {
+                throw PluginError(.retired, "expected an active plugin to upgrade; it was retired", path: plugin.path)
+            }
+            return try hive.loadPlugin(path: path, options: options, replacing: plugin)
+        }
+
+        /// Retires `plugin`: withdraws its services, named services, modules and routes, releases the shared
+        /// instances BeeHive made of its services, and closes it (a plugin of C code only is unmapped).
+        /// - Parameter plugin: An active plugin of this hive.
+        /// - Throws: ``PluginError`` with code `retired` or `otherHive`.
+        public func retire(_ plugin: Plugin) throws(PluginError) {
+            guard plugin.hive === hive else {
+                throw PluginError(
+                    .otherHive, "expected a plugin of this hive; it belongs to another", path: plugin.path)
+            }
+            guard plugin.markRetired() else {
+                throw PluginError(.retired, "expected an active plugin; it was retired before", path: plugin.path)
+            }
+            // A plugin without records has no image id (0): nothing of it is registered.
+            var withdrawal =
+                plugin.imageID == 0
+                ? RegistryState.Withdrawal() : hive.state.withLock { $0.withdraw(image: plugin.imageID) }
+            TypedRecords.remove(image: plugin.imageID)
+            TypeLookup.retire(imagePath: plugin.mappedPath)
+            hive.pluginTable.deactivate(plugin)
+            let modules = withdrawal.modules
+            withdrawal.released.removeAll()  // the shared instances go here, outside every lock
+            hive.pluginTable.notify([.retired(plugin, modules: modules)])
+            plugin.close()
+        }
+
+        /// Follows the plugins that join and leave (for products built on the hive, such as the module manager).
+        /// - Returns: A token for ``stopObserving(_:)``.
+        package func observe(_ handler: @escaping @Sendable (PluginEvent) -> Void) -> Int {
+            hive.pluginTable.observe(handler)
+        }
+
+        /// Stops an observer.
+        package func stopObserving(_ token: Int) { hive.pluginTable.removeObserver(token) }
+    }
+
+    /// Loads a plugin, replacing `old` when given.
+    func loadPlugin(path: String, options: PluginLoadOptions, replacing old: Plugin?) throws(PluginError) -> Plugin {
+        guard let scanner else {
+            throw PluginError(
+                .notScanning, "expected a hive that reads the records of loaded images (Options.scansLoadedImages)",
+                path: path)
+        }
+        let resolved = try PluginFile.resolve(path)
+        if options.requiresTrustedFiles { try PluginFile.checkTrust(resolved, given: path) }
+        let mappedPath = try PluginFile.loadablePath(for: resolved)
+        let claim = pluginTable.claim(mappedPath, replacing: old)
+        defer { pluginTable.release(claim) }
+
+        guard let handle = dlopen(mappedPath, RTLD_NOW | RTLD_LOCAL) else {
+            let reason = dlerror().map { String(cString: $0) } ?? "no reason given"
+            pluginTable.update(claim) { $0.isRefused = true }
+            unlink(mappedPath)
+            throw PluginError(.notLoadable, "expected a shared library the loader accepts; \(reason)", path: path)
+        }
+        ImageScanner.pinSwiftImages()
+        let hasSwiftCode = Self.needsSwift(handle)
+
+        if let found = Self.secondBeeHive(in: handle) {
+            let copy = found == mappedPath ? "the plugin \(path) itself" : found
+            pluginTable.update(claim) { $0.isRefused = true }
+            dlclose(handle)
+            throw PluginError(
+                .secondBeeHive,
+                "expected the plugin to use the host's BeeHive; \(copy) carries a copy of its own, which would "
+                    + "register into another Hive.shared. Link the plugin with the BeeHiveDynamic product only (it "
+                    + "has the macros' declarations too), not BeeHive, BeeHiveMacros or the other static products",
+                path: path)
+        }
+
+        // Scan now: this thread's scan, or another thread's that took the image first, joins it (`join(_:)`).
+        let (report, problems) = scanning.withLock { count in
+            count += 1
+            return ingest(scanner.scan())
+        }
+        _ = report
+        log(problems)
+        let outcome = scanning.withLock { _ in
+            if let outcome = pluginTable.update(claim, { $0.outcome }) { return outcome }
+            // No section of it came (an image without records): it joins empty, and still replaces `old`.
+            return join(PluginTable.ClaimedImage(claim: claim)).outcome
+        }
+        unlink(mappedPath)  // mapped now (and scanned): the name is no longer needed
+
+        switch outcome {
+        case .refused(let problems):
+            dlclose(handle)
+            throw PluginError(
+                .refused,
+                "expected records that can all be registered; \(problems.count) cannot, so the plugin registered "
+                    + "nothing (a plugin of Swift code stays mapped)", path: path, problems: problems)
+        case .joined(let imageID, let registered, let modules, var withdrawal):
+            let plugin = Plugin(
+                hive: self, path: path, mappedPath: mappedPath, imageID: imageID, hasSwiftCode: hasSwiftCode,
+                registered: registered, handle: handle)
+            pluginTable.activate(plugin, replacing: old)
+            var events: [PluginEvent] = []
+            if let old, old.markRetired() {
+                TypedRecords.remove(image: old.imageID)
+                TypeLookup.retire(imagePath: old.mappedPath)
+                events.append(.retired(old, modules: withdrawal.modules))
+            }
+            events.append(.joined(plugin, modules: modules))
+            withdrawal.released.removeAll()  // the old version's shared instances go here, outside every lock
+            pluginTable.notify(events)
+            old?.close()
+            return plugin
+        }
+    }
+
+    /// Joins a claimed image: refuses it, or registers its records, withdrawing the plugin it replaces, in one step.
+    /// Called with the scanning lock held, never the registry's.
+    func join(
+        _ image: PluginTable.ClaimedImage
+    ) -> (registered: Plugin.Registered, problems: [Diagnostic], outcome: PluginTable.Outcome) {
+        var problems = image.problems.map(Diagnostic.init)
+        var parsed = ParsedRecords()
+        for section in image.sections where section.kind != .types && options.registersRecords(of: section.sectionName)
+        {
+            parse(section, into: &parsed, problems: &problems)
+        }
+        problems += Self.protocolsDefinedTwice(by: parsed.services, in: image.claim.mappedPath)
+        let errors = problems.filter { $0.severity == .error }
+        if !errors.isEmpty {
+            let outcome = PluginTable.Outcome.refused(problems)
+            pluginTable.update(image.claim) { claim in
+                claim.isRefused = true
+                claim.outcome = outcome
+            }
+            return (Plugin.Registered(), problems, outcome)
+        }
+        let imageID = image.sections.first?.imageID ?? 0
+        for section in image.sections where section.kind == .types { TypedRecords.add(section) }
+        let path = image.claim.mappedPath
+        for entry in parsed.services {
+            if let provider = Self.provider(named: entry.registration.implementation, inImage: path, id: imageID) {
+                entry.provider = provider
+            }
+        }
+        let severity = duplicateSeverity
+        let (withdrawal, duplicates, moduleDuplicates) = state.withLock {
+            $0.replace(
+                image: image.claim.replacing.map(\.imageID).flatMap { $0 == 0 ? nil : $0 }, services: parsed.services,
+                modules: parsed.modules,
+                routes: parsed.routes)
+        }
+        for (registration, existing) in duplicates {
+            problems.append(Diagnostic(severity, .duplicate(registration, of: existing)))
+        }
+        for existing in moduleDuplicates {
+            problems.append(
+                Diagnostic(
+                    severity,
+                    HiveError(
+                        .duplicateRegistration,
+                        "expected module \(existing.name) to be declared once; it was declared before by "
+                            + "\(existing.source), which is kept", source: .image(path, imageID: imageID))))
+        }
+        let registered = Plugin.Registered(
+            services: parsed.services.count, modules: parsed.modules.count, routes: parsed.routes.count)
+        let outcome = PluginTable.Outcome.joined(
+            imageID: imageID, registered: registered, modules: parsed.modules, withdrawal: withdrawal)
+        pluginTable.update(image.claim) { $0.outcome = outcome }
+        return (registered, problems, outcome)
+    }
+
+    /// A problem for each service the plugin registers whose protocol more than one loaded image defines: the plugin
+    /// (or a library it brought) carries its own copy of the host's protocol module, and its types conform to that
+    /// copy, not to the one the host asks for.
+    static func protocolsDefinedTwice(by services: [ServiceEntry], in path: String) -> [Diagnostic] {
+        var modules: [String: [SwiftTypes.Entry]] = [:]
+        var problems: [Diagnostic] = []
+        for registration in services.map(\.registration) {
+            let service = registration.service
+            let module = String(service.prefix { $0 != "." })
+            guard module.count < service.count else { continue }
+            if modules[module] == nil { modules[module] = SwiftTypes.entries(inModule: module)?.entries ?? [] }
+            let images = Set(
+                modules[module, default: []].filter { $0.kind == .protocol && $0.name == service }.map {
+                    $0.imagePath ?? "an image without a path"
+                })
+            guard images.count > 1 else { continue }
+            problems.append(
+                Diagnostic(
+                    .error,
+                    HiveError(
+                        .doesNotConform,
+                        "expected \(service) to be defined by one loaded image; \(images.count) define it ("
+                            + images.sorted().joined(separator: ", ") + "): the plugin brings its own copy of the "
+                            + "protocol's module, and its types conform to that copy only. Link the module as a "
+                            + "shared library that the host and its plugins both load", source: registration.source)))
+        }
+        return problems
+    }
+
+    /// The implementation named `name` as the image at `path` defines it, when it does: a new version of a plugin
+    /// may name its types as the old one did, and the old one stays mapped.
+    static func provider(named name: String, inImage path: String, id imageID: UInt64) -> Provider? {
+        if let typed = TypedRecords.implementation(named: name), let implementation = typed.implementation,
+            typed.imageID == imageID
+        {
+            return .implementation(implementation, boxes: typed.services)
+        }
+        let module = String(name.prefix { $0 != "." })
+        guard module.count < name.count,
+            let entry = SwiftTypes.entries(inModule: module)?.entries.first(where: { $0.name == name && $0.imagePath == path }),
+            let type = entry.type,
+            let implementation = Conformances.implementation(type, path: Hive.defaultBindingPath)
+        else { return nil }
+        return .implementation(implementation, boxes: ServiceBoxes())
+    }
+
+    /// Whether the image of `handle` holds Swift code (it hands metadata to the Swift runtime).
+    static func needsSwift(_ handle: UnsafeMutableRawPointer) -> Bool { bh_handle_needs_swift(handle) != 0 }
+
+    /// The image that answers for BeeHive's marker in the plugin's scope with another copy than this one, if any.
+    static func secondBeeHive(in handle: UnsafeMutableRawPointer) -> String? {
+        guard let other = bh_other_definition(handle, RuntimeMarker.symbol, RuntimeMarker.address) else { return nil }
+        defer { free(other) }
+        return String(cString: other)
+    }
+}
+
+extension Plugin {
+    /// Closes the plugin's handle: unmaps a plugin of C code only; a pinned Swift image stays.
+    func close() { dlclose(handle) }
+}

@@ -1,0 +1,97 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+@testable import BeeHive
+
+/// The service the C plugins of these tests register (their records name these types of the test binary).
+protocol HotService: AnyObject, Sendable {
+    var version: Int { get }
+}
+
+final class HotServiceV1: HotService, ServiceImplementation {
+    static var isSingleton: Bool { true }
+    static let released = Atomic<Int>(0)
+    let version = 1
+    init() {}
+    deinit { Self.released.add(1, ordering: .relaxed) }
+}
+
+final class HotServiceV2: HotService, ServiceImplementation {
+    static var isSingleton: Bool { true }
+    let version = 2
+    init() {}
+}
+
+/// Plugins upgraded in this process while other threads resolve (run under ThreadSanitizer by Scripts/test.sh): C
+/// plugins compiled here with cc, whose records name the types above, loaded into a hive of the test's own.
+@Suite("Plugins upgraded under concurrent resolves (in process)", .serialized)
+struct PluginUpgradeConcurrencyTests {
+    /// Compiles a plugin whose records register `implementation` for HotService, plain and named "hot".
+    static func plugin(_ implementation: String, in folder: URL) throws -> String {
+        let source = folder.appendingPathComponent("\(implementation).c")
+        let output = folder.appendingPathComponent("\(implementation).so").path
+        try """
+        #include <beehive.h>
+        BH_SERVICE(BeeHiveTests.HotService, BeeHiveTests.\(implementation))
+        BH_NAMED_SERVICE(BeeHiveTests.HotService, BeeHiveTests.\(implementation), hot)
+        """.write(to: source, atomically: true, encoding: .utf8)
+        let include = Command.repository.appendingPathComponent("CSupport/CBeeHive/include").path
+        try Command.run("cc", ["-shared", "-fPIC", "-I", include, source.path, "-o", output])
+        return output
+    }
+
+    @Test("20 upgrades while 4 threads resolve: every resolve gets v1 or v2, never not found; retire withdraws all")
+    func upgradesWhileResolving() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beehive-upgrade-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let v1 = try Self.plugin("HotServiceV1", in: folder)
+        let v2 = try Self.plugin("HotServiceV2", in: folder)
+        let hive = Hive(options: Hive.Options(scansLoadedImages: true))
+
+        var plugin = try hive.plugins.load(path: v1)
+        #expect(plugin.registered.services == 2)
+        #expect(plugin.hasSwiftCode == false)
+        #expect(try hive.createService(HotService.self).version == 1)
+
+        let stop = Atomic<Bool>(false)
+        let failures = Atomic<Int>(0)
+        let calls = Atomic<Int>(0)
+        let seen = Mutex<Set<Int>>([])
+        let readers = DispatchGroup()
+        for _ in 0..<4 {
+            DispatchQueue.global().async(group: readers) {
+                var versions: Set<Int> = []
+                while !stop.load(ordering: .relaxed) {
+                    for name in [nil, "hot"] {
+                        calls.add(1, ordering: .relaxed)
+                        if let service = try? hive.createService(HotService.self, name: name) {
+                            versions.insert(service.version)
+                        } else {
+                            failures.add(1, ordering: .relaxed)
+                        }
+                    }
+                }
+                seen.withLock { $0.formUnion(versions) }
+            }
+        }
+        for number in 0..<20 {
+            plugin = try hive.plugins.upgrade(plugin, to: number % 2 == 0 ? v2 : v1)
+        }
+        stop.store(true, ordering: .relaxed)
+        readers.wait()
+
+        #expect(failures.load(ordering: .relaxed) == 0, "of \(calls.load(ordering: .relaxed)) resolves")
+        #expect(seen.withLock { $0 } == [1, 2])
+        #expect(try hive.createService(HotService.self).version == 1, "the 20th upgrade went back to v1")
+        #expect(HotServiceV1.released.load(ordering: .relaxed) >= 1, "retired v1 singletons were released")
+        #expect(hive.plugins.active == [plugin])
+
+        try plugin.retire()
+        #expect(throws: HiveError.self) { try hive.createService(HotService.self) }
+        #expect(hive.plugins.active.isEmpty)
+        #expect(throws: PluginError.self) { try plugin.retire() }
+    }
+}

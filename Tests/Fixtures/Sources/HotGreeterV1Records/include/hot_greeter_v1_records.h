@@ -1,0 +1,1 @@
+/* Empty: the target exists for its records (records.c). */
