@@ -296,7 +296,9 @@ extension Hive {
         }
         let module = String(name.prefix { $0 != "." })
         guard module.count < name.count,
-            let entry = SwiftTypes.entries(inModule: module)?.entries.first(where: { $0.name == name && $0.imagePath == path }),
+            let entry = SwiftTypes.entries(inModule: module)?.entries.first(where: {
+                $0.name == name && $0.imagePath == path
+            }),
             let type = entry.type,
             let implementation = Conformances.implementation(type, path: Hive.defaultBindingPath)
         else { return nil }
