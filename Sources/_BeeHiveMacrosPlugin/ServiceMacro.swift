@@ -46,10 +46,40 @@ func serviceAnnotation(
     if let name = arguments.labelled["name"] {
         pairs.append(("name", .string(try arguments.string(name, role: "service name"))))
     }
+    let spelled = arguments.unlabelled[serviceIndex].trimmedDescription
     let typed =
         "service(\(service.checkedSpelling).self, implementation: \(implementation.checkedSpelling).self, "
-        + "named: \"\(Annotation.swiftStringContents(implementation.recordName))\", upcast: { $0 })"
+        + "named: \"\(Annotation.swiftStringContents(implementation.recordName))\", upcast: "
+        + conformanceCheck(
+            service: service, implementation: implementation,
+            annotation: "\(arguments.macro)(\(spelled))") + ")"
     return Annotation(section: "beehive_services", pairs: pairs, typedRecord: typed)
+}
+
+/// The typed record's `upcast` closure, `{ $0 }`, made through a local function whose overloads turn a type that does
+/// not conform to its service into an error in our words, at the annotation:
+/// "'implementationOfTheService' is unavailable: @BeeHiveService(Clock.self): App.WallClock must conform to App.Clock,
+/// the service it is annotated with".
+///
+/// A macro cannot know conformances; the compiler can. When the implementation conforms, overload resolution picks
+/// the constrained overload (the more specific one) and nothing is reported; when it does not, only the unavailable
+/// one is left, and its message is the error.
+func conformanceCheck(
+    service: QualifiedTypeName, implementation: QualifiedTypeName, annotation: String
+) -> String {
+    let message = Annotation.swiftStringContents(
+        "\(annotation): \(implementation.recordName) must conform to \(service.recordName), the service it is "
+            + "annotated with (add the conformance, or annotate it with a service it implements)")
+    // The constrained overload returns `(T) -> T`, which converts to `(T) -> Service` for a protocol or a class; the
+    // other returns whatever the context asks for, so that choosing it leaves no error but its own.
+    return """
+        {
+            func implementationOfTheService<T: \(service.checkedSpelling)>(_: T.Type) -> @Sendable (T) -> T { { $0 } }
+            @available(*, unavailable, message: "\(message)")
+            func implementationOfTheService<T, S>(_: T.Type) -> @Sendable (T) -> S { fatalError() }
+            return implementationOfTheService(\(implementation.checkedSpelling).self)
+        }()
+        """
 }
 
 /// Refuses declarations other than classes, structs, enums and actors (protocols, extensions).
