@@ -27,12 +27,12 @@ struct AsyncResolutionTests {
         // never start, and `entered` would never reach `waiters`. So every waiter entering is the proof; no
         // duration is involved.
         let waiters = ProcessInfo.processInfo.activeProcessorCount * 4
-        let entered = Atomic(0)
+        let entered = EnteredCount()
         let results = Task {
             try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
                 for _ in 0..<waiters {
                     group.addTask {
-                        entered.add(1, ordering: .relaxed)
+                        entered.value.add(1, ordering: .relaxed)
                         return ObjectIdentifier(try await hive.service(Storage.self))
                     }
                 }
@@ -48,7 +48,7 @@ struct AsyncResolutionTests {
             release.signal()
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(600), execute: hangGuard)
-        while entered.load(ordering: .relaxed) < waiters { try await Task.sleep(for: .milliseconds(1)) }
+        while entered.value.load(ordering: .relaxed) < waiters { try await Task.sleep(for: .milliseconds(1)) }
         let poolRan = Task { 42 }
         #expect(await poolRan.value == 42)
         let wasRescued = rescued.load(ordering: .relaxed)
@@ -73,4 +73,9 @@ struct AsyncResolutionTests {
         let error = await #expect(throws: HiveError.self) { _ = try await hive.service(Storage.self) }
         #expect(error?.code == .serviceNotFound)
     }
+}
+
+/// How many waiting tasks have started, shared with the tasks (an atomic is not copied into a closure).
+private final class EnteredCount: Sendable {
+    let value = Atomic(0)
 }
