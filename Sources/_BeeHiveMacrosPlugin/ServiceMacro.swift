@@ -56,8 +56,8 @@ func serviceAnnotation(
     return Annotation(section: "beehive_services", pairs: pairs, typedRecord: typed)
 }
 
-/// The typed record's `upcast` closure, `{ $0 }`, made through a local function whose overloads turn a type that does
-/// not conform to its service into an error in our words, at the annotation:
+/// The typed record's `upcast` closure, `{ $0 }`, made through a method of a local type whose overloads turn a type that
+/// does not conform to its service into an error in our words, at the annotation:
 /// "'implementationOfTheService' is unavailable: @BeeHiveService(Clock.self): App.WallClock must conform to App.Clock,
 /// the service it is annotated with".
 ///
@@ -71,13 +71,19 @@ func conformanceCheck(
         "\(annotation): \(implementation.recordName) must conform to \(service.recordName), the service it is "
             + "annotated with (add the conformance, or annotate it with a service it implements)")
     // The constrained overload returns `(T) -> T`, which converts to `(T) -> Service` for a protocol or a class; the
-    // other returns whatever the context asks for, so that choosing it leaves no error but its own.
+    // other returns whatever the context asks for, so that choosing it leaves no error but its own. They are static
+    // methods of a local type, not local functions: the accessor is a C function pointer, which cannot capture
+    // generic local functions.
     return """
         {
-            func implementationOfTheService<T: \(service.checkedSpelling)>(_: T.Type) -> @Sendable (T) -> T { { $0 } }
-            @available(*, unavailable, message: "\(message)")
-            func implementationOfTheService<T, S>(_: T.Type) -> @Sendable (T) -> S { fatalError() }
-            return implementationOfTheService(\(implementation.checkedSpelling).self)
+            enum BeeHiveConformanceCheck {
+                static func implementationOfTheService<T: \(service.checkedSpelling)>(_: T.Type) -> @Sendable (T) -> T {
+                    { $0 }
+                }
+                @available(*, unavailable, message: "\(message)")
+                static func implementationOfTheService<T, S>(_: T.Type) -> @Sendable (T) -> S { fatalError() }
+            }
+            return BeeHiveConformanceCheck.implementationOfTheService(\(implementation.checkedSpelling).self)
         }()
         """
 }

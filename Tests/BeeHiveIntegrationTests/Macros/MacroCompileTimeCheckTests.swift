@@ -31,21 +31,24 @@ struct MacroCompileTimeCheckTests {
     static let products = MacroPluginBuild.products
     static let plugin = MacroPluginBuild.plugin
 
-    /// Type-checks `source` as `App/main.swift`; returns the compiler's output and whether it passed.
-    static func typecheck(_ source: String) throws -> (passed: Bool, output: String) {
+    /// Type-checks `source` as `App/main.swift` (or, with `compiling`, compiles it to an object file, which also runs
+    /// the checks after type-checking); returns the compiler's output and whether it passed.
+    static func typecheck(_ source: String, compiling: Bool = false) throws -> (passed: Bool, output: String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beehive-macro-check-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("main.swift")
         try Data(source.utf8).write(to: file)
-        let arguments = [
-            "-typecheck", "-module-name", "App", "-I", products.appendingPathComponent("Modules").path,
-            "-load-plugin-executable", plugin.path + "#_BeeHiveMacrosPlugin",
-            "-Xcc",
-            "-fmodule-map-file=" + products.appendingPathComponent("_BeeHiveScanner.build/module.modulemap").path,
-            "-Xcc", "-I" + Command.repository.appendingPathComponent("CSupport/_BeeHiveScanner/include").path,
-            file.path,
-        ]
+        let mode = compiling ? ["-c", "-o", directory.appendingPathComponent("main.o").path] : ["-typecheck"]
+        let arguments =
+            mode + [
+                "-module-name", "App", "-I", products.appendingPathComponent("Modules").path,
+                "-load-plugin-executable", plugin.path + "#_BeeHiveMacrosPlugin",
+                "-Xcc",
+                "-fmodule-map-file=" + products.appendingPathComponent("_BeeHiveScanner.build/module.modulemap").path,
+                "-Xcc", "-I" + Command.repository.appendingPathComponent("CSupport/_BeeHiveScanner/include").path,
+                file.path,
+            ]
         do {
             return (true, try Command.run("swiftc", arguments))
         } catch let failure as Command.Failure {
@@ -79,6 +82,18 @@ struct MacroCompileTimeCheckTests {
                     @BeeHiveService(App.Clock.self) struct Inner: Clock { var now: Int { 2 } }
                 }
                 """)
+        #expect(result.passed, "\(result.output)")
+    }
+
+    @Test("well-formed annotations compile to an object file (the accessor is a C function pointer: no capture)")
+    func wellFormedCompiles() throws {
+        let result = try Self.typecheck(
+            Self.declarations + """
+                @BeeHiveService(Clock.self, name: "system")
+                struct SystemClock: Clock { var now: Int { 1 } }
+                struct OtherClock: Clock, ServiceImplementation { var now: Int { 3 } }
+                #BeeHiveService(Clock.self, OtherClock.self, name: "other")
+                """, compiling: true)
         #expect(result.passed, "\(result.output)")
     }
 
