@@ -24,5 +24,8 @@ if [ -x Scripts/benchmark.sh ]; then
     echo "   and the wall clock of a quiet machine (Docs/benchmarks.md). At N = 10, registering from records opens"
     echo "   the image with libelf: in instructions about what explicit code costs, in wall clock many times more"
     echo "   (the system calls of opening a file are few instructions and much time)."
+    echo "   package-benchmark may warn that the Swift runtime interposer is not loaded: that library"
+    echo "   (ordo-one/swift-runtime-interposer, loaded with LD_PRELOAD) counts retains and releases, which these"
+    echo "   benchmarks do not measure (their metrics: wall clock, instructions, mallocs); nothing here depends on it."
     Scripts/benchmark.sh --quick
 fi
