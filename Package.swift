@@ -45,7 +45,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // Only with the trait `Macros` (every use below is conditional on it).
         .package(url: "https://github.com/swiftlang/swift-syntax.git", "600.0.0"..<"604.0.0"),
     ],
@@ -123,12 +122,22 @@ let package = Package(
         // MARK: Tests
         .target(name: "BeeHiveTestAnnotations", dependencies: ["CBeeHive"], path: "Tests/Annotations"),
         .testTarget(name: "_BeeHiveDiscoveryTests", dependencies: ["_BeeHiveDiscovery"]),
+        // Runs programs, builds the fixture packages, and holds the lock of tests that load images into the test
+        // process (every test target runs in one process).
+        .target(name: "BeeHiveTestSupport", path: "Tests/Support"),
+        // Unit tests: in process, seconds (Scripts/test.sh --unit).
         .testTarget(
             name: "BeeHiveTests",
             dependencies: [
                 "BeeHive", "BeeHiveModules", "BeeHiveRouter", "BeeHiveMediator", "BeeHiveTesting",
-                "BeeHiveTestAnnotations", "_BeeHiveFormats",
+                "BeeHiveTestAnnotations", "BeeHiveTestSupport", "_BeeHiveFormats",
             ]
+        ),
+        // Tests that build packages or binaries (Tests/Fixtures, Tests/MacroFixtures, compilers, linkers) and run
+        // them: minutes.
+        .testTarget(
+            name: "BeeHiveIntegrationTests",
+            dependencies: ["BeeHive", "BeeHiveModules", "BeeHiveRouter", "BeeHiveTestSupport"]
         ),
         .testTarget(
             name: "BeeHiveMacrosTests",
@@ -148,3 +157,10 @@ let package = Package(
         ),
     ]
 )
+
+// The DocC plugin only for the documentation (Scripts/docs.sh sets BEEHIVE_DOCS=1): otherwise neither this package's
+// builds nor those of packages that depend on it clone and build it. SwiftPM evaluates the manifest again when the
+// environment changes.
+if Context.environment["BEEHIVE_DOCS"] == "1" {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}

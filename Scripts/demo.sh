@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, then runs the demo (release build) and the quick
-# registration benchmark, which prints a table of medians and ratios against explicit registration.
+# The main job: installs what is missing, then runs the demo (release build), reads the demo's records from disk with
+# the beehive tool, and runs the quick registration benchmark, which prints tables of medians (wall clock) and ratios
+# against explicit registration, and the targets with their units.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +18,14 @@ swift build -c release --product beehive
 
 if [ -x Scripts/benchmark.sh ]; then
     echo
-    echo "== registration benchmark (quick)"
+    echo "== registration benchmark (quick): median wall clock on this machine"
+    echo "   Every table and verdict names its unit. Wall clock moves with the machine's load: the README's cost"
+    echo "   figures are instruction counts (callgrind: Scripts/benchmark.sh --first-use), which load does not move,"
+    echo "   and the wall clock of a quiet machine (Docs/benchmarks.md). At N = 10, registering from records opens"
+    echo "   the image with libelf: in instructions about what explicit code costs, in wall clock many times more"
+    echo "   (the system calls of opening a file are few instructions and much time)."
+    echo "   package-benchmark may warn that the Swift runtime interposer is not loaded: that library"
+    echo "   (ordo-one/swift-runtime-interposer, loaded with LD_PRELOAD) counts retains and releases, which these"
+    echo "   benchmarks do not measure (their metrics: wall clock, instructions, mallocs); nothing here depends on it."
     Scripts/benchmark.sh --quick
 fi

@@ -10,6 +10,8 @@ cd "$(dirname "$0")/.."
 Scripts/install-dependencies.sh
 
 scratch="${BEEHIVE_DOCS_SCRATCH:-.build-docs}"
+# Package.swift depends on swift-docc-plugin only when asked (so that no other build pays for it).
+export BEEHIVE_DOCS=1
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(BeeHive BeeHiveModules BeeHiveRouter BeeHiveMediator BeeHiveServiceLifecycle BeeHiveTesting BeeHiveMacros)
 

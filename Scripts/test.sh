@@ -1,24 +1,104 @@
 #!/usr/bin/env bash
-# Runs the whole test suite: every test (including those that build and run real binaries: the
-# annotated executable in debug and release, the dlopen plugin, the C compiler x linker matrix, and the same for
-# the Swift macros, which the trait Macros builds: their expansion tests and Tests/MacroFixtures),
-# then the thread-safety tests again under ThreadSanitizer, then a 30 s stress run (plugins loaded and
-# unloaded while other threads rescan, resolve, route and dispatch events) under ThreadSanitizer.
-set -euo pipefail
+# Runs the whole test suite, in stages:
+#   1. build        swift build --build-tests --traits Macros (the Swift macros: swift-syntax; minutes the first time)
+#   2. unit         the unit tests, in process: BeeHiveTests, _BeeHiveDiscoveryTests, BeeHiveMacrosTests (the macros'
+#                   expansion), BeeHiveServiceLifecycleTests (seconds)
+#   3. integration  the tests that build packages and binaries and run them: BeeHiveIntegrationTests (the annotated
+#                   executable in debug and release, the dlopen plugin, the C compiler x linker matrix, hostile images,
+#                   signals, Tests/MacroFixtures, the README's snippets) and BeeHiveCommandTests (the beehive tool)
+#   4. stress       10 s of plugins loaded and unloaded while other threads rescan, resolve, route and dispatch events
+#   5. tsan         the thread-safety suites under ThreadSanitizer (a build of its own in .build-tsan)
+#   6. tsan-stress  the stress run under ThreadSanitizer (BEEHIVE_STRESS_SECONDS, 30 s by default)
+# Every stage runs even when an earlier one failed (a stage that needs a failed build is reported as not run); the
+# failures are listed at the end, and the exit status is non-zero if any stage failed. No test asserts a duration.
+#
+#   Scripts/test.sh           every stage (about 30 min on a quiet 2-core machine, most of it building)
+#   Scripts/test.sh --unit    stages 1 and 2 only: the unit tests (seconds once the build is done)
+set -uo pipefail
 cd "$(dirname "$0")/.."
 
-Scripts/install-dependencies.sh
+unit_only=0
+case "${1:-}" in
+    "") ;;
+    --unit) unit_only=1 ;;
+    -h | --help)
+        sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+        exit 0
+        ;;
+    *)
+        echo "test.sh: unknown argument '$1' (expected --unit or nothing)" >&2
+        exit 2
+        ;;
+esac
 
-echo "== swift test (with the Swift macros: --traits Macros)"
-swift test --traits Macros
+# Test target filters (regular expressions over "<test target>.<suite>/<test>"); .ci/run relies on these names.
+unit_filter='^(BeeHiveTests|_BeeHiveDiscoveryTests|BeeHiveMacrosTests|BeeHiveServiceLifecycleTests)\.'
+integration_filter='^(BeeHiveIntegrationTests|BeeHiveCommandTests)\.'
+tsan_filter='ConcurrencyTests|configConcurrency|concurrentCaching|ModuleLifecycleTests|ModuleEventTests|watchdog'
 
-echo "== stress: dlopen/dlclose churn, rescan, resolve, routes, events (10 s, a process of its own)"
-BEEHIVE_STRESS_SECONDS=10 swift test --skip-build --traits Macros --filter "StressTests"
+started=$(date +%s)
+failed=()
+summary=()
 
-echo "== swift test --sanitize=thread (thread-safety suites)"
-swift test --sanitize=thread --scratch-path .build-tsan \
-    --filter "ConcurrencyTests|configConcurrency|concurrentCaching|ModuleLifecycleTests|ModuleEventTests|watchdog"
+# stage NAME COMMAND...: runs COMMAND, records its outcome and duration; never stops the script.
+stage() {
+    local name="$1"
+    shift
+    local stage_start
+    stage_start=$(date +%s)
+    echo
+    echo "== [$name] $*"
+    if "$@"; then
+        summary+=("ok      $name ($(($(date +%s) - stage_start)) s)")
+    else
+        local status=$?
+        failed+=("$name")
+        summary+=("FAILED  $name (exit status $status, $(($(date +%s) - stage_start)) s)")
+    fi
+}
 
-echo "== stress under ThreadSanitizer: dlopen/dlclose churn, rescan, resolve, routes, events (${BEEHIVE_STRESS_SECONDS:-30} s)"
-BEEHIVE_STRESS_SECONDS="${BEEHIVE_STRESS_SECONDS:-30}" \
-    swift test --sanitize=thread --scratch-path .build-tsan --skip-build --filter "StressTests"
+# not_run NAME REASON: records a stage that could not run.
+not_run() {
+    failed+=("$1")
+    summary+=("NOT RUN $1 ($2)")
+}
+
+stage install-dependencies Scripts/install-dependencies.sh
+
+stage build swift build --build-tests --traits Macros
+built=1
+[[ " ${failed[*]} " == *" build "* ]] && built=0
+
+if ((built)); then
+    stage unit swift test --skip-build --traits Macros --filter "$unit_filter"
+else
+    not_run unit "the build failed"
+fi
+
+if ((!unit_only)); then
+    if ((built)); then
+        stage integration swift test --skip-build --traits Macros --filter "$integration_filter"
+        stage stress env BEEHIVE_STRESS_SECONDS=10 \
+            swift test --skip-build --traits Macros --filter "StressTests"
+    else
+        not_run integration "the build failed"
+        not_run stress "the build failed"
+    fi
+
+    stage tsan swift test --sanitize=thread --scratch-path .build-tsan --filter "$tsan_filter"
+    if [[ " ${failed[*]} " != *" tsan "* ]] || [[ -x .build-tsan/debug/BeeHivePackageTests.xctest ]]; then
+        stage tsan-stress env BEEHIVE_STRESS_SECONDS="${BEEHIVE_STRESS_SECONDS:-30}" \
+            swift test --sanitize=thread --scratch-path .build-tsan --skip-build --filter "StressTests"
+    else
+        not_run tsan-stress "the ThreadSanitizer build failed"
+    fi
+fi
+
+echo
+echo "== test.sh: $(($(date +%s) - started)) s"
+for line in "${summary[@]}"; do echo "   $line"; done
+if ((${#failed[@]} > 0)); then
+    echo "== test.sh: ${#failed[@]} stage(s) failed: ${failed[*]} (their output is above, under '== [stage]')" >&2
+    exit 1
+fi
+echo "== test.sh: every stage passed"

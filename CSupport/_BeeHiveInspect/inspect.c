@@ -464,9 +464,11 @@ static const bh_inspect_section *bh_record_section_at(const bh_reader *r, size_t
     return NULL;
 }
 
+/* A Swift nominal type descriptor ("$s…Mn") or protocol descriptor ("$s…Mp"). */
 static int bh_is_descriptor(const char *name) {
     size_t n = strlen(name);
-    return n > 4 && name[0] == '$' && name[1] == 's' && name[n - 2] == 'M' && name[n - 1] == 'n';
+    return n > 4 && name[0] == '$' && name[1] == 's' && name[n - 2] == 'M'
+        && (name[n - 1] == 'n' || name[n - 1] == 'p');
 }
 
 /*

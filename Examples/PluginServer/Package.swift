@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.3
 // An HTTP server (Hummingbird 2) whose features are Swift plugins annotated with BeeHive's Swift macros: each
 // brings services and routes, served through BeeHive's router behind one catch-all Hummingbird route, and upgraded
 // from a new .so by an admin request or SIGHUP while requests are served. Run-load-test.sh drives it under load.

@@ -22,8 +22,11 @@ public struct ServiceDeclarationMacro: DeclarationMacro {
         }
         let implementation = try QualifiedTypeName.parse(
             metatype: arguments.unlabelled[1], currentModule: site.module, role: "implementation")
-        let annotation = try serviceAnnotation(arguments, implementation: implementation, site: site, at: node)
+        let check = context.makeUniqueName("BeeHiveConformanceCheck").text
+        let annotation = try serviceAnnotation(
+            arguments, implementation: implementation, site: site, at: node, conformanceCheck: check)
         return annotation.declarations(at: site, placement: placement, in: context)
+            + [conformanceCheck(named: check, annotation: annotation, placement: placement)]
     }
 }
 

@@ -14,9 +14,13 @@ public struct ServiceMacro: ExtensionMacro {
         try requireKind(of: declaration, macro: arguments.macro, expected: "a class, struct, enum or actor")
         let site = try AnnotationSite(of: node, in: context)
         let implementation = try AttachedType(declaration, type: type, attribute: node, site: site, context: context)
-        let annotation = try serviceAnnotation(arguments, implementation: implementation.name, site: site, at: node)
+        let check = context.makeUniqueName("BeeHiveConformanceCheck").text
+        let annotation = try serviceAnnotation(
+            arguments, implementation: implementation.name, site: site, at: node, conformanceCheck: check)
         let conformance = protocols.isEmpty ? "" : ": BeeHive::ServiceImplementation"
-        let members = annotation.declarations(at: site, placement: .member, in: context)
+        let members =
+            annotation.declarations(at: site, placement: .member, in: context)
+            + [conformanceCheck(named: check, annotation: annotation, placement: .member)]
         let extensionDecl: DeclSyntax = """
             extension \(type.trimmed)\(raw: conformance) {
             \(raw: members.map(\.description).joined(separator: "\n"))
@@ -29,8 +33,8 @@ public struct ServiceMacro: ExtensionMacro {
 /// The annotation of a service: the service from the first unlabelled argument, an optional `name:`.
 func serviceAnnotation(
     _ arguments: MacroArguments, implementation: QualifiedTypeName, site: AnnotationSite,
-    at node: some SyntaxProtocol, serviceIndex: Int = 0
-) throws -> Annotation {
+    at node: some SyntaxProtocol, serviceIndex: Int = 0, conformanceCheck check: String
+) throws -> ServiceAnnotation {
     guard arguments.unlabelled.count > serviceIndex else {
         throw AnnotationDiagnostic(
             code: .notATypeName,
@@ -48,8 +52,58 @@ func serviceAnnotation(
     }
     let typed =
         "service(\(service.checkedSpelling).self, implementation: \(implementation.checkedSpelling).self, "
-        + "named: \"\(Annotation.swiftStringContents(implementation.recordName))\", upcast: { $0 })"
-    return Annotation(section: "beehive_services", pairs: pairs, typedRecord: typed)
+        + "named: \"\(Annotation.swiftStringContents(implementation.recordName))\", "
+        + "upcast: \(check).implementationOfTheService(\(implementation.checkedSpelling).self))"
+    return ServiceAnnotation(
+        annotation: Annotation(section: "beehive_services", pairs: pairs, typedRecord: typed),
+        written: "\(arguments.macro)(\(arguments.unlabelled[serviceIndex].trimmedDescription))", service: service,
+        implementation: implementation)
+}
+
+/// A service's annotation, and what its conformance check needs.
+struct ServiceAnnotation {
+    /// The records.
+    let annotation: Annotation
+    /// The annotation as written, for messages: `@BeeHiveService(Clock.self)`.
+    let written: String
+    let service: QualifiedTypeName
+    let implementation: QualifiedTypeName
+
+    func declarations(
+        at site: AnnotationSite, placement: Annotation.Placement, in context: some MacroExpansionContext
+    ) -> [DeclSyntax] {
+        annotation.declarations(at: site, placement: placement, in: context)
+    }
+}
+
+/// The type whose method is the typed record's `upcast` closure (`{ $0 }`), with overloads that turn an implementation
+/// that does not conform to its service into an error in our words, with the compiler's note at the annotation:
+/// "'implementationOfTheService' is unavailable: @BeeHiveService(Clock.self): App.WallClock must conform to App.Clock,
+/// the service it is annotated with".
+///
+/// A macro cannot know conformances; the compiler can. When the implementation conforms, overload resolution picks
+/// the constrained overload (the unavailable one costs more) and nothing is reported; when it does not, only the
+/// unavailable one is left, and its message is the error. The constrained overload returns `(T) -> T`, which converts
+/// to `(T) -> Service` for a protocol or a class; the other returns whatever the context asks for, so that choosing it
+/// leaves no error but its own. A type of its own, beside the records, not in the accessor: the accessor is a C
+/// function pointer, and the methods of a type declared inside it are not emitted.
+func conformanceCheck(
+    named name: String, annotation: ServiceAnnotation, placement: Annotation.Placement
+) -> DeclSyntax {
+    let message = Annotation.swiftStringContents(
+        "\(annotation.written): \(annotation.implementation.recordName) must conform to "
+            + "\(annotation.service.recordName), the service it is annotated with (add the conformance, or annotate it "
+            + "with a service it implements)")
+    let access = placement == .member ? "" : "private "
+    return """
+        \(raw: access)enum \(raw: name) {
+            static func implementationOfTheService<T: \(raw: annotation.service.checkedSpelling)>(
+                _: T.Type
+            ) -> @Sendable (T) -> T { { $0 } }
+            @available(*, unavailable, message: "\(raw: message)")
+            static func implementationOfTheService<T, S>(_: T.Type) -> @Sendable (T) -> S { fatalError() }
+        }
+        """
 }
 
 /// Refuses declarations other than classes, structs, enums and actors (protocols, extensions).

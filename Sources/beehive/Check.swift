@@ -10,8 +10,10 @@ struct Check: ParsableCommand {
             route declared twice (both places named), records in a section that no BeeHive note names (the \
             scanner does not read them), record sections a link with --gc-sections would drop (not retained, or \
             in an archive member no link pulls in), record sections not loaded into memory, and, where the files \
-            have symbol tables, types named by records that have no Swift type descriptor in any file (missing). \
-            Types that cannot be checked (a stripped file) are reported as unknown, which is no problem. \
+            have symbol tables, every name a record gives that no file defines (missing): a service with no \
+            protocol or type descriptor, an implementation, module or route handler with no type descriptor, each \
+            with the closest names the files define. Names that cannot be checked (a stripped file) are reported \
+            as unknown, which is no problem. \
             Exit status: 0 no problems, 1 problems found, 2 usage error or a file that cannot be read whole \
             (not ELF, truncated, corrupt section headers or sections, more than 100,000 records), which gets \
             lines on standard error naming it and what is wrong.

@@ -24,12 +24,27 @@ struct CheckTests {
         let output = try Tool.beehive(["check", bench.path("swiftapp-broken")])
         #expect(output.status == 1, "\(output)")
         let missing = lines(output, code: "missingType")
-        #expect(missing.count == 1, "\(output)")
-        #expect(missing.first?.contains("expected type App.GhostImpl (the implementation of App.Ghost)") == true)
+        #expect(missing.count == 3, "\(output)")
+        #expect(missing.contains { $0.contains("expected type App.GhostImpl (the implementation of App.Ghost)") })
+        #expect(
+            missing.contains { $0.contains("expected service App.Ghost (the service implemented by App.GhostImpl)") })
         // Classes, structs nested in enums, enums and names that repeat the module's words are all found.
         for present in ["App.AppServiceImpl", "App.Outer.ValueClock", "App.Choice", "App.AppModule", "App.HomeRoute"] {
             #expect(!output.stdout.contains("type \(present) "), "\(present): \(output)")
         }
+    }
+
+    @Test("a misspelt service (a protocol the program does not define) is missing, with the closest protocol named")
+    func misspeltService() throws {
+        let output = try Tool.beehive(["check", bench.path("swiftapp-broken")])
+        #expect(output.status == 1, "\(output)")
+        let line = try #require(lines(output, code: "missingType").first { $0.contains("App.AppServise") }, "\(output)")
+        #expect(line.contains("expected service App.AppServise (the service implemented by App.AppServiceImpl)"))
+        #expect(line.hasSuffix("Did you mean `App.AppService`? [missingType]"), "\(line)")
+        // A protocol is never an internal struct the optimizer removed: no such hint.
+        #expect(!line.contains("optimizer"), "\(line)")
+        // The implementation it names exists: reported once, for the service only.
+        #expect(!output.stdout.contains("type App.AppServiceImpl ("), "\(output)")
     }
 
     @Test("a stripped binary's types are unknown, not missing: exit status 0")
@@ -38,16 +53,21 @@ struct CheckTests {
         #expect(output.status == 0, "\(output)")
         #expect(lines(output, code: "missingType").isEmpty)
         let unknown = lines(output, code: "typeNotChecked")
-        #expect(unknown.count == 6, "\(output)")
+        // Six types and four services (App.AppService, App.Clock, App.Ghost, App.AppServise).
+        #expect(unknown.count == 10, "\(output)")
         #expect(
-            unknown.allSatisfy { $0.contains(": note: type ") && $0.contains("unknown") && $0.contains("stripped") })
+            unknown.allSatisfy {
+                ($0.contains(": note: type ") || $0.contains(": note: service ")) && $0.contains("unknown")
+                    && $0.contains("stripped")
+            })
     }
 
     @Test("object files alone: types are unknown (the Swift objects are elsewhere), and nothing else is wrong")
     func objectFilesAlone() throws {
         let output = try Tool.beehive(["check", bench.path("records.o"), bench.path("payments.o")])
         #expect(output.status == 0, "\(output)")
-        #expect(lines(output, code: "typeNotChecked").count == 7)
+        // Seven types and three services.
+        #expect(lines(output, code: "typeNotChecked").count == 10)
         #expect(lines(output, code: "typeNotChecked").allSatisfy { $0.contains("no executable or shared library") })
     }
 

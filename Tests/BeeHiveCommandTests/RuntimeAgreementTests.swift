@@ -79,9 +79,9 @@ struct RuntimeAgreementTests {
     }
 }
 
-@Suite("inspect is fast")
+@Suite("inspect and check read every fixture")
 struct SpeedTests {
-    @Test("inspecting and checking the fixtures finishes (a hang guard, not a benchmark: see the report)")
+    @Test("inspecting and checking every fixture binary finishes (Tool's hang guard; no duration is asserted)")
     func fixtures() throws {
         var files: [String] = []
         for configuration in ["debug", "release"] {
@@ -97,7 +97,6 @@ struct SpeedTests {
         let check = try Tool.beehive(["check"] + files)
         #expect(inspect.status == 0, "\(inspect)")
         #expect(check.status == 1, "\(check)")
-        #expect(inspect.seconds < 30 && check.seconds < 30)
         print("inspect of \(files.count) fixture files: \(inspect.seconds) s; check: \(check.seconds) s")
     }
 }

@@ -5,7 +5,7 @@ import Testing
 
 /// The mistakes the macros report themselves, at the annotation, naming the types involved. Mistakes only the
 /// type checker can see (a non-conforming implementation, an unknown type, a module that is no HiveModule) are
-/// tested with the compiler in `Tests/BeeHiveTests/Macros`.
+/// tested with the compiler in `Tests/BeeHiveIntegrationTests/Macros`.
 @Suite("Macro diagnostics")
 struct DiagnosticTests {
     /// An annotation the macro refuses, the diagnostic's identifier, and words its message must contain.

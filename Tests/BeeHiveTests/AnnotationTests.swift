@@ -1,4 +1,5 @@
 import BeeHiveTestAnnotations
+import BeeHiveTestSupport
 import Testing
 
 @testable import BeeHive

@@ -22,31 +22,39 @@ struct AsyncResolutionTests {
         creator.start()
         while made.load(ordering: .relaxed) == 0 { try await Task.sleep(for: .milliseconds(1)) }
 
-        // More waiting tasks than the pool has threads (one per core): blocking waits would take every thread.
+        // More waiting tasks than the pool has threads (one per core). Each counts itself in, then waits. A waiter
+        // that blocked its thread would hold it: once the pool's few threads were held, the remaining waiters could
+        // never start, and `entered` would never reach `waiters`. So every waiter entering is the proof; no
+        // duration is involved.
         let waiters = ProcessInfo.processInfo.activeProcessorCount * 4
+        let entered = EnteredCount()
         let results = Task {
             try await withThrowingTaskGroup(of: ObjectIdentifier.self) { group in
                 for _ in 0..<waiters {
-                    group.addTask { ObjectIdentifier(try await hive.service(Storage.self)) }
+                    group.addTask {
+                        entered.value.add(1, ordering: .relaxed)
+                        return ObjectIdentifier(try await hive.service(Storage.self))
+                    }
                 }
                 return try await group.reduce(into: Set<ObjectIdentifier>()) { $0.insert($1) }
             }
         }
-        // A safety net: if the waiters did block the pool, the next step could not run; release after 10 s so
-        // that the test fails instead of hanging.
+        // A hang guard, not a deadline: if the waiters did block the pool, this test could never go on; after
+        // 10 minutes a thread outside the pool releases the creation, so that the test fails instead of hanging.
+        // No healthy run, however loaded the machine, comes near it.
         let rescued = Atomic(false)
-        let safetyNet = DispatchWorkItem {
+        let hangGuard = DispatchWorkItem {
             rescued.store(true, ordering: .relaxed)
             release.signal()
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 10, execute: safetyNet)
-        try await Task.sleep(for: .milliseconds(50))
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(600), execute: hangGuard)
+        while entered.value.load(ordering: .relaxed) < waiters { try await Task.sleep(for: .milliseconds(1)) }
         let poolRan = Task { 42 }
         #expect(await poolRan.value == 42)
         let wasRescued = rescued.load(ordering: .relaxed)
-        #expect(!wasRescued, "the pool ran a task while the waiters waited")
+        #expect(!wasRescued, "every waiter started, and the pool ran a task, while the singleton was being created")
         #expect(made.load(ordering: .relaxed) == 1, "the singleton is still being created")
-        safetyNet.cancel()
+        hangGuard.cancel()
         release.signal()
 
         let identities = try await results.value
@@ -65,4 +73,9 @@ struct AsyncResolutionTests {
         let error = await #expect(throws: HiveError.self) { _ = try await hive.service(Storage.self) }
         #expect(error?.code == .serviceNotFound)
     }
+}
+
+/// How many waiting tasks have started, shared with the tasks (an atomic is not copied into a closure).
+private final class EnteredCount: Sendable {
+    let value = Atomic(0)
 }

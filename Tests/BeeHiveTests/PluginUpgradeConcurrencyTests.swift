@@ -1,3 +1,4 @@
+import BeeHiveTestSupport
 import Dispatch
 import Foundation
 import Synchronization

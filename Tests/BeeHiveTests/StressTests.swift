@@ -1,3 +1,4 @@
+import BeeHiveTestSupport
 import Dispatch
 import Foundation
 import Synchronization
@@ -147,8 +148,9 @@ struct StressTests {
             delivered.wait()
         }
 
-        let finished = group.wait(timeout: deadline + 60) == .success
-        #expect(finished, "a worker did not finish within 60 s of the deadline: a hang")
+        // A hang guard: a worker ends its last short step long before this, however loaded the machine.
+        let finished = group.wait(timeout: deadline + 600) == .success
+        #expect(finished, "a worker did not finish within 10 minutes of the end of the run: a hang")
         #expect(failures.count.load(ordering: .relaxed) == 0, "\(failures.first)")
         #expect(cycles.load(ordering: .relaxed) > 0)
         #expect(events.load(ordering: .relaxed) > 0)

@@ -60,8 +60,9 @@ struct TypedRecordTests {
         }
         defer { TypedRecords.remove(image: 9_997) }
         let hive = Hive()
-        // What `@BeeHiveService(GreeterAlias.self)` writes when `typealias GreeterAlias = TypedGreeter`.
-        try hive.register(service: "BeeHiveTests.GreeterAlias", impl: "BeeHiveTests.TypedGreeterImpl")
+        // What `@BeeHiveService(GreeterAlias.self)` writes when `typealias GreeterAlias = TypedGreeter`: a record
+        // whose file is the Swift file of the annotation.
+        Self.addRecord(service: "BeeHiveTests.GreeterAlias", writtenIn: "BeeHiveTests/TypedRecordTests.swift", to: hive)
         let missing = #expect(throws: HiveError.self) { try hive.createService(TypedGreeter.self) }
         #expect(missing?.code == .serviceNotFound)
         #expect(
@@ -71,6 +72,36 @@ struct TypedRecordTests {
         let invalid = #expect(throws: HiveError.self) { try hive.validate() }
         #expect(invalid?.message.contains("a typealias gives the alias's name") == true)
         #expect(invalid?.message.contains("(BeeHiveTests.TypedGreeter)") == true)
+    }
+
+    /// Registers, as a scan would, a record of `BeeHiveTests.TypedGreeterImpl` for `service` written in `file`.
+    static func addRecord(service: String, writtenIn file: String, to hive: Hive) {
+        let registration = ServiceRegistration(
+            service: service, name: nil, implementation: "BeeHiveTests.TypedGreeterImpl",
+            source: .annotation(image: "/test", section: "beehive_services", offset: 0, file: file, line: 3))
+        _ = hive.add(services: [ServiceEntry(registration, .typeName(registration.implementation))])
+    }
+
+    @Test("a C record's misspelt service, for an implementation a Swift annotation also names: a typo, no typealias")
+    func misspeltServiceInAnotherRecord() throws {
+        let bytes = Self.section()
+        bytes.withUnsafeBytes { buffer in
+            TypedRecords.add(
+                RecordSection(
+                    imagePath: "/test", imageID: 9_996, sectionName: "beehive_types", kind: .types, bytes: buffer))
+        }
+        defer { TypedRecords.remove(image: 9_996) }
+        let hive = Hive()
+        Self.addRecord(service: "BeeHiveTests.TypedGreetr", writtenIn: "annotations.c", to: hive)
+        let missing = #expect(throws: HiveError.self) { try hive.createService(TypedGreeter.self) }
+        #expect(missing?.code == .serviceNotFound)
+        #expect(missing?.message.contains("typealias") == false, "\(missing.map(String.init(describing:)) ?? "")")
+        let invalid = #expect(throws: HiveError.self) { try hive.validate() }
+        let message = invalid?.message ?? ""
+        #expect(!message.contains("typealias"), "\(message)")
+        #expect(message.contains("expected a type named BeeHiveTests.TypedGreetr"), "\(message)")
+        #expect(message.contains("Did you mean `BeeHiveTests.TypedGreeter`?"), "\(message)")
+        #expect(!message.contains("internal structs"), "a protocol is no struct the optimizer removes: \(message)")
     }
 
     @Test("entries without the magic are padding: nothing is called")

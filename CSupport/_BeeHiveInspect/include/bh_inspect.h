@@ -93,8 +93,8 @@ typedef struct {
     /* Global and weak symbols the image defines, counted when its .symtab was read (record sections or type
      * descriptors); -1 when it was not. An archive member that defines none is never pulled into a link. */
     long long defined_globals;
-    /* With BH_INSPECT_TYPE_DESCRIPTORS: every defined symbol "$s…Mn" (a Swift nominal type descriptor), from
-     * .symtab and .dynsym. */
+    /* With BH_INSPECT_TYPE_DESCRIPTORS: every defined symbol "$s…Mn" (a Swift nominal type descriptor) or "$s…Mp"
+     * (a protocol descriptor), from .symtab and .dynsym. */
     const char *const *descriptors;
     size_t descriptor_count;
     /* Problems of this image (malformed note, unreadable section header table, …): one line each. */

@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.3
 // The protocols the server and its plugins share: a package of its own with one dynamic product, so that the server
 // and every plugin load one copy of them.
 import PackageDescription

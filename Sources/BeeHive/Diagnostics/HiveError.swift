@@ -95,12 +95,11 @@ extension HiveError {
     package static func unknownType(
         _ name: String, role: String, isProtocol: Bool = false, source: RegistrationSource?
     ) -> HiveError {
-        HiveError(
+        let closest = TypeLookup.closestNames(to: name, protocols: isProtocol)
+        return HiveError(
             .unknownType,
             "expected a type named \(name) (\(role)) in a loaded image; \(TypeLookup.whatIsNamed(name))."
-                + ClosestNames.hint(TypeLookup.closestNames(to: name, protocols: isProtocol))
-                + " Names are module-qualified "
-                + "(Module.Type); in release builds the compiler removes internal structs and enums that no code "
-                + "references, so make types named only by records public", source: source)
+                + ClosestNames.hint(closest)
+                + DiagnosticHints.unknownTypeCauses(name, isProtocol: isProtocol, closest: closest), source: source)
     }
 }

@@ -304,7 +304,8 @@ extension HiveError {
             ? ""
             : ". \(service) is defined by \(images.count) loaded images (\(images.joined(separator: ", "))): each has "
                 + "its own copy of the protocol, and a type conforms to one copy only. Link the module that declares "
-                + "it once, as a shared library that the host and its plugins both load (see Docs/Linking.md)"
+                + "it once, as a shared library that the host and its plugins both load (see Docs/Linking.md, \"A module "
+                + "linked twice\")"
         return HiveError(
             .doesNotConform,
             "expected \(registration.implementation) to conform to \(service); it does not\(twice)",
@@ -334,7 +335,9 @@ extension RegistryState {
         // A Swift annotation that named the service through a typealias: its record carries the alias's name.
         for implementation in type.map(TypedRecords.implementationNames(annotatedWith:)) ?? [] {
             for registration in registrations
-            where registration.implementation == implementation && registration.service != key.service {
+            where registration.implementation == implementation && registration.service != key.service
+                && DiagnosticHints.isSwiftAnnotation(registration)
+            {
                 hints +=
                     " \(implementation) is annotated with this service, but its record names it \(registration.service) "
                     + "(\(registration.source)): a typealias gives the alias's name; name the protocol itself."
@@ -348,7 +351,7 @@ extension RegistryState {
                 " No registration names a type of module \(module.dropLast()): if its services are annotated "
                 + "(BH_SERVICE in a C target, or @BeeHiveService), check that the target is linked into this "
                 + "program; a target of records that no code refers to is left out by the linker (see BH_ANCHOR "
-                + "and Docs/Linking.md)."
+                + "in Docs/Linking.md, \"Records that nothing refers to\")."
         }
         return hints
     }

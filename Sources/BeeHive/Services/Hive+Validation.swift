@@ -47,7 +47,11 @@ extension Hive {
             let annotated =
                 TypedRecords.implementation(named: registration.implementation)?.services.types
                 .map(TypeLookup.name(of:)) ?? []
-            if !annotated.isEmpty, !annotated.contains(registration.service) {
+            // Only the annotation's own record can carry an alias's name; another record (C, a file) that names
+            // another service is checked below like any other, and a typo there gets the closest names.
+            if !annotated.isEmpty, !annotated.contains(registration.service),
+                DiagnosticHints.isSwiftAnnotation(registration)
+            {
                 found.append(
                     Diagnostic(
                         .error,

@@ -32,6 +32,8 @@ public final class Watchdog: Sendable {
     private let isStrict: Bool
     private let logger: Logger
     private let onBlocked: (@Sendable (_ blockedNanoseconds: UInt64) -> Void)?
+    /// The monotonic clock, in nanoseconds: the system's uptime clock, or a test's.
+    private let now: @Sendable () -> UInt64
     private let state = LockedValue(State())
     private let timerQueue = DispatchQueue(label: "BeeHive.watchdog")
 
@@ -42,9 +44,23 @@ public final class Watchdog: Sendable {
     ///   - isStrict: Trap when the queue is blocked, instead of only reporting.
     ///   - logger: Where reports go.
     ///   - onBlocked: Called (on the watchdog's thread) with how long the queue has been blocked.
-    public init(
+    public convenience init(
         queue: DispatchQueue = .main, threshold: DispatchTimeInterval = .seconds(1), isStrict: Bool = false,
         logger: Logger = Logger(label: "BeeHive.Watchdog"),
+        onBlocked: (@Sendable (_ blockedNanoseconds: UInt64) -> Void)? = nil
+    ) {
+        self.init(
+            queue: queue, threshold: threshold, isStrict: isStrict, logger: logger,
+            now: { DispatchTime.now().uptimeNanoseconds }, onBlocked: onBlocked)
+    }
+
+    /// Creates a watchdog that reads the time from `now`: tests drive it with a clock of their own and
+    /// ``check()``, without ``start()`` and without waiting for real time to pass.
+    /// The other parameters are those of ``init(queue:threshold:isStrict:logger:onBlocked:)``.
+    /// - Parameter now: A monotonic clock, in nanoseconds.
+    package init(
+        queue: DispatchQueue, threshold: DispatchTimeInterval, isStrict: Bool = false,
+        logger: Logger = Logger(label: "BeeHive.Watchdog"), now: @escaping @Sendable () -> UInt64,
         onBlocked: (@Sendable (_ blockedNanoseconds: UInt64) -> Void)? = nil
     ) {
         self.queue = queue
@@ -52,6 +68,7 @@ public final class Watchdog: Sendable {
         self.thresholdNanoseconds = Self.nanoseconds(threshold)
         self.isStrict = isStrict
         self.logger = logger
+        self.now = now
         self.onBlocked = onBlocked
     }
 
@@ -80,8 +97,10 @@ public final class Watchdog: Sendable {
         timer?.cancel()
     }
 
-    private func check() {
-        let now = DispatchTime.now().uptimeNanoseconds
+    /// One look at the queue (the timer calls it every `threshold`): posts a ping when the last one has run, and
+    /// reports, once per blocked period, a ping that has waited `threshold` or longer.
+    package func check() {
+        let now = self.now()
         enum Action { case ping, report(UInt64), wait }
         let action: Action = state.withLock { state in
             guard let sent = state.pingSentAt else {

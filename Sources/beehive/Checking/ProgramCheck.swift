@@ -1,3 +1,5 @@
+import BeeHive
+
 /// The checks of `beehive check`: the files given are one program (an executable and the plugins it loads, or
 /// the object files and archives it is linked from), and everything a running program would get wrong is found
 /// before it runs.
@@ -175,11 +177,54 @@ struct ProgramCheck {
         return findings
     }
 
-    // MARK: - Types
+    // MARK: - Names
 
+    /// One name a record gives, and what the record says it is.
+    private struct NamedByRecord {
+        /// The name, module-qualified: `App.UserTrackService`.
+        var name: String
+        /// Whether it names a service (a protocol, or a class), not a type the hive creates.
+        var isService: Bool
+        /// What the record says it is: "the implementation of App.Service", "a module", ….
+        var role: String
+    }
+
+    /// Every name `record` gives: a service's protocol and implementation, a module, a route's handler.
+    private func names(in record: InspectionReport.Record) -> [NamedByRecord] {
+        switch record.kind {
+        case .service:
+            let service = String(record.summary.dropFirst("service ".count))
+            var names: [NamedByRecord] = []
+            if let protocolName = record.service {
+                names.append(
+                    NamedByRecord(
+                        name: protocolName, isService: true,
+                        role: "the service implemented by \(record.implementation ?? "?")"))
+            }
+            if let implementation = record.implementation {
+                names.append(
+                    NamedByRecord(name: implementation, isService: false, role: "the implementation of \(service)"))
+            }
+            return names
+        case .module:
+            return record.module.map { [NamedByRecord(name: $0, isService: false, role: "a module")] } ?? []
+        case .route:
+            return record.handler.map {
+                [NamedByRecord(name: $0, isService: false, role: "the handler of \(record.route ?? "?")")]
+            } ?? []
+        }
+    }
+
+    /// Every name a record gives that the program does not define: a misspelt service is as wrong as a misspelt
+    /// implementation, and a CI gate must catch both before the program runs.
     private func types() -> [Finding] {
-        let defined = inputs.reduce(into: Set<String>()) { all, input in
-            for symbols in input.symbols { all.formUnion(symbols.definedTypes) }
+        var definedTypes: Set<String> = []
+        var definedProtocols: Set<String> = []
+        for input in inputs {
+            for symbols in input.symbols {
+                definedTypes.formUnion(symbols.definedTypes)
+                definedProtocols.formUnion(symbols.definedProtocols)
+            }
         }
         let images = inputs.flatMap { input in input.report.images.map { (input.report, $0) } }
         let linked = images.contains { $0.1.type.isLinked }
@@ -196,33 +241,61 @@ struct ProgramCheck {
                 nil
             }
         var findings: [Finding] = []
-        var seen: Set<String> = []
+        var seenTypes: Set<String> = []
+        var seenServices: Set<String> = []
         for placed in placedRecords {
-            let record = placed.record
-            guard let type = record.typeName, !defined.contains(type), seen.insert(type).inserted else { continue }
-            let role: String =
-                switch record.kind {
-                case .service: "the implementation of \(record.summary.dropFirst("service ".count))"
-                case .module: "a module"
-                case .route: "the handler of \(record.route ?? "?")"
+            for named in names(in: placed.record) {
+                let name = named.name
+                if named.isService {
+                    guard !definedProtocols.contains(name), !definedTypes.contains(name),
+                        seenServices.insert(name).inserted
+                    else { continue }
+                } else {
+                    guard !definedTypes.contains(name), seenTypes.insert(name).inserted else { continue }
                 }
-            if let whyUnknown {
-                findings.append(
-                    Finding(
-                        severity: .note, code: "typeNotChecked", location: placed.location,
-                        message:
-                            "type \(type) (\(role)): unknown, not checked: \(whyUnknown)"))
-            } else {
+                let what = named.isService ? "service" : "type"
+                if let whyUnknown {
+                    findings.append(
+                        Finding(
+                            severity: .note, code: "typeNotChecked", location: placed.location,
+                            message: "\(what) \(name) (\(named.role)): unknown, not checked: \(whyUnknown)"))
+                    continue
+                }
+                let candidates = named.isService ? definedProtocols.union(definedTypes) : definedTypes
+                let closest = ClosestNames.closest(to: name, among: candidates)
                 findings.append(
                     Finding(
                         severity: .problem, code: "missingType", location: placed.location,
-                        message:
-                            "expected type \(type) (\(role)) in the program; found no type descriptor for it in the "
-                            + "symbol tables of the files given: misspelled, not module-qualified (Module.Type), in a "
-                            + "file not given, or an internal struct or enum that the optimizer removed (make types "
-                            + "named only by records public)"))
+                        message: Self.missingMessage(named, closest: closest)))
             }
         }
         return findings
+    }
+
+    /// "expected … in the program; found none", with the causes that can apply and the closest names defined.
+    private static func missingMessage(_ named: NamedByRecord, closest: [String]) -> String {
+        let name = named.name
+        var message: String
+        if named.isService {
+            message =
+                "expected service \(name) (\(named.role)) to be a protocol or type of the program; found no protocol "
+                + "or type descriptor for it in the symbol tables of the files given"
+        } else {
+            message =
+                "expected type \(name) (\(named.role)) in the program; found no type descriptor for it in the symbol "
+                + "tables of the files given"
+        }
+        // Only the causes that can apply: with a close name defined, the likely one is a typo.
+        var causes = ["misspelled"]
+        if !name.contains(".") { causes.append("not module-qualified (Module.\(name))") }
+        causes.append("in a file not given")
+        // A protocol that an implementation conforms to is kept by the optimizer; a type named only by a record
+        // may not be.
+        if !named.isService && closest.isEmpty {
+            causes.append(
+                "an internal struct or enum that the optimizer removed (make types named only by records public)")
+        }
+        message += ": " + causes.dropLast().joined(separator: ", ") + " or " + causes.last!
+        return message + "." + ClosestNames.hint(closest)
     }
 }

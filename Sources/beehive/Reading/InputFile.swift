@@ -13,6 +13,9 @@ struct InputFile: Sendable {
         /// The names of the Swift types whose type descriptor the image defines (`App.Outer.Impl`); empty unless
         /// type descriptors were asked for.
         var definedTypes: Set<String>
+        /// The names of the Swift protocols whose protocol descriptor the image defines (`App.UserTrackService`);
+        /// empty unless type descriptors were asked for.
+        var definedProtocols: Set<String> = []
         /// How many global or weak symbols the image defines, when its symbol table was read.
         var definedGlobals: Int?
     }
@@ -54,11 +57,11 @@ struct InputFile: Sendable {
                     continue
                 }
                 report.images.append(converted)
-                let types = Self.strings(image.descriptors, image.descriptor_count).compactMap(
-                    TypeDescriptorName.typeName(ofDescriptor:))
+                let descriptors = Self.strings(image.descriptors, image.descriptor_count)
                 symbols.append(
                     ImageSymbols(
-                        definedTypes: Set(types),
+                        definedTypes: Set(descriptors.compactMap(TypeDescriptorName.typeName(ofDescriptor:))),
+                        definedProtocols: Set(descriptors.compactMap(TypeDescriptorName.protocolName(ofDescriptor:))),
                         definedGlobals: image.defined_globals < 0 ? nil : Int(image.defined_globals)
                     ))
             }

@@ -89,7 +89,8 @@ struct Workbench: Sendable {
         BH_SERVICE(App.Tracker, App.FileTracker)
         int duplicate_anchor(void) { return 5; }
         """#,
-        // The records of the Swift program below; with -DBROKEN, one names a type that does not exist.
+        // The records of the Swift program below; with -DBROKEN, one names a service and an implementation that do
+        // not exist, another misspells a service.
         "swift_records.c": #"""
         #include <beehive.h>
         BH_SERVICE(App.AppService, App.AppServiceImpl)
@@ -99,6 +100,7 @@ struct Workbench: Sendable {
         BH_ROUTE("app://home", App.HomeRoute)
         #ifdef BROKEN
         BH_SERVICE(App.Ghost, App.GhostImpl)
+        BH_SERVICE(App.AppServise, App.AppServiceImpl)
         #endif
         """#,
     ]

@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import Synchronization
 import Testing
 
 @testable import BeeHive
@@ -552,19 +553,53 @@ struct ModuleToolsTests {
         #expect(config.all.count == 16 * 500)
     }
 
-    @Test("the watchdog reports a blocked queue, once per blocked period, and not an idle one")
+    @Test("the watchdog reports a blocked queue, once per blocked period, and not an idle one (a clock of the test's)")
     func watchdog() {
         let queue = DispatchQueue(label: "watched")
+        let clock = Atomic<UInt64>(1_000_000_000)
+        func advance(milliseconds: UInt64) { clock.add(milliseconds * 1_000_000, ordering: .relaxed) }
         let reports = EventLog()
-        let watchdog = Watchdog(queue: queue, threshold: .milliseconds(40)) { blocked in
-            reports.append("blocked \(blocked / 1_000_000)")
+        let watchdog = Watchdog(
+            queue: queue, threshold: .milliseconds(40), now: { clock.load(ordering: .relaxed) }
+        ) { blocked in
+            reports.append("blocked \(blocked / 1_000_000) ms")
         }
-        watchdog.start()
-        usleep(200_000)
+        // Idle: each look posts a ping, and the queue runs it before the next look (`queue.sync {}` waits for it).
+        for _ in 0..<5 {
+            watchdog.check()
+            queue.sync {}
+            advance(milliseconds: 100)
+        }
         #expect(reports.all.isEmpty, "an idle queue is not blocked")
-        queue.async { usleep(400_000) }
-        usleep(600_000)
-        watchdog.stop()
-        #expect(reports.all.count == 1)
+
+        // Blocked: the queue runs a job that waits for the test; the ping posted behind it cannot run.
+        let unblock = DispatchSemaphore(value: 0)
+        queue.async { unblock.wait() }
+        watchdog.check()  // posts a ping behind the blocking job
+        advance(milliseconds: 39)
+        watchdog.check()
+        #expect(reports.all.isEmpty, "39 ms is under the threshold")
+        advance(milliseconds: 1)
+        watchdog.check()
+        #expect(reports.all == ["blocked 40 ms"])
+        for _ in 0..<3 {
+            advance(milliseconds: 100)
+            watchdog.check()
+        }
+        #expect(reports.all == ["blocked 40 ms"], "one report per blocked period")
+
+        // Unblocked, then blocked again: a second period, a second report.
+        unblock.signal()
+        queue.sync {}  // the blocking job and the waiting ping have run
+        watchdog.check()
+        queue.sync {}
+        advance(milliseconds: 100)
+        queue.async { unblock.wait() }
+        watchdog.check()
+        advance(milliseconds: 250)
+        watchdog.check()
+        #expect(reports.all == ["blocked 40 ms", "blocked 250 ms"])
+        unblock.signal()
+        queue.sync {}
     }
 }

@@ -138,7 +138,9 @@ final class PausingThird: PausingModule, @unchecked Sendable {
     override class var pause: Duration { .milliseconds(1) }
 }
 
-/// Counts the async inits that have begun; each waits (up to 5 s) until `expected` have, to prove they overlap.
+/// Counts the async inits that have begun; each waits until `expected` have, to prove they overlap. Inits that ran
+/// one after the other would wait forever: a hang guard of 10 minutes (no deadline a healthy run comes near, however
+/// loaded the machine) turns that into a failure.
 final class Rendezvous: Sendable {
     let expected: Int
     private let arrived = Atomic<Int>(0)
@@ -148,8 +150,8 @@ final class Rendezvous: Sendable {
     func meet() async -> Bool {
         arrived.add(1, ordering: .relaxed)
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(5)
-        while arrived.load(ordering: .relaxed) < expected && clock.now < deadline {
+        let hangGuard = clock.now + .seconds(600)
+        while arrived.load(ordering: .relaxed) < expected && clock.now < hangGuard {
             try? await Task.sleep(for: .milliseconds(2))
         }
         return arrived.load(ordering: .relaxed) >= expected

@@ -1,3 +1,4 @@
+import BeeHiveTestSupport
 import Foundation
 
 /// What a HotPluginHost run printed (Tests/Fixtures/Sources/HotPluginHost): its `<step>.<key>=<value>` lines by step,

@@ -1,18 +1,19 @@
 import Foundation
 
-/// Runs programs and builds the fixture package for tests that need real binaries.
-enum Command {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+/// Runs programs and builds the fixture package for tests that need real binaries (unit and integration tests).
+package enum Command {
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
+        package init(description: String) { self.description = description }
     }
 
     /// The repository's root folder.
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    package static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Runs `executable` with `arguments`; returns standard output, throws with both outputs on failure.
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) throws -> String {
+    package static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [executable] + arguments
@@ -44,7 +45,7 @@ enum Command {
     }
 
     /// Parses `key=value` lines.
-    static func keyValues(_ output: String) -> [String: String] {
+    package static func keyValues(_ output: String) -> [String: String] {
         var result: [String: String] = [:]
         for line in output.split(separator: "\n") {
             guard let equals = line.firstIndex(of: "=") else { continue }
@@ -55,14 +56,14 @@ enum Command {
 }
 
 /// Builds Tests/Fixtures once per configuration and test run, one build at a time.
-enum FixturePackage {
+package enum FixturePackage {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var built: [String: Result<URL, Command.Failure>] = [:]
 
-    static var path: URL { Command.repository.appendingPathComponent("Tests/Fixtures") }
+    package static var path: URL { Command.repository.appendingPathComponent("Tests/Fixtures") }
 
     /// The folder of the built products for `configuration` (debug or release).
-    static func products(_ configuration: String) throws -> URL {
+    package static func products(_ configuration: String) throws -> URL {
         lock.lock()
         defer { lock.unlock() }
         if let result = built[configuration] { return try result.get() }

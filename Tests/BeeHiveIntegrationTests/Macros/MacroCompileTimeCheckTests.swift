@@ -1,3 +1,4 @@
+import BeeHiveTestSupport
 import Foundation
 import Testing
 
@@ -30,21 +31,24 @@ struct MacroCompileTimeCheckTests {
     static let products = MacroPluginBuild.products
     static let plugin = MacroPluginBuild.plugin
 
-    /// Type-checks `source` as `App/main.swift`; returns the compiler's output and whether it passed.
-    static func typecheck(_ source: String) throws -> (passed: Bool, output: String) {
+    /// Type-checks `source` as `App/main.swift` (or, with `compiling`, compiles it to an object file, which also runs
+    /// the checks after type-checking); returns the compiler's output and whether it passed.
+    static func typecheck(_ source: String, compiling: Bool = false) throws -> (passed: Bool, output: String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beehive-macro-check-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("main.swift")
         try Data(source.utf8).write(to: file)
-        let arguments = [
-            "-typecheck", "-module-name", "App", "-I", products.appendingPathComponent("Modules").path,
-            "-load-plugin-executable", plugin.path + "#_BeeHiveMacrosPlugin",
-            "-Xcc",
-            "-fmodule-map-file=" + products.appendingPathComponent("_BeeHiveScanner.build/module.modulemap").path,
-            "-Xcc", "-I" + Command.repository.appendingPathComponent("CSupport/_BeeHiveScanner/include").path,
-            file.path,
-        ]
+        let mode = compiling ? ["-c", "-o", directory.appendingPathComponent("main.o").path] : ["-typecheck"]
+        let arguments =
+            mode + [
+                "-module-name", "App", "-I", products.appendingPathComponent("Modules").path,
+                "-load-plugin-executable", plugin.path + "#_BeeHiveMacrosPlugin",
+                "-Xcc",
+                "-fmodule-map-file=" + products.appendingPathComponent("_BeeHiveScanner.build/module.modulemap").path,
+                "-Xcc", "-I" + Command.repository.appendingPathComponent("CSupport/_BeeHiveScanner/include").path,
+                file.path,
+            ]
         do {
             return (true, try Command.run("swiftc", arguments))
         } catch let failure as Command.Failure {
@@ -81,15 +85,38 @@ struct MacroCompileTimeCheckTests {
         #expect(result.passed, "\(result.output)")
     }
 
+    @Test("well-formed annotations compile to an object file (the accessor is a C function pointer: no capture)")
+    func wellFormedCompiles() throws {
+        let result = try Self.typecheck(
+            Self.declarations + """
+                @BeeHiveService(Clock.self, name: "system")
+                struct SystemClock: Clock { var now: Int { 1 } }
+                struct OtherClock: Clock, ServiceImplementation { var now: Int { 3 } }
+                #BeeHiveService(Clock.self, OtherClock.self, name: "other")
+                """, compiling: true)
+        #expect(result.passed, "\(result.output)")
+    }
+
     @Test("the must-not-compile fixture (an implementation that is not its service) fails, naming both types")
     func nonConformingFixture() throws {
         let fixture = Command.repository.appendingPathComponent(
             "Tests/MacroFixtures/MustNotCompile/NonConformingImplementation.swift")
         let result = try Self.typecheck(try String(contentsOf: fixture, encoding: .utf8))
         #expect(!result.passed)
-        #expect(result.output.contains("main.swift:14"), "the note at the annotated type: \(result.output)")
-        #expect(result.output.contains("'WallClock'"), "\(result.output)")
-        #expect(result.output.contains("'any Clock'"), "\(result.output)")
+        // Our words, with both types, module-qualified, and the annotation as written.
+        #expect(
+            result.output.contains(
+                "@BeeHiveService(Clock.self): App.WallClock must conform to App.Clock, the service it is annotated "
+                    + "with"), "\(result.output)")
+        // At the annotation: the compiler's note points at line 11, the attribute.
+        #expect(result.output.contains("11 | @BeeHiveService(Clock.self)"), "\(result.output)")
+        #expect(
+            result.output.contains("note: in expansion of macro 'BeeHiveService' on struct 'WallClock' here"),
+            "\(result.output)")
+        // Not the expansion's internals: no conversion error, and no mangled name in any error's message.
+        let errors = result.output.split(separator: "\n").filter { $0.contains("error:") }
+        #expect(
+            !errors.isEmpty && errors.allSatisfy { !$0.contains("cannot convert") && !$0.contains("$s") }, "\(errors)")
     }
 
     /// A mistake, and what the compiler's output must contain.
@@ -104,7 +131,7 @@ struct MacroCompileTimeCheckTests {
         Case(
             name: "a freestanding registration of an implementation that is not its service",
             source: "struct WallClock: ServiceImplementation {}\n#BeeHiveService(Clock.self, WallClock.self)",
-            mentions: ["'WallClock'", "'any Clock'"]),
+            mentions: ["#BeeHiveService(Clock.self): App.WallClock must conform to App.Clock"]),
         Case(
             name: "a freestanding registration of a type that is no ServiceImplementation",
             source: "struct Plain: Clock { var now: Int { 0 } }\n#BeeHiveService(Clock.self, Plain.self)",

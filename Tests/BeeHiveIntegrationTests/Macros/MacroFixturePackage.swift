@@ -1,3 +1,4 @@
+import BeeHiveTestSupport
 import Foundation
 
 /// Builds Tests/MacroFixtures (the Swift-annotated binaries) once per configuration and test run.

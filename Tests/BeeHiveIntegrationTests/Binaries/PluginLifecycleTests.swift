@@ -245,7 +245,7 @@ struct PluginLifecycleTests {
         var script = LabScript()
         let cycles = script.cycles(2_000, a)
         let counts = script.counts()
-        let run = try PluginLab.run(script, timeout: 120)
+        let run = try PluginLab.run(script, timeout: 4 * TimedCommand.hangGuard)
 
         try #require(run.outcome.succeeded, "\(run)")
         #expect(run.value(cycles, "cycles") == "2000 failures:0")

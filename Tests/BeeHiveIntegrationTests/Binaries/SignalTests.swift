@@ -1,3 +1,4 @@
+import BeeHiveTestSupport
 import Foundation
 import Testing
 
@@ -26,7 +27,7 @@ struct SignalTests {
     func signals() throws {
         let child = try LifecycleChild(Self.lifecycleApp(), [])
         defer { child.kill() }
-        #expect(child.read(until: "ready\n", seconds: 30))
+        #expect(child.read(until: "ready\n", seconds: TimedCommand.hangGuard))
         let started = child.lines
         #expect(
             started.filter { $0.hasSuffix(".setUp") } == [
@@ -39,9 +40,9 @@ struct SignalTests {
         #expect(started.filter { $0.hasSuffix(".splash") }.count == 3)
 
         child.send(SIGHUP)
-        #expect(child.read(until: "ShellModule.reload", seconds: 30))
+        #expect(child.read(until: "ShellModule.reload", seconds: TimedCommand.hangGuard))
         child.send(SIGTERM)
-        let termination = child.wait(seconds: 30)
+        let termination = child.wait(seconds: TimedCommand.hangGuard)
         #expect(termination == .exited(0), "\(child)")
 
         let lines = child.lines
@@ -54,9 +55,9 @@ struct SignalTests {
     func hangupDuringStart() throws {
         let child = try LifecycleChild(Self.lifecycleApp(), ["hup-during-start"])
         defer { child.kill() }
-        #expect(child.read(until: "ShellModule.reload", seconds: 30), "\(child)")
+        #expect(child.read(until: "ShellModule.reload", seconds: TimedCommand.hangGuard), "\(child)")
         child.send(SIGTERM)
-        #expect(child.wait(seconds: 30) == .exited(0), "\(child)")
+        #expect(child.wait(seconds: TimedCommand.hangGuard) == .exited(0), "\(child)")
         let lines = child.lines
         let raised = try #require(lines.firstIndex(of: "FeedModule.raising SIGHUP"), "\(child)")
         let feedInit = try #require(lines.firstIndex(of: "FeedModule.init"), "\(child)")
@@ -72,7 +73,7 @@ struct SignalTests {
         let app = try Self.lifecycleApp()
         let report = LifecycleRuns.repeat(1_000) { _ in
             let child = try LifecycleChild(app, ["raise-at-once"])
-            return LifecycleRuns.Outcome(child.wait(seconds: 20), child)
+            return LifecycleRuns.Outcome(child.wait(seconds: TimedCommand.hangGuard), child)
         }
         #expect(report.hangs == 0, "\(report)")
         #expect(report.failures.count == 0 && report.completed == 1_000, "\(report)")
@@ -83,8 +84,8 @@ struct SignalTests {
         let app = try Self.lifecycleApp()
         let report = LifecycleRuns.repeat(100) { _ in
             let child = try LifecycleChild(app, [])
-            if child.read(until: "ready\n", seconds: 20) { child.send(SIGTERM) }
-            return LifecycleRuns.Outcome(child.wait(seconds: 20), child)
+            if child.read(until: "ready\n", seconds: TimedCommand.hangGuard) { child.send(SIGTERM) }
+            return LifecycleRuns.Outcome(child.wait(seconds: TimedCommand.hangGuard), child)
         }
         #expect(report.hangs == 0, "\(report)")
         #expect(report.failures.count == 0 && report.completed == 100, "\(report)")
@@ -93,7 +94,7 @@ struct SignalTests {
     @Test("cancel() gives back the previous actions, closes each descriptor once, and may be called twice")
     func cancel() throws {
         let child = try LifecycleChild(Self.lifecycleApp(), ["cancel"])
-        let termination = child.wait(seconds: 30)
+        let termination = child.wait(seconds: TimedCommand.hangGuard)
         #expect(termination == .exited(0), "\(child)")
         let result = Command.keyValues(child.output)
         #expect(result["installed"] == "true", "the handlers replaced the previous actions")

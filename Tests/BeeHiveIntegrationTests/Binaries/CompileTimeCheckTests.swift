@@ -1,3 +1,4 @@
+import BeeHiveTestSupport
 import Foundation
 import Testing
 
@@ -72,21 +73,4 @@ struct CompileTimeCheckTests {
         #expect(result.output.contains("Screen"), "\(result.output)")
         #expect(!result.output.contains("main.swift:5"), "the well-typed handler is accepted: \(result.output)")
     }
-
-    @Test("the same mistake through the by-type form compiles, and the hive refuses it at registration")
-    func byTypeFormIsCheckedAtRunTime() throws {
-        let hive = Hive()
-        let error = #expect(throws: HiveError.self) {
-            try hive.register(service: Storage.self, impl: UnrelatedImplementation.self)
-        }
-        #expect(!hive.hasService(Storage.self))
-        #expect(error?.code == .doesNotConform)
-        #expect(error?.message.contains("UnrelatedImplementation") == true)
-        #expect(error?.message.contains("Storage") == true)
-    }
-}
-
-/// An implementation type that conforms to no service protocol of the tests.
-final class UnrelatedImplementation: ServiceImplementation {
-    init() {}
 }

@@ -46,7 +46,7 @@ struct HostileImageTests {
         let services = script.services()
         let modules = script.modules()
         let diagnostics = script.diagnostics()
-        let run = try PluginLab.run(script, preloading: loading == .startup ? plugin : nil, timeout: 20)
+        let run = try PluginLab.run(script, preloading: loading == .startup ? plugin : nil)
         return (run, open, services, modules, diagnostics)
     }
 
@@ -120,7 +120,7 @@ struct HostileImageTests {
         script.rescan()
         let services = script.services()
         let diagnostics = script.diagnostics()
-        let run = try PluginLab.run(script, unprivileged: unprivileged, timeout: 20)
+        let run = try PluginLab.run(script, unprivileged: unprivileged)
 
         try #require(run.outcome.succeeded, "\(run)")
         #expect(run.value(fifo, "mkfifo") == "ok")
@@ -162,7 +162,7 @@ struct HostileImageTests {
         script.rescan()
         let services = script.services()
         let diagnostics = script.diagnostics()
-        let run = try PluginLab.run(script, timeout: 20)
+        let run = try PluginLab.run(script)
 
         try #require(run.outcome.succeeded, "\(run)")
         #expect(run.services(services).map(\.name) == ["Lab.BravoService", "Lab.BravoService[fast]"], "\(run)")
@@ -181,7 +181,7 @@ struct HostileImageTests {
         script.overwriteHead(plugin)
         script.rescan()
         let diagnostics = script.diagnostics()
-        let run = try PluginLab.run(script, timeout: 20)
+        let run = try PluginLab.run(script)
 
         try #require(run.outcome.succeeded, "\(run)")
         let found = self.diagnostics(run, diagnostics, about: plugin)

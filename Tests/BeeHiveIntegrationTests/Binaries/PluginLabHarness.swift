@@ -1,3 +1,4 @@
+import BeeHiveTestSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -197,7 +198,7 @@ enum PluginLab {
     /// outcome, not a dead test runner.
     static func run(
         _ script: LabScript, in directory: URL? = nil, unprivileged: Bool = false, preloading preload: String? = nil,
-        timeout: Double = 30
+        timeout: Double = TimedCommand.hangGuard
     ) throws -> LabRun {
         let lab = try executable()
         let environment = preload.map { ["LD_PRELOAD": $0] } ?? [:]

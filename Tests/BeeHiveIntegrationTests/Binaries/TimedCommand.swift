@@ -7,6 +7,10 @@ import Glibc
 /// Runs a program in a child process with a time limit, so that a crash or a hang of the program is a result a
 /// test can check (not a dead test runner).
 enum TimedCommand {
+    /// The time limit of a child process: a hang guard, not a deadline. The programs finish in well under a second;
+    /// a healthy run on a loaded 2-core machine never comes near it, so only a real hang reaches it.
+    static let hangGuard: Double = 300
+
     /// How a run ended.
     enum Termination: Sendable, Equatable, CustomStringConvertible {
         /// The program exited with this status.

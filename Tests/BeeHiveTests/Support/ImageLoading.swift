@@ -1,5 +1,0 @@
-import Synchronization
-
-/// Held by tests that load images into the test process and by tests that need the set of loaded images to stay
-/// put while they measure: Swift Testing runs suites in parallel.
-let imageLoading = Mutex<Void>(())
