@@ -48,7 +48,10 @@ let package = Package(
     ],
     targets: [
         // MARK: C support
-        .target(name: "CBeeHive", path: "CSupport/CBeeHive"),
+        // The record format's constants (section names, the note, typed records, limits) and the one note parser:
+        // header-only, included by beehive.h, the scanner and the tool's reader, and read by Swift.
+        .target(name: "_BeeHiveFormat", path: "CSupport/_BeeHiveFormat"),
+        .target(name: "CBeeHive", dependencies: ["_BeeHiveFormat"], path: "CSupport/CBeeHive"),
         .systemLibrary(
             name: "CLibELF",
             path: "Sources/CLibELF",
@@ -58,21 +61,24 @@ let package = Package(
         // libelf.a needs zlib: with it, a fully static executable (-static-executable) links with no flag of the
         // user's (pkg-config gives only -lelf; see Docs/Linking.md). Dynamic builds already load libz through libelf.
         .target(
-            name: "_BeeHiveScanner", dependencies: ["CLibELF"], path: "CSupport/_BeeHiveScanner",
+            name: "_BeeHiveScanner", dependencies: ["_BeeHiveFormat", "CLibELF"], path: "CSupport/_BeeHiveScanner",
             linkerSettings: [.linkedLibrary("z")]
         ),
         // Reads record sections from files on disk; linked by the beehive tool only, never into programs.
-        .target(name: "_BeeHiveInspect", dependencies: ["CLibELF"], path: "CSupport/_BeeHiveInspect"),
+        .target(
+            name: "_BeeHiveInspect", dependencies: ["_BeeHiveFormat", "CLibELF"], path: "CSupport/_BeeHiveInspect"),
+        // Unix signals through a self-pipe, for BeeHiveModules' system events.
+        .target(name: "_BeeHiveSignals", path: "CSupport/_BeeHiveSignals"),
 
         // MARK: Swift
-        .target(name: "_BeeHiveDiscovery", dependencies: ["_BeeHiveScanner"]),
+        .target(name: "_BeeHiveDiscovery", dependencies: ["_BeeHiveFormat", "_BeeHiveScanner"]),
         .target(
             name: "BeeHive",
             dependencies: ["_BeeHiveDiscovery", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "BeeHiveModules",
-            dependencies: ["BeeHive", "_BeeHiveScanner", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["BeeHive", "_BeeHiveSignals", .product(name: "Logging", package: "swift-log")]
         ),
         .target(name: "BeeHiveRouter", dependencies: ["BeeHive"]),
         .target(name: "BeeHiveMediator", dependencies: ["BeeHive", "BeeHiveRouter"]),

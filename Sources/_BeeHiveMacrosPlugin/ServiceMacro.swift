@@ -49,7 +49,7 @@ func serviceAnnotation(
     let typed =
         "service(\(service.checkedSpelling).self, implementation: \(implementation.checkedSpelling).self, "
         + "named: \"\(Annotation.swiftStringContents(implementation.recordName))\", upcast: { $0 })"
-    return Annotation(section: "beehive_services", pairs: pairs, typedRecord: typed)
+    return Annotation(section: RecordBytes.servicesSection, pairs: pairs, typedRecord: typed)
 }
 
 /// Refuses declarations other than classes, structs, enums and actors (protocols, extensions).

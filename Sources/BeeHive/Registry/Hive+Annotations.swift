@@ -84,7 +84,7 @@ extension Hive {
         for section in batch.sections where options.registersRecords(of: section.sectionName) {
             report.sections += 1
             if section.kind == .types {
-                TypedRecords.add(section)
+                TypedRecords.add(section, reporter: self)
                 continue
             }
             var lastFile: String?

@@ -1,0 +1,17 @@
+import Foundation
+
+/// The load-time scanner's C sources, for tests that link it into a C program of their own: every file of
+/// `CSupport/_BeeHiveScanner` but the Swift type walk, and the include directories they need.
+enum ScannerSources {
+    /// The scanner's `.c` files (absolute paths), in a stable order.
+    static func files(in repository: String) throws -> [String] {
+        let folder = repository + "/CSupport/_BeeHiveScanner"
+        return try FileManager.default.contentsOfDirectory(atPath: folder)
+            .filter { $0.hasSuffix(".c") && $0 != "swift_types.c" }.sorted().map { folder + "/" + $0 }
+    }
+
+    /// `-I` flags for `beehive.h`, the scanner's header and the format's headers.
+    static func includeFlags(in repository: String) -> [String] {
+        ["CBeeHive", "_BeeHiveScanner", "_BeeHiveFormat"].map { "-I\(repository)/CSupport/\($0)/include" }
+    }
+}
