@@ -25,6 +25,7 @@
 #define _GNU_SOURCE
 #include "scanner_internal.h"
 
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -233,6 +234,13 @@ uint64_t bh_loaded_image_count(void) {
     uint64_t adds = 0;
     dl_iterate_phdr(bh_read_adds, &adds);
     return adds;
+}
+
+uint64_t bh_unloaded_image_count(void) { return (uint64_t)bh_current_subs(); }
+
+uintptr_t bh_image_base(const void *address) {
+    Dl_info info;
+    return dladdr(address, &info) != 0 ? (uintptr_t)info.dli_fbase : 0;
 }
 
 bh_scan_stats bh_scanner_stats(bh_scanner *s) {

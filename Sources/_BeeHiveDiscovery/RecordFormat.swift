@@ -1,4 +1,4 @@
-import _BeeHiveFormat
+internal import _BeeHiveFormat
 
 /// The record format's constants, read from `bh_format.h` (target `_BeeHiveFormat`), where they are defined once
 /// for `beehive.h`, the scanner, the tool and Swift (`Docs/RecordFormat.md`).

@@ -1,10 +1,11 @@
+import Synchronization
+internal import _BeeHiveDiscovery
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-internal import _BeeHiveDiscovery
-import Synchronization
 
 /// Converts an instance to a `TypedInstance<Service>` of the one service it was registered for, or nil when the
 /// instance is of another type. Made where the compiler knows both types, so it needs no conformance look-up.
@@ -57,6 +58,10 @@ enum TypedRecords {
         let offset: Int
         let sectionFileOffset: UInt64
         weak var reporter: Hive?
+        /// The base address of the image that holds the accessor, and the loader's count of unloaded images when
+        /// the record was added: once that count moves, the image must still be the one mapped there.
+        let imageBase: UInt
+        let unloads: UInt64
     }
 
     private struct Store {
@@ -82,6 +87,8 @@ enum TypedRecords {
         let size = RecordFormat.typedRecordSize
         var accessors: [Pending] = []
         accessors.reserveCapacity(section.bytes.count / size)
+        let unloads = ImageScanner.unloadedImageCount
+        var imageBase: UInt?
         var offset = 0
         while offset + size <= section.bytes.count {
             defer { offset += size }
@@ -92,11 +99,14 @@ enum TypedRecords {
                     == _BeeHiveTypedRecord.layoutVersion,
                 let pointer = UnsafeRawPointer(bitPattern: address)
             else { continue }  // padding, or an entry the scanner reported and zeroed
+            // The scanner checked that every accessor lies in this image's code: one look-up gives the image.
+            let base = imageBase ?? Self.imageBase(of: pointer)
+            imageBase = base
             accessors.append(
                 Pending(
                     accessor: unsafeBitCast(pointer, to: _BeeHiveTypedRecord.Accessor.self), imageID: section.imageID,
                     imagePath: section.imagePath, section: section.sectionName, offset: offset,
-                    sectionFileOffset: section.fileOffset, reporter: reporter))
+                    sectionFileOffset: section.fileOffset, reporter: reporter, imageBase: base, unloads: unloads))
         }
         guard !accessors.isEmpty else { return }
         store.withLock { store in
@@ -155,7 +165,15 @@ enum TypedRecords {
                 var made: [(Pending, _BeeHiveTypedRecord)] = []
                 var failures: [(Pending, String)] = []
                 made.reserveCapacity(pending.count)
-                for record in pending {
+                let unloads = ImageScanner.unloadedImageCount
+                // An image unloaded since its records were added, by a hive that has not rescanned since, is not
+                // called into: its records wait for that hive's rescan to withdraw them.
+                for record in pending
+                where record.unloads == unloads
+                    || imageBase(
+                        of: UnsafeRawPointer(
+                            unsafeBitCast(record.accessor, to: UnsafeRawPointer.self))) == record.imageBase
+                {
                     switch call(record.accessor) {
                     case .success(let value): made.append((record, value))
                     case .failure(let reason): failures.append((record, reason))
@@ -175,6 +193,9 @@ enum TypedRecords {
             }
         }
     }
+
+    /// The base address of the loaded image that holds `address`, or 0.
+    private static func imageBase(of address: UnsafeRawPointer) -> UInt { ImageScanner.imageBase(of: address) }
 
     /// What calling one accessor gave.
     private enum Outcome {

@@ -72,7 +72,8 @@ struct LinkingTests {
         let fixtures = FixturePackage.path.appendingPathComponent("CLinking").path
         let cc = toolchain.compiler
         // As SwiftPM's release builds do: sections of their own, collected by --gc-sections.
-        let flags = ["-O2", "-fPIC", "-ffunction-sections", "-fdata-sections"] + ScannerSources.includeFlags(in: repository)
+        let flags =
+            ["-O2", "-fPIC", "-ffunction-sections", "-fdata-sections"] + ScannerSources.includeFlags(in: repository)
         let linking = ["-fuse-ld=\(toolchain.linker)", "-Wl,--gc-sections"]
         let sources = [
             "\(fixtures)/records.c": "records.o", "\(fixtures)/app.c": "app.o", "\(fixtures)/anchor.c": "anchor.o",
