@@ -37,14 +37,11 @@ struct MacroCompileTimeCheckTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("main.swift")
         try Data(source.utf8).write(to: file)
-        let arguments = [
-            "-typecheck", "-module-name", "App", "-I", products.appendingPathComponent("Modules").path,
-            "-load-plugin-executable", plugin.path + "#_BeeHiveMacrosPlugin",
-            "-Xcc",
-            "-fmodule-map-file=" + products.appendingPathComponent("_BeeHiveScanner.build/module.modulemap").path,
-            "-Xcc", "-I" + Command.repository.appendingPathComponent("CSupport/_BeeHiveScanner/include").path,
-            file.path,
-        ]
+        let arguments =
+            [
+                "-typecheck", "-module-name", "App", "-I", products.appendingPathComponent("Modules").path,
+                "-load-plugin-executable", plugin.path + "#_BeeHiveMacrosPlugin",
+            ] + ScannerSources.clangModuleFlags(products: products, repository: Command.repository) + [file.path]
         do {
             return (true, try Command.run("swiftc", arguments))
         } catch let failure as Command.Failure {

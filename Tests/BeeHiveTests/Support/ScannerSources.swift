@@ -14,4 +14,15 @@ enum ScannerSources {
     static func includeFlags(in repository: String) -> [String] {
         ["CBeeHive", "_BeeHiveScanner", "_BeeHiveFormat"].map { "-I\(repository)/CSupport/\($0)/include" }
     }
+
+    /// The `-Xcc` flags with which `swiftc` finds the C modules that the package's Swift modules were built against
+    /// (the scanner's, and the format's that it reads), for a type check outside SwiftPM.
+    static func clangModuleFlags(products: URL, repository: URL) -> [String] {
+        ["_BeeHiveScanner", "_BeeHiveFormat"].flatMap { module in
+            [
+                "-Xcc", "-fmodule-map-file=" + products.appendingPathComponent("\(module).build/module.modulemap").path,
+                "-Xcc", "-I" + repository.appendingPathComponent("CSupport/\(module)/include").path,
+            ]
+        }
+    }
 }
