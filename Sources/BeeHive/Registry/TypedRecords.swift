@@ -69,6 +69,9 @@ enum TypedRecords {
         var declared: [String: Declared] = [:]
         /// Whether a thread is calling accessors; others wait for it (on `bound`) instead of calling them again.
         var binding = false
+        /// The thread calling accessors: an accessor that asks BeeHive about types gets no answer from typed
+        /// records instead of waiting for itself.
+        var binder: pthread_t?
         /// Images unloaded while accessors were being called: their records are not published.
         var removedWhileBinding: Set<UInt64> = []
     }
@@ -152,9 +155,12 @@ enum TypedRecords {
         while true {
             enum Step { case done, wait, bind([Pending]) }
             let step: Step = store.withLock { store in
-                if store.binding { return .wait }
+                if store.binding {
+                    return store.binder.map { pthread_equal($0, pthread_self()) != 0 } == true ? .done : .wait
+                }
                 guard !store.pending.isEmpty else { return .done }
                 store.binding = true
+                store.binder = pthread_self()
                 defer { store.pending = [] }
                 return .bind(store.pending)
             }
@@ -167,7 +173,7 @@ enum TypedRecords {
                 made.reserveCapacity(pending.count)
                 let unloads = ImageScanner.unloadedImageCount
                 // An image unloaded since its records were added, by a hive that has not rescanned since, is not
-                // called into: its records wait for that hive's rescan to withdraw them.
+                // called into: its records are dropped (that hive's rescan withdraws its registrations).
                 for record in pending
                 where record.unloads == unloads
                     || imageBase(
@@ -185,6 +191,7 @@ enum TypedRecords {
                         publish(value, imageID: record.imageID, in: &store.declared)
                     }
                     store.binding = false
+                    store.binder = nil
                     store.removedWhileBinding = []
                     if store.pending.isEmpty { unbound.store(false, ordering: .releasing) }
                 }

@@ -16,9 +16,9 @@ enum ScannerSources {
     }
 
     /// The `-Xcc` flags with which `swiftc` finds the C modules that the package's Swift modules were built against
-    /// (the scanner's, and the format's that it reads), for a type check outside SwiftPM.
+    /// (the scanner's, the format's, and BeeHiveModules' signals), for a type check outside SwiftPM.
     static func clangModuleFlags(products: URL, repository: URL) -> [String] {
-        ["_BeeHiveScanner", "_BeeHiveFormat"].flatMap { module in
+        ["_BeeHiveScanner", "_BeeHiveFormat", "_BeeHiveSignals"].flatMap { module in
             [
                 "-Xcc", "-fmodule-map-file=" + products.appendingPathComponent("\(module).build/module.modulemap").path,
                 "-Xcc", "-I" + repository.appendingPathComponent("CSupport/\(module)/include").path,
