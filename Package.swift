@@ -50,7 +50,10 @@ let package = Package(
     ],
     targets: [
         // MARK: C support
-        .target(name: "CBeeHive", path: "CSupport/CBeeHive"),
+        // The record format's constants (section names, the note, typed records, limits) and the one note parser:
+        // header-only, included by beehive.h, the scanner and the tool's reader, and read by Swift.
+        .target(name: "_BeeHiveFormat", path: "CSupport/_BeeHiveFormat"),
+        .target(name: "CBeeHive", dependencies: ["_BeeHiveFormat"], path: "CSupport/CBeeHive"),
         .systemLibrary(
             name: "CLibELF",
             path: "Sources/CLibELF",
@@ -60,31 +63,34 @@ let package = Package(
         // libelf.a needs zlib: with it, a fully static executable (-static-executable) links with no flag of the
         // user's (pkg-config gives only -lelf; see Docs/Linking.md). Dynamic builds already load libz through libelf.
         .target(
-            name: "_BeeHiveScanner", dependencies: ["CLibELF"], path: "CSupport/_BeeHiveScanner",
+            name: "_BeeHiveScanner", dependencies: ["_BeeHiveFormat", "CLibELF"], path: "CSupport/_BeeHiveScanner",
             linkerSettings: [.linkedLibrary("z")]
         ),
         // The room for the Swift runtime: every read of its layouts (metadata sections, context and conformance
         // descriptors, existentials), each pointer checked against the image's readable segments (Docs/Design.md).
         .target(name: "_BeeHiveRuntime", path: "CSupport/_BeeHiveRuntime"),
         // Reads record sections from files on disk; linked by the beehive tool only, never into programs.
-        .target(name: "_BeeHiveInspect", dependencies: ["CLibELF"], path: "CSupport/_BeeHiveInspect"),
+        .target(
+            name: "_BeeHiveInspect", dependencies: ["_BeeHiveFormat", "CLibELF"], path: "CSupport/_BeeHiveInspect"),
+        // Unix signals through a self-pipe, for BeeHiveModules' system events.
+        .target(name: "_BeeHiveSignals", path: "CSupport/_BeeHiveSignals"),
 
         // MARK: Swift
         // The file formats BeeHive reads: JSON (records and files), XML and binary property lists.
-        .target(name: "_BeeHiveFormats"),
-        .target(name: "_BeeHiveDiscovery", dependencies: ["_BeeHiveScanner", "_BeeHiveFormats"]),
+        .target(name: "_BeeHiveFileFormats"),
+        .target(name: "_BeeHiveDiscovery", dependencies: ["_BeeHiveFormat", "_BeeHiveFileFormats", "_BeeHiveScanner"]),
         .target(
             name: "BeeHive",
             dependencies: [
-                "_BeeHiveDiscovery", "_BeeHiveFormats", "_BeeHiveRuntime",
+                "_BeeHiveDiscovery", "_BeeHiveFileFormats", "_BeeHiveRuntime",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "BeeHiveModules",
-            dependencies: ["BeeHive", "_BeeHiveScanner", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["BeeHive", "_BeeHiveSignals", .product(name: "Logging", package: "swift-log")]
         ),
-        .target(name: "BeeHiveRouter", dependencies: ["BeeHive", "_BeeHiveFormats"]),
+        .target(name: "BeeHiveRouter", dependencies: ["BeeHive", "_BeeHiveFileFormats"]),
         .target(name: "BeeHiveMediator", dependencies: ["BeeHive", "BeeHiveRouter"]),
         .target(name: "BeeHiveTesting", dependencies: ["BeeHive", .product(name: "Logging", package: "swift-log")]),
         .target(
@@ -130,7 +136,7 @@ let package = Package(
             name: "BeeHiveTests",
             dependencies: [
                 "BeeHive", "BeeHiveModules", "BeeHiveRouter", "BeeHiveMediator", "BeeHiveTesting",
-                "BeeHiveTestAnnotations", "BeeHiveTestSupport", "_BeeHiveFormats",
+                "BeeHiveTestAnnotations", "BeeHiveTestSupport", "_BeeHiveFileFormats",
             ]
         ),
         // Tests that build packages or binaries (Tests/Fixtures, Tests/MacroFixtures, compilers, linkers) and run

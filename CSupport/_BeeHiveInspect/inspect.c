@@ -17,6 +17,9 @@
 #define _GNU_SOURCE
 #include "bh_inspect.h"
 
+#include <bh_format.h>
+#include <bh_note.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -30,10 +33,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define BH_NOTE_OWNER "BeeHive"
-#define BH_NOTE_TYPE 1u
-#define BH_OLDEST_VERSION 1u
-#define BH_NEWEST_VERSION 2u /* 2: "file"/"line" in records, typed records (not read here) */
 #define BH_MAX_NAME 4096 /* bytes of one symbol or section name read on its own */
 
 /* ---- The arena ------------------------------------------------------------------ */
@@ -128,6 +127,15 @@ typedef struct {
     size_t problem_count, problem_capacity;
 } bh_owned_file;
 
+/* A section the notes of an image name: the kind the first entry gives, and the other kinds already reported. */
+typedef struct {
+    const char *name; /* NULL: an empty slot */
+    size_t length;
+    uint64_t hash;
+    bh_format_kind kind;
+    unsigned reported; /* bit k: a conflict with kind k was reported */
+} bh_named_section;
+
 /* An image being read: where it lies in the file and what was found in it. */
 typedef struct {
     bh_owned_file *owner;
@@ -139,8 +147,10 @@ typedef struct {
     bh_inspect_image *image;
     bh_inspect_note *notes;
     size_t note_capacity;
-    bh_inspect_note_entry *entries; /* every note entry, in order, for matching names */
+    bh_inspect_note_entry *entries; /* every note entry of a kind the report shows, in order */
     size_t entry_count, entry_capacity;
+    bh_named_section *named; /* the sections the notes name, by name: an open-addressing hash table */
+    size_t named_count, named_capacity;
     bh_inspect_section *sections;
     size_t section_capacity;
     bh_inspect_symbol *symbols;
@@ -214,43 +224,102 @@ static int bh_inside(const bh_reader *r, uint64_t offset, uint64_t size) {
     return offset <= r->limit && size <= r->limit - offset;
 }
 
-static uint32_t bh_u32(const bh_reader *r, const unsigned char *p) {
-    uint32_t v;
-    memcpy(&v, p, sizeof v);
-    return r->swap ? __builtin_bswap32(v) : v;
-}
-
-static const char *bh_kind_name(bh_inspect_kind kind) {
+/* The kind of the tool's report for a kind of the format; types are not read here (the JSON record says
+ * everything a person needs). */
+static bh_inspect_kind bh_inspect_kind_of(bh_format_kind kind) {
     switch (kind) {
-    case BH_INSPECT_MODULES: return "modules";
-    case BH_INSPECT_ROUTES: return "routes";
-    default: return "services";
+    case BH_FORMAT_KIND_MODULES: return BH_INSPECT_MODULES;
+    case BH_FORMAT_KIND_ROUTES: return BH_INSPECT_ROUTES;
+    default: return BH_INSPECT_SERVICES;
     }
 }
 
 /* ---- Notes ------------------------------------------------------------------------ */
 
-static int bh_kind_from_entry(const char *entry, bh_inspect_kind *kind, const char **name) {
-    static const struct {
-        const char *prefix;
-        bh_inspect_kind kind;
-    } table[] = {
-        {"services=", BH_INSPECT_SERVICES},
-        {"modules=", BH_INSPECT_MODULES},
-        {"routes=", BH_INSPECT_ROUTES},
-    };
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-        size_t n = strlen(table[i].prefix);
-        if (strncmp(entry, table[i].prefix, n) == 0) {
-            *kind = table[i].kind;
-            *name = entry + n;
-            return 1;
-        }
-    }
-    return 0;
+/*
+ * Every note entry is looked up once in a hash table of the names the notes give, so that reading notes, checking
+ * that each section has one kind, and finding the record sections cost linear time in the notes and sections
+ * (one pair comparison per entry pair made 60,000 one-entry notes take half a minute). The table lives while the
+ * image is read.
+ */
+static uint64_t bh_name_hash(const char *name, size_t length) {
+    uint64_t hash = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < length; i++) hash = (hash ^ (unsigned char)name[i]) * 0x100000001b3ull;
+    return hash;
 }
 
-/* Reads one BeeHive note descriptor: u32 version, then NUL-terminated "kind=section" strings. */
+/* The slot of `name`: its entry, or the empty slot where it would go. */
+static bh_named_section *bh_named_slot(bh_named_section *table, size_t capacity, const char *name, size_t length,
+                                       uint64_t hash) {
+    size_t mask = capacity - 1;
+    for (size_t i = (size_t)hash & mask;; i = (i + 1) & mask) {
+        bh_named_section *slot = &table[i];
+        if (!slot->name || (slot->hash == hash && slot->length == length && memcmp(slot->name, name, length) == 0))
+            return slot;
+    }
+}
+
+/* The section the notes name `name`, or NULL. */
+static bh_named_section *bh_named_find(const bh_reader *r, const char *name, size_t length) {
+    if (r->named_capacity == 0) return NULL;
+    bh_named_section *slot =
+        bh_named_slot(r->named, r->named_capacity, name, length, bh_name_hash(name, length));
+    return slot->name ? slot : NULL;
+}
+
+/* Adds `name` with `kind`, or finds it; NULL when out of memory. `*added` says which. */
+static bh_named_section *bh_named_add(bh_reader *r, const char *name, size_t length, bh_format_kind kind,
+                                      int *added) {
+    if (r->named_count + 1 > r->named_capacity / 2) {
+        size_t capacity = r->named_capacity ? r->named_capacity * 2 : 64;
+        bh_named_section *table = calloc(capacity, sizeof *table);
+        if (!table) return NULL;
+        for (size_t i = 0; i < r->named_capacity; i++)
+            if (r->named[i].name)
+                *bh_named_slot(table, capacity, r->named[i].name, r->named[i].length, r->named[i].hash) = r->named[i];
+        free(r->named);
+        r->named = table;
+        r->named_capacity = capacity;
+    }
+    uint64_t hash = bh_name_hash(name, length);
+    bh_named_section *slot = bh_named_slot(r->named, r->named_capacity, name, length, hash);
+    *added = !slot->name;
+    if (*added) {
+        char *copy = bh_strndup(&r->owner->arena, name, length);
+        if (!copy) return NULL;
+        slot->name = copy;
+        slot->length = length;
+        slot->hash = hash;
+        slot->kind = kind;
+        slot->reported = 0;
+        r->named_count++;
+    }
+    return slot;
+}
+
+/* Records one "kind=section" entry: once per name in the table, where a second kind is reported once per kind
+ * (the first kind is used), and in the note's entries when the report shows its kind. */
+static void bh_note_entry_read(bh_reader *r, const bh_note_entry *entry) {
+    int added = 0;
+    bh_named_section *named = bh_named_add(r, entry->section, entry->section_length, entry->kind, &added);
+    if (!named) return;
+    if (!added && named->kind != entry->kind && !(named->reported & (1u << entry->kind))) {
+        named->reported |= 1u << entry->kind;
+        bh_problem(r,
+                   "BeeHive notes name section %s both for %s and for %s; expected one kind per section; its records "
+                   "are read as %s",
+                   named->name, bh_format_kind_name(named->kind), bh_format_kind_name(entry->kind),
+                   bh_format_kind_name(named->kind));
+    }
+    if (entry->kind == BH_FORMAT_KIND_TYPES) return; /* typed records: not read by the tool */
+    bh_arena *arena = &r->owner->arena;
+    if (!bh_grow(arena, &r->entries, &r->entry_capacity, r->entry_count, sizeof *r->entries)) return;
+    r->entries[r->entry_count].kind = bh_inspect_kind_of(entry->kind);
+    r->entries[r->entry_count].section = named->name; /* one copy per name */
+    r->entry_count++;
+}
+
+/* Reads one BeeHive note descriptor (bh_note.h): u32 version, then NUL-terminated "kind=section" strings. */
 static void bh_parse_note(bh_reader *r, unsigned section, const unsigned char *desc, size_t size) {
     bh_arena *arena = &r->owner->arena;
     if (!bh_grow(arena, &r->notes, &r->note_capacity, r->image->note_count, sizeof *r->notes)) return;
@@ -258,44 +327,36 @@ static void bh_parse_note(bh_reader *r, unsigned section, const unsigned char *d
     r->image->notes = r->notes;
     memset(note, 0, sizeof *note);
     note->section_index = section;
-    if (size < 4) {
+    bh_note_entries entries;
+    bh_note_desc_status status = bh_note_entries_begin(&entries, desc, size, r->swap);
+    note->version = entries.version;
+    if (status == BH_NOTE_DESC_TOO_SHORT) {
         bh_problem(r,
                    "the BeeHive note in section %u has a %zu-byte descriptor; expected at least a 4-byte version; "
                    "the note was ignored",
                    section, size);
         return;
     }
-    note->version = bh_u32(r, desc);
-    if (note->version < BH_OLDEST_VERSION || note->version > BH_NEWEST_VERSION) {
+    if (status == BH_NOTE_DESC_VERSION) {
         bh_problem(r,
                    "the BeeHive note in section %u has format version %u; expected version %u to %u; the sections "
                    "it names were not read",
-                   section, note->version, BH_OLDEST_VERSION, BH_NEWEST_VERSION);
+                   section, note->version, BH_FORMAT_OLDEST_VERSION, BH_FORMAT_NEWEST_VERSION);
         return;
     }
     size_t first = r->entry_count;
-    const char *p = (const char *)desc + 4;
-    const char *end = (const char *)desc + size;
-    while (p < end) {
-        const char *nul = memchr(p, 0, (size_t)(end - p));
-        if (!nul) {
+    bh_note_entry entry;
+    int next;
+    while ((next = bh_note_entries_next(&entries, &entry)) != 0) {
+        if (next < 0) {
+            size_t left = (size_t)(entries.end - entry.text);
             bh_problem(r,
-                       "the BeeHive note in section %u ends inside an entry (\"%.40s\"); expected NUL-terminated "
+                       "the BeeHive note in section %u ends inside an entry (\"%.*s\"); expected NUL-terminated "
                        "\"kind=section\" entries; that entry was ignored",
-                       section, p);
+                       section, (int)(left < 40 ? left : 40), entry.text);
             break;
         }
-        bh_inspect_kind kind;
-        const char *name;
-        if (nul > p && bh_kind_from_entry(p, &kind, &name) && *name) {
-            char *copy = bh_strndup(arena, name, (size_t)(nul - name));
-            if (copy && bh_grow(arena, &r->entries, &r->entry_capacity, r->entry_count, sizeof *r->entries)) {
-                r->entries[r->entry_count].kind = kind;
-                r->entries[r->entry_count].section = copy;
-                r->entry_count++;
-            }
-        }
-        p = nul + 1;
+        if (entry.known && entry.section_length > 0) bh_note_entry_read(r, &entry);
     }
     /* The note's entries are a slice of the image's list, which may move as it grows: fixed up at the end. */
     note->entries = (const bh_inspect_note_entry *)(uintptr_t)first;
@@ -330,71 +391,39 @@ static void bh_read_note_section(bh_reader *r, unsigned index, const GElf_Shdr *
         free(bytes);
         return;
     }
-    size_t align = shdr->sh_addralign == 8 ? 8 : 4;
-    const unsigned char *p = bytes, *end = bytes + size;
-    while ((size_t)(end - p) >= 12) {
-        uint32_t namesz = bh_u32(r, p), descsz = bh_u32(r, p + 4), type = bh_u32(r, p + 8);
-        size_t left = (size_t)(end - p);
-        size_t desc_offset = (12 + (size_t)namesz + align - 1) & ~(align - 1);
-        if (desc_offset > left || descsz > left - desc_offset) {
-            bh_problem(r,
-                       "malformed note at offset %zu of note section %u: its name (%u bytes) and descriptor (%u "
-                       "bytes) exceed the %zu bytes left; the notes after it were not read",
-                       (size_t)(p - bytes), index, namesz, descsz, left);
-            break;
-        }
-        if (type == BH_NOTE_TYPE && namesz == sizeof BH_NOTE_OWNER &&
-            memcmp(p + 12, BH_NOTE_OWNER, sizeof BH_NOTE_OWNER) == 0)
-            bh_parse_note(r, index, p + desc_offset, descsz);
-        size_t next = (desc_offset + (size_t)descsz + align - 1) & ~(align - 1);
-        if (next >= left) break;
-        p += next;
-    }
+    bh_note_reader reader;
+    bh_note_reader_init(&reader, bytes, size, shdr->sh_addralign, r->swap);
+    bh_note note;
+    while (bh_note_next(&reader, &note))
+        if (bh_note_is_beehive(&note)) bh_parse_note(r, index, note.desc, note.descsz);
+    if (reader.malformed)
+        bh_problem(r,
+                   "malformed note at offset %zu of note section %u: its name (%u bytes) and descriptor (%u "
+                   "bytes) exceed the %zu bytes left; the notes after it were not read",
+                   reader.bad_offset, index, reader.bad_namesz, reader.bad_descsz, reader.bad_left);
     free(bytes);
 }
 
 /* ---- Record sections -------------------------------------------------------------- */
 
 /* The kind a section name has for this image: from a note, else from the default names; 0 if not a record
- * section. */
+ * section (typed records included: the tool does not read them). One hash look-up. */
 static int bh_wanted(const bh_reader *r, const char *name, bh_inspect_kind *kind, int *named_by_note) {
-    for (size_t i = 0; i < r->entry_count; i++) {
-        if (strcmp(r->entries[i].section, name) == 0) {
-            *kind = r->entries[i].kind;
-            *named_by_note = 1;
-            return 1;
-        }
+    size_t length = strlen(name);
+    const bh_named_section *named = bh_named_find(r, name, length);
+    if (named) {
+        if (named->kind == BH_FORMAT_KIND_TYPES) return 0;
+        *kind = bh_inspect_kind_of(named->kind);
+        *named_by_note = 1;
+        return 1;
     }
-    static const struct {
-        const char *name;
-        bh_inspect_kind kind;
-    } defaults[] = {
-        {"beehive_services", BH_INSPECT_SERVICES},
-        {"beehive_mods", BH_INSPECT_MODULES},
-        {"beehive_routes", BH_INSPECT_ROUTES},
-    };
-    for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++) {
-        if (strcmp(defaults[i].name, name) == 0) {
-            *kind = defaults[i].kind;
-            *named_by_note = 0;
-            return 1;
-        }
+    for (int k = 0; k < BH_FORMAT_KIND_COUNT; k++) {
+        if (k == BH_FORMAT_KIND_TYPES || strcmp(bh_format_default_section((bh_format_kind)k), name) != 0) continue;
+        *kind = bh_inspect_kind_of((bh_format_kind)k);
+        *named_by_note = 0;
+        return 1;
     }
     return 0;
-}
-
-/* Says when notes give one section two kinds; the first one is used. */
-static void bh_check_note_kinds(bh_reader *r) {
-    for (size_t i = 0; i < r->entry_count; i++)
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(r->entries[i].section, r->entries[j].section) == 0 && r->entries[i].kind != r->entries[j].kind) {
-                bh_problem(r,
-                           "BeeHive notes name section %s both for %s and for %s; expected one kind per section; "
-                           "its records are read as %s",
-                           r->entries[i].section, bh_kind_name(r->entries[j].kind), bh_kind_name(r->entries[i].kind),
-                           bh_kind_name(r->entries[j].kind));
-                break;
-            }
 }
 
 static void bh_read_record_section(bh_reader *r, unsigned index, const GElf_Shdr *shdr, const char *name,
@@ -654,7 +683,6 @@ static void bh_read_image(bh_reader *r) {
         size_t first = (size_t)(uintptr_t)r->notes[i].entries;
         r->notes[i].entries = r->notes[i].entry_count ? &r->entries[first] : NULL;
     }
-    bh_check_note_kinds(r);
     image->symbols = symtab ? BH_INSPECT_FULL_SYMBOLS : dynsym ? BH_INSPECT_DYNAMIC_SYMBOLS : BH_INSPECT_NO_SYMBOLS;
 
     /* Then the record sections. */
@@ -705,6 +733,7 @@ static void bh_add_image(bh_owned_file *f, Elf *elf, const char *member, uint64_
         bh_read_image(&reader);
     else
         image->type = BH_INSPECT_OTHER;
+    free(reader.named);
 }
 
 /* ---- Files ------------------------------------------------------------------------ */

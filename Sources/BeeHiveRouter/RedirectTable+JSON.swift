@@ -1,5 +1,5 @@
 import BeeHive
-internal import _BeeHiveFormats
+internal import _BeeHiveFileFormats
 
 extension RedirectTable {
     /// Loads a table from a JSON document, keeping every valid entry and recording the others in ``issues``.

@@ -1,5 +1,5 @@
 import BeeHive
-internal import _BeeHiveFormats
+internal import _BeeHiveFileFormats
 
 extension Router {
     /// The host of BHRouter's register form, `scheme://register.beehive/<key>.<Service>/…`.

@@ -151,6 +151,13 @@ public final class ImageScanner: @unchecked Sendable {
     /// A type that was not found may be found once this has changed.
     public static var loadedImageCount: UInt64 { bh_loaded_image_count() }
 
+    /// How many images the dynamic loader has unloaded in this process so far: while it stays the same, every
+    /// image seen loaded is still loaded.
+    package static var unloadedImageCount: UInt64 { bh_unloaded_image_count() }
+
+    /// The base address of the loaded image that holds `address`, or 0 when no loaded image holds it.
+    package static func imageBase(of address: UnsafeRawPointer) -> UInt { UInt(bh_image_base(address)) }
+
     /// The counters of the scans done so far.
     public var statistics: Statistics {
         let s = bh_scanner_stats(handle)

@@ -21,12 +21,5 @@ public enum RecordKind: String, Sendable, Hashable, CaseIterable {
     }
 
     /// The section that `beehive.h` writes these records to unless told otherwise.
-    public var defaultSectionName: String {
-        switch self {
-        case .services: "beehive_services"
-        case .modules: "beehive_mods"
-        case .routes: "beehive_routes"
-        case .types: "beehive_types"
-        }
-    }
+    public var defaultSectionName: String { RecordFormat.defaultSection(self) }
 }

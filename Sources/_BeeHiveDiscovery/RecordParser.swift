@@ -1,4 +1,4 @@
-internal import _BeeHiveFormats
+internal import _BeeHiveFileFormats
 
 #if canImport(Glibc)
 import Glibc

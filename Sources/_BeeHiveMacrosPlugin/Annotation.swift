@@ -3,7 +3,8 @@ import SwiftSyntax
 import SwiftSyntaxMacros
 
 /// What one annotation writes: its JSON record (into `section`), the image note, and a typed record whose
-/// accessor makes the `_BeeHiveTypedRecord` described by `typedRecord`.
+/// accessor makes the `_BeeHiveTypedRecord` described by `typedRecord` when its reader's guard (the expected record
+/// type and a stamp) is this copy of BeeHive's (layout version 2).
 struct Annotation {
     /// The record's section: `beehive_services`, `beehive_mods` or `beehive_routes`.
     let section: String
@@ -39,15 +40,16 @@ struct Annotation {
             \(raw: RecordBytes.literal(record))
             """,
             """
-            @section(".note.beehive") @used
+            @section("\(raw: RecordBytes.noteSection)") @used
             \(raw: introducer) \(context.makeUniqueName("note")): InlineArray<\(raw: note.count), UInt32> = \
             \(raw: RecordBytes.literal(note))
             """,
             """
-            @section("beehive_types") @used
+            @section("\(raw: RecordBytes.typesSection)") @used
             \(raw: introducer) \(context.makeUniqueName("typedRecord")): \
-            (UInt32, UInt32, BeeHive::_BeeHiveTypedRecord.Accessor) = (0x5254_4842, 1, { record in
-                _ = record.initializeMemory(as: BeeHive::_BeeHiveTypedRecord.self, to: .\(raw: typedRecord))
+            (UInt32, UInt32, BeeHive::_BeeHiveTypedRecord.Accessor) = \
+            (\(raw: RecordBytes.typedRecordMagicLiteral), \(raw: RecordBytes.typedRecordLayout), { out, type, hint in
+                BeeHive::_BeeHiveTypedRecord.write(.\(raw: typedRecord), to: out, type: type, hint: hint)
             })
             """,
         ]

@@ -2,12 +2,36 @@
 /// The bytes that an annotation writes into the binary: a JSON record (record format version 2) and the image
 /// note, both as Swift literals that `@section` globals accept (integer `InlineArray` literals).
 enum RecordBytes {
-    /// The version of the record and note format the macros write (`Docs/RecordFormat.md`).
+    // The plugin cannot import the C target that defines the format once (CSupport/_BeeHiveFormat/include/
+    // bh_format.h): these copies are pinned to it by Tests/BeeHiveMacrosTests/FormatPinTests.swift.
+
+    /// The version of the record and note format the macros write (`BH_FORMAT_NEWEST_VERSION`).
     static let formatVersion: UInt32 = 2
+    /// The image note's owner and type (`BH_FORMAT_NOTE_OWNER`, `BH_FORMAT_NOTE_TYPE`).
+    static let noteOwner = "BeeHive"
+    static let noteType: UInt32 = 1
+    /// The sections of each kind (`BH_FORMAT_SERVICES_SECTION`, …) and their note prefixes (`…_PREFIX`).
+    static let servicesSection = "beehive_services"
+    static let modulesSection = "beehive_mods"
+    static let routesSection = "beehive_routes"
+    static let typesSection = "beehive_types"
+    static let notePrefixes = (services: "services=", modules: "modules=", routes: "routes=", types: "types=")
+    /// The image note's section (`BH_FORMAT_NOTE_SECTION`).
+    static let noteSection = ".note.beehive"
+    /// A typed record's magic and layout version (`BH_FORMAT_TYPED_RECORD_MAGIC`, `BH_FORMAT_TYPED_RECORD_LAYOUT`).
+    static let typedRecordMagic: UInt32 = 0x5254_4842
+    static let typedRecordLayout: UInt32 = 2
+
+    /// The magic as the expansion writes it.
+    static var typedRecordMagicLiteral: String {
+        let hex = String(typedRecordMagic, radix: 16)
+        return "0x" + hex.prefix(4) + "_" + hex.dropFirst(4)
+    }
 
     /// The sections the note names, in the order `beehive.h` writes them, then the typed records' section.
     static let noteEntries = [
-        "services=beehive_services", "modules=beehive_mods", "routes=beehive_routes", "types=beehive_types",
+        notePrefixes.services + servicesSection, notePrefixes.modules + modulesSection,
+        notePrefixes.routes + routesSection, notePrefixes.types + typesSection,
     ]
 
     /// A JSON value of a record: a string, an integer or a boolean.
@@ -61,8 +85,9 @@ enum RecordBytes {
         var descriptor = [UInt8]()
         for entry in noteEntries { descriptor += Array(entry.utf8) + [0] }
         let descriptorSize = UInt32(4 + descriptor.count)
-        var words: [UInt32] = [8, descriptorSize, 1]
-        words += littleEndianWords(Array("BeeHive".utf8) + [0])
+        let owner = Array(noteOwner.utf8) + [0]
+        var words: [UInt32] = [UInt32(owner.count), descriptorSize, noteType]
+        words += littleEndianWords(owner)
         words.append(formatVersion)
         words += littleEndianWords(descriptor)
         return words

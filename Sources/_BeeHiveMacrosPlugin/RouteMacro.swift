@@ -57,7 +57,8 @@ func routeAnnotation(
         "type(\(handler.checkedSpelling).self as any BeeHiveRouter::RouteHandler.Type, "
         + "named: \"\(Annotation.swiftStringContents(handler.recordName))\")"
     return Annotation(
-        section: "beehive_routes", pairs: [("route", .string(pattern)), ("handler", .string(handler.recordName))],
+        section: RecordBytes.routesSection,
+        pairs: [("route", .string(pattern)), ("handler", .string(handler.recordName))],
         typedRecord: typed)
 }
 #endif

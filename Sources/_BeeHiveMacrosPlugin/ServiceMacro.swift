@@ -55,7 +55,7 @@ func serviceAnnotation(
         + "named: \"\(Annotation.swiftStringContents(implementation.recordName))\", "
         + "upcast: \(check).implementationOfTheService(\(implementation.checkedSpelling).self))"
     return ServiceAnnotation(
-        annotation: Annotation(section: "beehive_services", pairs: pairs, typedRecord: typed),
+        annotation: Annotation(section: RecordBytes.servicesSection, pairs: pairs, typedRecord: typed),
         written: "\(arguments.macro)(\(arguments.unlabelled[serviceIndex].trimmedDescription))", service: service,
         implementation: implementation)
 }

@@ -35,7 +35,9 @@ struct RuntimeAgreementTests {
             "cc",
             [
                 "-I" + Tool.repository.appendingPathComponent("CSupport/CBeeHive/include").path,
-                "-I" + scanner.appendingPathComponent("include").path, "-Wl,--gc-sections",
+                "-I" + scanner.appendingPathComponent("include").path,
+                "-I" + Tool.repository.appendingPathComponent("CSupport/_BeeHiveFormat/include").path,
+                "-Wl,--gc-sections",
                 linkers.appendingPathComponent("main.c").path, linkers.appendingPathComponent("records_a.c").path,
                 linkers.appendingPathComponent("records_b.c").path, bench.path("payments.c"),
             ] + scannerSources + ["-lelf", "-lpthread", "-o", program])

@@ -99,25 +99,32 @@ struct RecordBytesTests {
         #expect(Self.expectedNote.count == 116)
     }
 
-    @Test("each annotation writes a typed record: magic BHTR, layout 1, an accessor naming the JSON record's type")
+    @Test(
+        "each annotation writes a typed record: magic BHTR, layout 2, a guarded accessor naming the JSON record's type")
     func typedRecord() {
         let source = MacroExpansion.expand(Self.cases[2].source).source
         #expect(source.contains(#"@section("beehive_types") @used"#))
-        #expect(source.contains("(UInt32, UInt32, BeeHive::_BeeHiveTypedRecord.Accessor) = (0x5254_4842, 1,"))
         #expect(
             source.contains(
-                "to: .service(PluginAPI::GreeterService.self, implementation: "
+                "(UInt32, UInt32, BeeHive::_BeeHiveTypedRecord.Accessor) = (0x5254_4842, 2, { out, type, hint in"))
+        // The accessor writes only for the copy of BeeHive that asks (the guard), and says whether it wrote.
+        #expect(source.contains("BeeHive::_BeeHiveTypedRecord.write(.service("), "\(source)")
+        #expect(source.contains("to: out, type: type, hint: hint)"), "\(source)")
+        #expect(
+            source.contains(
+                "write(.service(PluginAPI::GreeterService.self, implementation: "
                     + "App::Outer.Middle.AVeryLongImplementationNameThatGoesOnAndOnForMoreThanSixtyFourBytes.self, "
                     + #"named: "App.Outer.Middle.AVeryLongImplementationNameThatGoesOnAndOnForMoreThanSixtyFourBytes", "#
                     + "upcast:"), "\(source)")
         let module = MacroExpansion.expand(Self.cases[4].source).source
         #expect(
             module.contains(
-                #"to: .type(App::LoginModule.self as any BeeHiveModules::HiveModule.Type, named: "App.LoginModule")"#))
+                #"write(.type(App::LoginModule.self as any BeeHiveModules::HiveModule.Type, named: "App.LoginModule")"#)
+        )
         let route = MacroExpansion.expand(Self.cases[7].source).source
         #expect(
             route.contains(
-                #"to: .type(App::UserRoute.self as any BeeHiveRouter::RouteHandler.Type, named: "App.UserRoute")"#))
+                #"write(.type(App::UserRoute.self as any BeeHiveRouter::RouteHandler.Type, named: "App.UserRoute")"#))
     }
 }
 #endif

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 @testable import BeeHive
-@testable import _BeeHiveFormats
+@testable import _BeeHiveFileFormats
 
 #if canImport(Glibc)
 import Glibc

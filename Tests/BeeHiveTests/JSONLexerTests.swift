@@ -1,5 +1,5 @@
 import Testing
-import _BeeHiveFormats
+import _BeeHiveFileFormats
 
 /// The JSON lexer that the record parser and the JSON file reader share: the tokens, and what each reader's
 /// policy makes of text that cannot be represented.

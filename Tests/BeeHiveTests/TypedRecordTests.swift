@@ -10,12 +10,11 @@ struct TypedGreeterImpl: TypedGreeter, ServiceImplementation {
 }
 
 /// What `@BeeHiveService(TypedGreeter.self)` writes as the accessor of its typed record.
-let typedGreeterAccessor: _BeeHiveTypedRecord.Accessor = { out in
-    _ = out.initializeMemory(
-        as: _BeeHiveTypedRecord.self,
-        to: .service(
+let typedGreeterAccessor: _BeeHiveTypedRecord.Accessor = { out, type, hint in
+    _BeeHiveTypedRecord.write(
+        .service(
             TypedGreeter.self, implementation: TypedGreeterImpl.self, named: "BeeHiveTests.TypedGreeterImpl",
-            upcast: { $0 }))
+            upcast: { $0 }), to: out, type: type, hint: hint)
 }
 
 @Suite("Typed records (the Swift macros' second record)", .serialized)

@@ -30,17 +30,32 @@
 #ifndef BEEHIVE_H
 #define BEEHIVE_H
 
+/*
+ * The format's constants (section names, the note's owner, type and version) are defined once, in
+ * bh_format.h (target _BeeHiveFormat, a dependency of CBeeHive). A build that passes only this directory
+ * with -I finds it beside this header's directory.
+ */
+#if defined(__has_include)
+#if __has_include(<bh_format.h>)
+#include <bh_format.h>
+#else
+#include "../../_BeeHiveFormat/include/bh_format.h"
+#endif
+#else
+#include "../../_BeeHiveFormat/include/bh_format.h"
+#endif
+
 /* The version of the record and note format this header writes. */
-#define BH_FORMAT_VERSION 2
+#define BH_FORMAT_VERSION BH_FORMAT_NEWEST_VERSION
 
 #ifndef BH_SERVICES_SECTION
-#define BH_SERVICES_SECTION "beehive_services"
+#define BH_SERVICES_SECTION BH_FORMAT_SERVICES_SECTION
 #endif
 #ifndef BH_MODULES_SECTION
-#define BH_MODULES_SECTION "beehive_mods"
+#define BH_MODULES_SECTION BH_FORMAT_MODULES_SECTION
 #endif
 #ifndef BH_ROUTES_SECTION
-#define BH_ROUTES_SECTION "beehive_routes"
+#define BH_ROUTES_SECTION BH_FORMAT_ROUTES_SECTION
 #endif
 
 /* ---- Internal helpers ------------------------------------------------------ */
@@ -184,19 +199,19 @@
  * The COMDAT group keeps one note per image and per set of section names.
  */
 #if defined(__ELF__) && !defined(BH_NO_IMAGE_NOTE)
-__asm__(".pushsection .note.beehive,\"aGR\",%note,\"beehive.note." BH__STR(BH_FORMAT_VERSION) "." BH_SERVICES_SECTION "." BH_MODULES_SECTION
-        "." BH_ROUTES_SECTION "\",comdat\n"
+__asm__(".pushsection " BH_FORMAT_NOTE_SECTION ",\"aGR\",%note,\"beehive.note." BH__STR(BH_FORMAT_VERSION) "."
+        BH_SERVICES_SECTION "." BH_MODULES_SECTION "." BH_ROUTES_SECTION "\",comdat\n"
         ".balign 4\n"
-        ".long 8\n"
+        ".long " BH__STR(BH_FORMAT_NOTE_OWNER_SIZE) "\n"
         ".long 8672f - 8671f\n"
-        ".long 1\n"
-        ".asciz \"BeeHive\"\n"
+        ".long " BH__STR(BH_FORMAT_NOTE_TYPE) "\n"
+        ".asciz \"" BH_FORMAT_NOTE_OWNER "\"\n"
         ".balign 4\n"
         "8671:\n"
         ".long " BH__STR(BH_FORMAT_VERSION) "\n"
-        ".asciz \"services=" BH_SERVICES_SECTION "\"\n"
-        ".asciz \"modules=" BH_MODULES_SECTION "\"\n"
-        ".asciz \"routes=" BH_ROUTES_SECTION "\"\n"
+        ".asciz \"" BH_FORMAT_SERVICES_PREFIX BH_SERVICES_SECTION "\"\n"
+        ".asciz \"" BH_FORMAT_MODULES_PREFIX BH_MODULES_SECTION "\"\n"
+        ".asciz \"" BH_FORMAT_ROUTES_PREFIX BH_ROUTES_SECTION "\"\n"
         "8672:\n"
         ".balign 4\n"
         ".popsection\n");

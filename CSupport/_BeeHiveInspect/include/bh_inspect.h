@@ -12,6 +12,7 @@
 #ifndef BH_INSPECT_H
 #define BH_INSPECT_H
 
+#include <bh_format.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -124,9 +125,9 @@ enum {
     BH_INSPECT_TYPE_DESCRIPTORS = 1 << 0,
 };
 
-/* Limits: beyond them a section or table is reported, never read. */
-#define BH_INSPECT_MAX_RECORD_SECTION (256u << 20)
-#define BH_INSPECT_MAX_NOTE_SECTION (1u << 20)
+/* Limits: beyond them a section or table is reported, never read. The format's come from bh_format.h. */
+#define BH_INSPECT_MAX_RECORD_SECTION ((unsigned)BH_FORMAT_MAX_RECORD_SECTION)
+#define BH_INSPECT_MAX_NOTE_SECTION ((unsigned)BH_FORMAT_MAX_NOTE_BYTES)
 #define BH_INSPECT_MAX_SYMBOL_TABLE (1024u << 20)
 #define BH_INSPECT_MAX_MEMBERS 1000000u
 

@@ -108,6 +108,12 @@ int bh_scanner_has_pending(bh_scanner *scanner);
  */
 uint64_t bh_loaded_image_count(void);
 
+/* How many images the dynamic loader has unloaded in this process so far (glibc's dlpi_subs). Thread-safe. */
+uint64_t bh_unloaded_image_count(void);
+
+/* The base address of the loaded image that holds `address` (dladdr), or 0. Thread-safe. */
+uintptr_t bh_image_base(const void *address);
+
 /* Copies the scanner's counters. Thread-safe. */
 bh_scan_stats bh_scanner_stats(bh_scanner *scanner);
 

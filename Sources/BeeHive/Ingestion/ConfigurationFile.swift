@@ -1,4 +1,4 @@
-internal import _BeeHiveFormats
+internal import _BeeHiveFileFormats
 
 /// Reads single settings from BeeHive's configuration files, for the products that own them: `BeeHive.plist`'s
 /// `URLGlobalScheme` (BHRouter's global scheme) is the router's, not the registry's.

@@ -83,7 +83,7 @@ extension Hive {
         for section in batch.sections where options.registersRecords(of: section.sectionName) {
             report.sections += 1
             if section.kind == .types {
-                TypedRecords.add(section)
+                TypedRecords.add(section, reporter: self)
                 continue
             }
             parse(section, into: &parsed, problems: &problems)

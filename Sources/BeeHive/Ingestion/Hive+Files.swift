@@ -1,4 +1,4 @@
-internal import _BeeHiveFormats
+internal import _BeeHiveFileFormats
 
 extension Hive {
     /// Registers the services listed in a file: BeeHive's `BHService.plist`, or the same as JSON.

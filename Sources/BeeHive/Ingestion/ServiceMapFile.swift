@@ -1,4 +1,4 @@
-internal import _BeeHiveFormats
+internal import _BeeHiveFileFormats
 
 extension Hive {
     /// The entries of BeeHive's dictionary form of `BHService.plist`, `{protocol: class}` (the form its README shows),

@@ -1,29 +1,40 @@
+internal import _BeeHiveDiscovery
+
 /// What a typed record's accessor makes: the type behind one annotation, so that its first use needs no
 /// look-up by name and no dynamic conformance check. Written by the Swift macros (`@BeeHiveService`,
 /// `@BeeHiveMod`, `@BeeHiveRoute`); not for direct use.
 ///
 /// A typed record is 16 bytes in the `beehive_types` section: a `UInt32` magic (``magic``), a `UInt32`
-/// layout version (``layoutVersion``), and an ``Accessor`` that initialises a `_BeeHiveTypedRecord` at the
-/// address it is given. Each typed record accompanies a JSON record of the same annotation (see
-/// `Docs/RecordFormat.md`), which it joins by the implementation's name.
+/// layout version (``layoutVersion``), and an ``Accessor``. Each typed record accompanies a JSON record of the
+/// same annotation (see `Docs/RecordFormat.md`), which it joins by the implementation's name.
+///
+/// The accessor takes a guard, as swift-testing's test-content accessors do: the reader passes the type it
+/// expects (a pointer to `_BeeHiveTypedRecord.self` as *its* copy of BeeHive sees it) and a hint (a pointer to a
+/// `UInt64` stamp), and the accessor writes only when the type is its own, returning whether it wrote. So a
+/// record read by another copy of BeeHive in the same process answers "not mine" instead of building a value
+/// of a type its reader does not know. The macros' accessor calls ``write(_:to:type:hint:)``:
 ///
 /// ```swift
 /// @section("beehive_types") @used
 /// private let record: (UInt32, UInt32, _BeeHiveTypedRecord.Accessor) = (
-///     _BeeHiveTypedRecord.magic, _BeeHiveTypedRecord.layoutVersion,
-///     { $0.initializeMemory(as: _BeeHiveTypedRecord.self, to: .service(Tracker.self, implementation: Console.self,
-///         named: "App.Console", upcast: { $0 })) })
+///     0x5254_4842, 2,
+///     { out, type, hint in
+///         _BeeHiveTypedRecord.write(.service(Tracker.self, implementation: Console.self, named: "App.Console",
+///             upcast: { $0 }), to: out, type: type, hint: hint)
+///     })
 /// ```
 public struct _BeeHiveTypedRecord: Sendable {
-    /// A function that initialises a `_BeeHiveTypedRecord` at the given address.
-    public typealias Accessor = @convention(c) (UnsafeMutableRawPointer) -> Void
+    /// A function that initialises a `_BeeHiveTypedRecord` at `out` when `type` points to the metatype
+    /// `_BeeHiveTypedRecord.self` of the accessor's own copy of BeeHive, and returns whether it did.
+    public typealias Accessor =
+        @convention(c) (_ out: UnsafeMutableRawPointer, _ type: UnsafeRawPointer, _ hint: UnsafeRawPointer?) -> Bool
 
-    /// The first field of every typed record: "BHTR" read as a little-endian `UInt32`.
-    public static let magic: UInt32 = 0x5254_4842
+    /// The first field of every typed record: "BHTR" read as a little-endian `UInt32` (from `bh_format.h`).
+    public static let magic: UInt32 = RecordFormat.typedRecordMagic
 
-    /// The layout of `_BeeHiveTypedRecord` that accessors of this library make; a record of another version is
-    /// reported and skipped.
-    public static let layoutVersion: UInt32 = 1
+    /// The layout of a typed record and of the `_BeeHiveTypedRecord` its accessor makes (from `bh_format.h`);
+    /// records of another version are reported and skipped.
+    public static let layoutVersion: UInt32 = RecordFormat.typedRecordLayout
 
     enum Payload: Sendable {
         /// An implementation of the service `service`, and how to box one of its instances as that service.
@@ -34,6 +45,9 @@ public struct _BeeHiveTypedRecord: Sendable {
         case type(any Any.Type)
     }
 
+    /// The reader's stamp, copied from the hint: what tells the reader that this library wrote the value, and
+    /// not an accessor that wrote nothing or something else.
+    var stamp: UInt64 = 0
     /// The module-qualified name of the implementation, module or handler type, exactly as its JSON record
     /// writes it.
     let name: StaticString
@@ -67,4 +81,30 @@ public struct _BeeHiveTypedRecord: Sendable {
     public static func type(_ type: any Any.Type, named name: StaticString) -> Self {
         Self(name: name, payload: .type(type))
     }
+
+    /// What an accessor does: writes `record` to `out` if the reader asks for this copy's
+    /// `_BeeHiveTypedRecord` (`type` points to that metatype) with a stamp (`hint` points to a non-zero
+    /// `UInt64`), and says whether it wrote. Builds nothing when the guard fails.
+    ///
+    /// - Parameters:
+    ///   - record: The record, built only when the guard passes.
+    ///   - out: Uninitialised memory for a `_BeeHiveTypedRecord`.
+    ///   - type: The reader's expected type: a pointer to an `Any.Type` value.
+    ///   - hint: The reader's stamp: a pointer to a `UInt64`.
+    /// - Returns: Whether `out` was initialised.
+    public static func write(
+        _ record: @autoclosure () -> Self, to out: UnsafeMutableRawPointer, type: UnsafeRawPointer,
+        hint: UnsafeRawPointer?
+    ) -> Bool {
+        guard type.load(as: Any.Type.self) == Self.self, let hint else { return false }
+        let stamp = hint.loadUnaligned(as: UInt64.self)
+        guard stamp != 0 else { return false }
+        var made = record()
+        made.stamp = stamp
+        out.initializeMemory(as: Self.self, to: made)
+        return true
+    }
+
+    /// Where ``stamp`` lies in a record: read as raw bytes before the reader trusts the rest.
+    static let stampOffset = MemoryLayout<Self>.offset(of: \Self.stamp)!
 }

@@ -1,4 +1,11 @@
+import Synchronization
 internal import _BeeHiveDiscovery
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Converts an instance to a `TypedInstance<Service>` of the one service it was registered for, or nil when the
 /// instance is of another type. Made where the compiler knows both types, so it needs no conformance look-up.
@@ -25,6 +32,12 @@ struct ServiceBoxes {
 /// Process-wide, like the types themselves. Filled by every hive that scans loaded images. Registration only keeps
 /// the accessors (a scan registers services by their JSON records, as for C annotations); the first question calls
 /// them all at once, so a program that never asks pays nothing more.
+///
+/// Accessors are foreign code: the scanner calls nothing that does not lie in its image's executable segments,
+/// and ``bindPending()`` calls them outside every lock, with a guard (this copy's record type and a fresh stamp),
+/// into zeroed memory that it reads as a record only once the stamp shows this library wrote it. An accessor that
+/// answers "not mine", writes nothing or writes something else is a diagnostic of the hive that scanned its image,
+/// naming the image and the record; its JSON record still registers by name.
 enum TypedRecords {
     /// A type a typed record declares: a module or route handler, or a service implementation with how to box its
     /// instances as each service it was annotated with.
@@ -36,31 +49,73 @@ enum TypedRecords {
         let imageID: UInt64
     }
 
+    /// An accessor not called yet, with where its record lies and the hive to tell when it fails.
+    struct Pending {
+        let accessor: _BeeHiveTypedRecord.Accessor
+        let imageID: UInt64
+        let imagePath: String
+        let section: String
+        let offset: Int
+        let sectionFileOffset: UInt64
+        weak var reporter: Hive?
+        /// The base address of the image that holds the accessor, and the loader's count of unloaded images when
+        /// the record was added: once that count moves, the image must still be the one mapped there.
+        let imageBase: UInt
+        let unloads: UInt64
+    }
+
     private struct Store {
-        /// Accessors not called yet, with their image.
-        var pending: [(accessor: _BeeHiveTypedRecord.Accessor, imageID: UInt64)] = []
+        var pending: [Pending] = []
         var declared: [String: Declared] = [:]
+        /// Whether a thread is calling accessors; others wait for it (on `bound`) instead of calling them again.
+        var binding = false
+        /// The thread calling accessors: an accessor that asks BeeHive about types gets no answer from typed
+        /// records instead of waiting for itself.
+        var binder: pthread_t?
+        /// Images unloaded while accessors were being called: their records are not published.
+        var removedWhileBinding: Set<UInt64> = []
     }
 
     private static let store = LockedValue(Store())
+    /// Whether accessors wait to be called or are being called: what lets ``bindPending()`` cost one atomic load
+    /// once everything is bound.
+    private static let unbound = Atomic<Bool>(false)
+    /// Signalled when a thread has published what its accessors made.
+    private static let bound = BindSignal()
 
     /// Keeps the accessors of the typed records of `section` (checked by the scanner: magic, layout version, an
-    /// accessor inside the image's code) for the first question.
-    static func add(_ section: RecordSection) {
-        let size = 16
-        var accessors: [(accessor: _BeeHiveTypedRecord.Accessor, imageID: UInt64)] = []
+    /// accessor inside the image's code) for the first question. `reporter` gets the diagnostics of the records
+    /// that fail when they are called.
+    static func add(_ section: RecordSection, reporter: Hive? = nil) {
+        let size = RecordFormat.typedRecordSize
+        var accessors: [Pending] = []
         accessors.reserveCapacity(section.bytes.count / size)
+        let unloads = ImageScanner.unloadedImageCount
+        var imageBase: UInt?
         var offset = 0
         while offset + size <= section.bytes.count {
             defer { offset += size }
-            let address = section.bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt.self)
+            let address = section.bytes.loadUnaligned(
+                fromByteOffset: offset + RecordFormat.typedRecordAccessorOffset, as: UInt.self)
             guard section.bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self) == _BeeHiveTypedRecord.magic,
+                section.bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+                    == _BeeHiveTypedRecord.layoutVersion,
                 let pointer = UnsafeRawPointer(bitPattern: address)
             else { continue }  // padding, or an entry the scanner reported and zeroed
-            accessors.append((unsafeBitCast(pointer, to: _BeeHiveTypedRecord.Accessor.self), section.imageID))
+            // The scanner checked that every accessor lies in this image's code: one look-up gives the image.
+            let base = imageBase ?? Self.imageBase(of: pointer)
+            imageBase = base
+            accessors.append(
+                Pending(
+                    accessor: unsafeBitCast(pointer, to: _BeeHiveTypedRecord.Accessor.self), imageID: section.imageID,
+                    imagePath: section.imagePath, section: section.sectionName, offset: offset,
+                    sectionFileOffset: section.fileOffset, reporter: reporter, imageBase: base, unloads: unloads))
         }
         guard !accessors.isEmpty else { return }
-        store.withLock { $0.pending += accessors }
+        store.withLock { store in
+            store.pending += accessors
+            unbound.store(true, ordering: .releasing)
+        }
     }
 
     /// Forgets the records of an unloaded image: their accessors and closures are gone with it.
@@ -68,57 +123,180 @@ enum TypedRecords {
         store.withLock { store in
             store.pending.removeAll { $0.imageID == imageID }
             store.declared = store.declared.filter { $0.value.imageID != imageID }
+            if store.binding { store.removedWhileBinding.insert(imageID) }
         }
     }
 
     /// The type a typed record declares under `name`.
     static func type(named name: String) -> (any Any.Type)? {
-        declared(named: name)?.type
+        bindPending()
+        return store.withLock { $0.declared[name]?.type }
     }
 
     /// The service implementation a typed record declares under `name`.
     static func implementation(named name: String) -> Declared? {
-        guard let declared = declared(named: name), declared.implementation != nil else { return nil }
-        return declared
+        bindPending()
+        return store.withLock { store in
+            guard let declared = store.declared[name], declared.implementation != nil else { return nil }
+            return declared
+        }
     }
 
-    /// The names of the implementations that typed records annotate with the service `service`.
+    /// The names of the implementations that typed records annotate with the service `service`. Calls no
+    /// accessor (it may run under a hive's lock): only records bound by an earlier ``bindPending()`` count.
     static func implementationNames(annotatedWith service: ObjectIdentifier) -> [String] {
-        store.withLock { store in
-            bind(&store)
-            return store.declared.filter { $0.value.services.box(for: service) != nil }.map(\.key)
-        }
+        store.withLock { store in store.declared.filter { $0.value.services.box(for: service) != nil }.map(\.key) }
     }
 
-    private static func declared(named name: String) -> Declared? {
-        store.withLock { store in
-            bind(&store)
-            return store.declared[name]
-        }
-    }
-
-    /// Calls the pending accessors, all at once. They only build a value (the macros write them), so calling them
-    /// under the lock runs no user code.
-    private static func bind(_ store: inout Store) {
-        guard !store.pending.isEmpty else { return }
-        store.declared.reserveCapacity(store.declared.count + store.pending.count)
-        let record = UnsafeMutablePointer<_BeeHiveTypedRecord>.allocate(capacity: 1)
-        defer { record.deallocate() }
-        for (accessor, imageID) in store.pending {
-            accessor(UnsafeMutableRawPointer(record))
-            let made = record.move()
-            let name = String(made.name)
-            switch made.payload {
-            case .type(let type):
-                store.declared[name] = Declared(type: type, implementation: nil, imageID: imageID)
-            case .service(let service, let implementation, let box):
-                store.declared[
-                    name, default: Declared(type: implementation, implementation: implementation, imageID: imageID)
-                ]
-                .services.append(service, box)
+    /// Calls the pending accessors, all at once, outside every lock, and publishes what they made; a thread that
+    /// finds another one calling them waits until it has published. Call with no lock held.
+    static func bindPending() {
+        guard unbound.load(ordering: .acquiring) else { return }
+        while true {
+            enum Step { case done, wait, bind([Pending]) }
+            let step: Step = store.withLock { store in
+                if store.binding {
+                    return store.binder.map { pthread_equal($0, pthread_self()) != 0 } == true ? .done : .wait
+                }
+                guard !store.pending.isEmpty else { return .done }
+                store.binding = true
+                store.binder = pthread_self()
+                defer { store.pending = [] }
+                return .bind(store.pending)
+            }
+            switch step {
+            case .done: return
+            case .wait: bound.wait { store.withLock { !$0.binding } }
+            case .bind(let pending):
+                var made: [(Pending, _BeeHiveTypedRecord)] = []
+                var failures: [(Pending, String)] = []
+                made.reserveCapacity(pending.count)
+                let unloads = ImageScanner.unloadedImageCount
+                // An image unloaded since its records were added, by a hive that has not rescanned since, is not
+                // called into: its records are dropped (that hive's rescan withdraws its registrations).
+                for record in pending
+                where record.unloads == unloads
+                    || imageBase(
+                        of: UnsafeRawPointer(
+                            unsafeBitCast(record.accessor, to: UnsafeRawPointer.self))) == record.imageBase
+                {
+                    switch call(record.accessor) {
+                    case .success(let value): made.append((record, value))
+                    case .failure(let reason): failures.append((record, reason))
+                    }
+                }
+                store.withLock { store in
+                    store.declared.reserveCapacity(store.declared.count + made.count)
+                    for (record, value) in made where !store.removedWhileBinding.contains(record.imageID) {
+                        publish(value, imageID: record.imageID, in: &store.declared)
+                    }
+                    store.binding = false
+                    store.binder = nil
+                    store.removedWhileBinding = []
+                    if store.pending.isEmpty { unbound.store(false, ordering: .releasing) }
+                }
+                bound.signal()
+                report(failures)
             }
         }
-        store.pending = []
+    }
+
+    /// The base address of the loaded image that holds `address`, or 0.
+    private static func imageBase(of address: UnsafeRawPointer) -> UInt { ImageScanner.imageBase(of: address) }
+
+    /// What calling one accessor gave.
+    private enum Outcome {
+        case success(_BeeHiveTypedRecord)
+        case failure(String)
+    }
+
+    /// Calls an accessor with this copy's guard, into zeroed memory; reads a record only once its stamp shows
+    /// that this library wrote it.
+    private static func call(_ accessor: _BeeHiveTypedRecord.Accessor) -> Outcome {
+        let size = MemoryLayout<_BeeHiveTypedRecord>.size
+        let buffer = UnsafeMutableRawPointer.allocate(
+            byteCount: size, alignment: MemoryLayout<_BeeHiveTypedRecord>.alignment)
+        defer { buffer.deallocate() }
+        buffer.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+        var stamp = UInt64.random(in: 1...UInt64.max)
+        var expected: any Any.Type = _BeeHiveTypedRecord.self
+        let wrote = withUnsafePointer(to: &expected) { type in
+            withUnsafePointer(to: &stamp) { hint in accessor(buffer, UnsafeRawPointer(type), UnsafeRawPointer(hint)) }
+        }
+        guard wrote else {
+            return .failure(
+                "its accessor answered that it makes no record for this copy of BeeHive (a plugin built with a "
+                    + "BeeHive of its own, or a record of another kind)")
+        }
+        guard buffer.load(fromByteOffset: _BeeHiveTypedRecord.stampOffset, as: UInt64.self) == stamp else {
+            let untouched = UnsafeRawBufferPointer(start: buffer, count: size).allSatisfy { $0 == 0 }
+            return .failure(
+                untouched
+                    ? "its accessor reported success but wrote nothing"
+                    : "its accessor reported success but wrote something other than this BeeHive's typed record "
+                        + "(expected the stamp it was given)")
+        }
+        return .success(buffer.assumingMemoryBound(to: _BeeHiveTypedRecord.self).move())
+    }
+
+    private static func publish(_ made: _BeeHiveTypedRecord, imageID: UInt64, in declared: inout [String: Declared]) {
+        let name = String(made.name)
+        switch made.payload {
+        case .type(let type):
+            declared[name] = Declared(type: type, implementation: nil, imageID: imageID)
+        case .service(let service, let implementation, let box):
+            declared[name, default: Declared(type: implementation, implementation: implementation, imageID: imageID)]
+                .services.append(service, box)
+        }
+    }
+
+    /// One diagnostic per failed record, to the hive that scanned its image (kept, then logged without a lock).
+    private static func report(_ failures: [(Pending, String)]) {
+        for (record, reason) in failures {
+            guard let hive = record.reporter else { continue }
+            let source = RegistrationSource.annotation(
+                image: record.imagePath, section: record.section, offset: record.offset,
+                sectionFileOffset: record.sectionFileOffset, imageID: record.imageID)
+            hive.record([
+                Diagnostic(
+                    .error,
+                    HiveError(
+                        .malformedRecord,
+                        "typed record at offset \(record.offset) of section \(record.section): \(reason); it was "
+                            + "skipped, and its service resolves by name",
+                        source: source))
+            ])
+        }
+    }
+}
+
+/// A condition a thread waits for while another one calls accessors (no lock is held while they run).
+private final class BindSignal: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var generation = 0
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    /// Waits until `done` holds, checking it again after every signal.
+    func wait(until done: () -> Bool) {
+        pthread_mutex_lock(mutex)
+        let seen = generation
+        pthread_mutex_unlock(mutex)
+        if done() { return }
+        pthread_mutex_lock(mutex)
+        while generation == seen { pthread_cond_wait(condition, mutex) }
+        pthread_mutex_unlock(mutex)
+    }
+
+    func signal() {
+        pthread_mutex_lock(mutex)
+        generation &+= 1
+        pthread_cond_broadcast(condition)
+        pthread_mutex_unlock(mutex)
     }
 }
 

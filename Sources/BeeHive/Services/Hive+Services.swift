@@ -146,6 +146,7 @@ extension Hive {
 
     /// One attempt at the instance for `key`; waiting for another thread is the caller's, blocking or not.
     private func attempt(for key: ServiceKey, typeKey: TypeKey?, shouldCache: Bool) throws(HiveError) -> Attempt {
+        TypedRecords.bindPending()  // accessors are foreign code: called before the lock (the miss's hints read them)
         let step: Step = state.withLock { state in
             guard let entry = typeKey.flatMap({ state.typeIndex[$0] }) ?? state.entry(for: key) else {
                 return .missing(

@@ -1,7 +1,7 @@
 import BeeHive
 import Dispatch
 import Logging
-internal import _BeeHiveScanner
+internal import _BeeHiveSignals
 
 #if canImport(Glibc)
 import Glibc

@@ -116,10 +116,8 @@ struct LinkerTests {
             toolchain.compiler,
             [
                 "-O2", "-ffunction-sections", "-fdata-sections", "-Wl,--gc-sections", "-fuse-ld=\(toolchain.linker)",
-                "-I\(repository)/CSupport/CBeeHive/include", "-I\(repository)/CSupport/_BeeHiveScanner/include",
-                "main.c", "records_a.c", "records_b.c", "\(repository)/CSupport/_BeeHiveScanner/scanner.c", "-lelf",
-                "-o", output,
-            ], in: fixture)
+            ] + ScannerSources.includeFlags(in: repository) + ["main.c", "records_a.c", "records_b.c"]
+                + ScannerSources.files(in: repository) + ["-lelf", "-o", output], in: fixture)
         defer { try? FileManager.default.removeItem(atPath: output) }
         let lines = Set(try Command.run(output, []).split(separator: "\n").map(String.init))
         #expect(

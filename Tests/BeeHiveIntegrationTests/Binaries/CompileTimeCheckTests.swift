@@ -17,13 +17,10 @@ struct CompileTimeCheckTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("main.swift")
         try Data(source.utf8).write(to: file)
-        let arguments = [
-            "-typecheck", "-I", products.appendingPathComponent("Modules").path,
-            "-Xcc",
-            "-fmodule-map-file=" + products.appendingPathComponent("_BeeHiveScanner.build/module.modulemap").path,
-            "-Xcc", "-I" + Command.repository.appendingPathComponent("CSupport/_BeeHiveScanner/include").path,
-            file.path,
-        ]
+        let arguments =
+            [
+                "-typecheck", "-I", products.appendingPathComponent("Modules").path,
+            ] + ScannerSources.clangModuleFlags(products: products, repository: Command.repository) + [file.path]
         do {
             return (true, try Command.run("swiftc", arguments))
         } catch let failure as Command.Failure {

@@ -73,16 +73,20 @@ struct LinkingTests {
         let fixtures = FixturePackage.path.appendingPathComponent("CLinking").path
         let cc = toolchain.compiler
         // As SwiftPM's release builds do: sections of their own, collected by --gc-sections.
-        let flags = [
-            "-O2", "-fPIC", "-ffunction-sections", "-fdata-sections", "-I\(repository)/CSupport/CBeeHive/include",
-            "-I\(repository)/CSupport/_BeeHiveScanner/include",
-        ]
+        let flags =
+            ["-O2", "-fPIC", "-ffunction-sections", "-fdata-sections"] + ScannerSources.includeFlags(in: repository)
         let linking = ["-fuse-ld=\(toolchain.linker)", "-Wl,--gc-sections"]
         let sources = [
             "\(fixtures)/records.c": "records.o", "\(fixtures)/app.c": "app.o", "\(fixtures)/anchor.c": "anchor.o",
             "\(FixturePackage.path.path)/CLinkers/main.c": "main.o",
-            "\(repository)/CSupport/_BeeHiveScanner/scanner.c": "scanner.o",
         ]
+        // The scanner's files, as one relocatable object.
+        let scannerObjects = try ScannerSources.files(in: repository).enumerated().map { index, source in
+            let object = "scanner-\(index).o"
+            try Command.run(cc, flags + ["-c", source, "-o", object], in: folder)
+            return object
+        }
+        try Command.run(cc, ["-r"] + scannerObjects + ["-o", "scanner.o"], in: folder)
         for (source, object) in sources {
             // The library is built as a careful library is: nothing exported but what says so (the anchor does).
             let hidden = object == "records.o" ? ["-fvisibility=hidden"] : []

@@ -44,11 +44,7 @@ struct MacroCompileTimeCheckTests {
             mode + [
                 "-module-name", "App", "-I", products.appendingPathComponent("Modules").path,
                 "-load-plugin-executable", plugin.path + "#_BeeHiveMacrosPlugin",
-                "-Xcc",
-                "-fmodule-map-file=" + products.appendingPathComponent("_BeeHiveScanner.build/module.modulemap").path,
-                "-Xcc", "-I" + Command.repository.appendingPathComponent("CSupport/_BeeHiveScanner/include").path,
-                file.path,
-            ]
+            ] + ScannerSources.clangModuleFlags(products: products, repository: Command.repository) + [file.path]
         do {
             return (true, try Command.run("swiftc", arguments))
         } catch let failure as Command.Failure {

@@ -1,0 +1,71 @@
+/*
+ * bh_format.h — the record format's constants, defined once (Docs/RecordFormat.md).
+ *
+ * beehive.h writes with them, the load-time scanner (_BeeHiveScanner) and the tool's file reader
+ * (_BeeHiveInspect) read with them, and Swift reads them through this module (_BeeHiveDiscovery's
+ * `RecordFormat`). The Swift macro plugin, which cannot import C, keeps a copy that a test compares with this
+ * file (Tests/BeeHiveMacrosTests/FormatPinTests.swift). Header-only: macros and enumerations, nothing to link.
+ *
+ * Integer macros are plain decimal or hexadecimal literals without a suffix: beehive.h stringifies some of them
+ * into assembly.
+ */
+#ifndef BH_FORMAT_H
+#define BH_FORMAT_H
+
+/* ---- Record sections: default names ---------------------------------------------- */
+
+#define BH_FORMAT_SERVICES_SECTION "beehive_services"
+#define BH_FORMAT_MODULES_SECTION "beehive_mods"
+#define BH_FORMAT_ROUTES_SECTION "beehive_routes"
+/* Typed records of the Swift macros (format version 2). */
+#define BH_FORMAT_TYPES_SECTION "beehive_types"
+
+/* ---- The image note ---------------------------------------------------------------- */
+
+/* The section that holds the note in object files (the linker puts it in a PT_NOTE segment). */
+#define BH_FORMAT_NOTE_SECTION ".note.beehive"
+/* The note's owner (namesz = 8 with its NUL) and type. */
+#define BH_FORMAT_NOTE_OWNER "BeeHive"
+#define BH_FORMAT_NOTE_OWNER_SIZE 8
+#define BH_FORMAT_NOTE_TYPE 1
+/* Format versions readers accept; writers write the newest. 2: "file" and "line" in records; typed records. */
+#define BH_FORMAT_OLDEST_VERSION 1
+#define BH_FORMAT_NEWEST_VERSION 2
+
+/* The kinds of a note's "kind=section" entries, and their prefixes. */
+typedef enum {
+    BH_FORMAT_KIND_SERVICES = 0,
+    BH_FORMAT_KIND_MODULES = 1,
+    BH_FORMAT_KIND_ROUTES = 2,
+    BH_FORMAT_KIND_TYPES = 3,
+} bh_format_kind;
+#define BH_FORMAT_KIND_COUNT 4
+
+#define BH_FORMAT_SERVICES_PREFIX "services="
+#define BH_FORMAT_MODULES_PREFIX "modules="
+#define BH_FORMAT_ROUTES_PREFIX "routes="
+#define BH_FORMAT_TYPES_PREFIX "types="
+
+/* ---- Typed records (format version 2, written by the Swift macros) ------------------- */
+
+/* "BHTR" read as a little-endian u32. */
+#define BH_FORMAT_TYPED_RECORD_MAGIC 0x52544842
+/* The layout of a typed record and of the value its accessor makes. 2: the accessor takes a guard (the
+ * expected record type and a hint) and returns whether it wrote. Readers refuse other versions. */
+#define BH_FORMAT_TYPED_RECORD_LAYOUT 2
+/* u32 magic, u32 layout version, then the accessor (a pointer); aligned to 8. */
+#define BH_FORMAT_TYPED_RECORD_SIZE 16
+#define BH_FORMAT_TYPED_RECORD_ACCESSOR_OFFSET 8
+
+/* ---- Limits: beyond them a reader reports, never reads ---------------------------------- */
+
+/* Distinct record sections the notes of one image may name. */
+#define BH_FORMAT_MAX_NOTE_SECTIONS 64
+/* Bytes of one section name in a note. */
+#define BH_FORMAT_MAX_SECTION_NAME 1024
+/* Bytes of one PT_NOTE segment or SHT_NOTE section. */
+#define BH_FORMAT_MAX_NOTE_BYTES (1 << 20)
+/* Bytes of one record section. */
+#define BH_FORMAT_MAX_RECORD_SECTION (256 << 20)
+
+#endif /* BH_FORMAT_H */

@@ -1,0 +1,174 @@
+/*
+ * notes.c — an image's notes, read from memory: which record sections its BeeHive notes name, and a hash of
+ * those notes and of its GNU build-id (part of the image's identity). The notes are parsed by bh_note.h, the one
+ * parser the tool's file reader uses too.
+ */
+#define _GNU_SOURCE
+#include "scanner_internal.h"
+
+#include <bh_note.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+_Static_assert((int)BH_KIND_SERVICES == (int)BH_FORMAT_KIND_SERVICES && (int)BH_KIND_MODULES == (int)BH_FORMAT_KIND_MODULES &&
+                   (int)BH_KIND_ROUTES == (int)BH_FORMAT_KIND_ROUTES && (int)BH_KIND_TYPES == (int)BH_FORMAT_KIND_TYPES,
+               "bh_kind mirrors bh_format_kind");
+
+/* Adds a section name to an image's list, once per kind and name. At most BH_MAX_WANTED names (so this is linear
+ * in the entries read), each at most BH_MAX_SECTION_NAME bytes; beyond that it counts what it leaves out. */
+void bh_want(bh_wanted_list *list, bh_kind kind, const char *name, size_t length) {
+    if (length == 0) return;
+    if (length > BH_MAX_SECTION_NAME) {
+        list->too_long++;
+        return;
+    }
+    for (size_t i = 0; i < list->count; i++) {
+        const bh_wanted *w = &list->items[i];
+        if (w->kind == kind && strlen(w->name) == length && memcmp(w->name, name, length) == 0) return;
+    }
+    if (list->count == BH_MAX_WANTED) {
+        list->dropped++;
+        return;
+    }
+    if (!bh_reserve((void **)&list->items, &list->capacity, list->count, sizeof *list->items)) {
+        list->dropped++;
+        return;
+    }
+    char *copy = bh_strndup(name, length);
+    if (!copy) {
+        list->dropped++;
+        return;
+    }
+    list->items[list->count].kind = kind;
+    list->items[list->count].name = copy;
+    list->count++;
+}
+
+/* The default names, for an image read without a note (BH_SCAN_ALL_IMAGES). */
+void bh_want_defaults(bh_wanted_list *wanted) {
+    for (int k = 0; k < BH_FORMAT_KIND_COUNT; k++) {
+        const char *name = bh_format_default_section((bh_format_kind)k);
+        bh_want(wanted, (bh_kind)k, name, strlen(name));
+    }
+}
+
+/* Reads one BeeHive note descriptor: u32 version, then NUL-terminated "kind=section" strings. */
+static void bh_parse_note(bh_scanner *s, const char *image, uint64_t id, int report, const unsigned char *desc,
+                          size_t size, bh_notes *notes) {
+    bh_note_entries entries;
+    switch (bh_note_entries_begin(&entries, desc, size, 0)) {
+    case BH_NOTE_DESC_TOO_SHORT:
+        if (report)
+            bh_add_problem(s, image, id, 0,
+                           "BeeHive note of %zu bytes is too short: expected at least a 4-byte version; "
+                           "the note was ignored",
+                           size);
+        return;
+    case BH_NOTE_DESC_VERSION:
+        if (report)
+            bh_add_problem(s, image, id, 0,
+                           "BeeHive note has format version %u; expected version %u to %u; the sections it names "
+                           "were not read",
+                           entries.version, BH_FORMAT_OLDEST_VERSION, BH_FORMAT_NEWEST_VERSION);
+        return;
+    case BH_NOTE_DESC_OK: break;
+    }
+    bh_note_entry entry;
+    int status;
+    while ((status = bh_note_entries_next(&entries, &entry)) != 0) {
+        if (status < 0) {
+            if (report)
+                bh_add_problem(s, image, id, 0,
+                               "BeeHive note ends inside an entry (\"%.*s\"): expected NUL-terminated "
+                               "\"kind=section\" entries; that entry was ignored",
+                               (int)(entries.end - entry.text < 40 ? entries.end - entry.text : 40), entry.text);
+            break;
+        }
+        if (entry.known) bh_want(&notes->wanted, (bh_kind)entry.kind, entry.section, entry.section_length);
+    }
+}
+
+/* Reads one PT_NOTE segment's notes from a copy of its bytes. */
+static void bh_parse_notes(bh_scanner *s, const char *image, uint64_t id, int report, const unsigned char *p,
+                           size_t size, uint64_t align, size_t segment, bh_notes *notes) {
+    bh_note_reader reader;
+    bh_note_reader_init(&reader, p, size, align, 0);
+    bh_note note;
+    while (bh_note_next(&reader, &note)) {
+        if (bh_note_is_beehive(&note)) {
+            notes->marked = 1;
+            notes->hash = bh_hash(notes->hash, note.desc, note.descsz);
+            bh_parse_note(s, image, id, report, note.desc, note.descsz, notes);
+        } else if (bh_note_is_gnu_build_id(&note)) {
+            notes->hash = bh_hash(notes->hash, note.desc, note.descsz);
+        }
+    }
+    if (reader.malformed && report)
+        bh_add_problem(s, image, id, 0,
+                       "malformed note at offset %zu of PT_NOTE segment %zu: its name (%u bytes) and "
+                       "descriptor (%u bytes) exceed the %zu bytes left in the segment; the notes after it "
+                       "were not read",
+                       reader.bad_offset, segment, reader.bad_namesz, reader.bad_descsz, reader.bad_left);
+}
+
+/*
+ * Reads an image's notes from memory: each PT_NOTE segment is first checked to lie inside a readable,
+ * file-backed PT_LOAD segment, then copied (carefully, after startup) and parsed. `report` adds problems.
+ */
+void bh_read_notes(bh_scanner *s, uintptr_t base, const ElfW(Phdr) *phdrs, size_t phnum, const char *image,
+                          uint64_t id, int careful, int report, bh_notes *notes) {
+    memset(notes, 0, sizeof *notes);
+    notes->hash = BH_HASH_SEED;
+    unsigned char stack[4096];
+    for (size_t i = 0; i < phnum; i++) {
+        const ElfW(Phdr) *ph = &phdrs[i];
+        if (ph->p_type != PT_NOTE || ph->p_memsz == 0) continue;
+        const ElfW(Phdr) *load = bh_segment_of(phdrs, phnum, ph->p_vaddr, ph->p_memsz);
+        if (!load || !(load->p_flags & PF_R)) {
+            if (report)
+                bh_add_problem(s, image, id, 0,
+                               "PT_NOTE segment %u at 0x%llx (%llu bytes) lies outside the image's readable loaded "
+                               "segments; expected it inside a readable PT_LOAD segment; its notes were not read",
+                               (unsigned)i, (unsigned long long)ph->p_vaddr, (unsigned long long)ph->p_memsz);
+            continue;
+        }
+        if (ph->p_memsz > BH_MAX_NOTE_SEGMENT) {
+            if (report)
+                bh_add_problem(s, image, id, 0,
+                               "PT_NOTE segment %u is %llu bytes; expected at most %u; its notes were not read",
+                               (unsigned)i, (unsigned long long)ph->p_memsz, BH_MAX_NOTE_SEGMENT);
+            continue;
+        }
+        size_t size = (size_t)ph->p_memsz;
+        unsigned char *buffer = size <= sizeof stack ? stack : malloc(size);
+        if (!buffer) continue;
+        if (bh_copy_memory(careful, buffer, base + ph->p_vaddr, size) != 0) {
+            if (report)
+                bh_add_problem(s, image, id, 0,
+                               "PT_NOTE segment %u at 0x%llx cannot be read (the memory faults: is the file "
+                               "truncated since it was loaded?); its notes were not read",
+                               (unsigned)i, (unsigned long long)ph->p_vaddr);
+        } else {
+            bh_parse_notes(s, image, id, report, buffer, size, ph->p_align, i, notes);
+        }
+        if (buffer != stack) free(buffer);
+    }
+}
+
+/* The hash the walk computed from memory, computed from the file: its notes, read with pread. */
+uint64_t bh_file_note_hash(bh_scanner *s, const bh_image *image, int fd) {
+    bh_notes notes;
+    memset(&notes, 0, sizeof notes);
+    notes.hash = BH_HASH_SEED;
+    for (size_t i = 0; i < image->phnum; i++) {
+        const ElfW(Phdr) *ph = &image->phdrs[i];
+        if (ph->p_type != PT_NOTE || ph->p_filesz == 0 || ph->p_filesz > BH_MAX_NOTE_SEGMENT) continue;
+        unsigned char *buffer = malloc((size_t)ph->p_filesz);
+        if (buffer && pread(fd, buffer, (size_t)ph->p_filesz, (off_t)ph->p_offset) == (ssize_t)ph->p_filesz)
+            bh_parse_notes(s, "", 0, 0, buffer, (size_t)ph->p_filesz, ph->p_align, i, &notes);
+        free(buffer);
+    }
+    bh_wanted_free(&notes.wanted);
+    return notes.hash;
+}

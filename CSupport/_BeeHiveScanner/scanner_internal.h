@@ -1,0 +1,183 @@
+/*
+ * scanner_internal.h — what the scanner's files share: the scanner's state, one image's state, and the
+ * functions one file calls in another. Not installed (not under include/); nothing here is exported from the
+ * library (BH_HIDDEN).
+ *
+ * The files, by concern:
+ *   scanner.c        the scanner's life, scans, drains, identities after unloads, the startup scan
+ *   walk.c           the walk over loaded images inside dl_iterate_phdr (memory only, no I/O)
+ *   notes.c          notes read from memory (PT_NOTE) and the sections they name (through bh_note.h)
+ *   image_file.c     after the walk: where the kernel mapped an image's file, opening it, checking it is the same
+ *   sections.c       the record sections of an opened file, found and bounded with libelf
+ *   typed_records.c  the bounds of typed records: magic, layout version, an accessor inside executable code
+ *   support.c        small helpers: ids, clocks, strings, arrays, hashes, problems, careful memory reads
+ */
+#ifndef BH_SCANNER_INTERNAL_H
+#define BH_SCANNER_INTERNAL_H
+
+#include "bh_scanner.h"
+
+#include <bh_format.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+
+#define BH_HIDDEN __attribute__((visibility("hidden")))
+
+/* Limits on what an image may declare; beyond them the image gets a diagnostic, never a silent drop. */
+#define BH_MAX_WANTED BH_FORMAT_MAX_NOTE_SECTIONS          /* distinct record sections one image's notes may name */
+#define BH_MAX_SECTION_NAME BH_FORMAT_MAX_SECTION_NAME     /* bytes of one section name */
+#define BH_MAX_NOTE_SEGMENT ((unsigned)BH_FORMAT_MAX_NOTE_BYTES)      /* bytes of one PT_NOTE segment */
+#define BH_MAX_SECTION_SIZE ((unsigned)BH_FORMAT_MAX_RECORD_SECTION)  /* bytes of one record section */
+#define BH_MAX_RESCANS 3 /* walks in one scan when images come and go meanwhile */
+
+typedef struct {
+    bh_kind kind;
+    char *name;
+} bh_wanted;
+
+typedef struct {
+    bh_wanted *items;
+    size_t count, capacity;
+    size_t dropped;  /* names beyond BH_MAX_WANTED */
+    size_t too_long; /* names longer than BH_MAX_SECTION_NAME */
+} bh_wanted_list;
+
+typedef struct {
+    uint64_t id;
+    uintptr_t base;           /* dlpi_addr */
+    const void *phdr_address; /* dlpi_phdr */
+    uint64_t name_hash;
+    uint64_t note_hash; /* BeeHive notes and GNU build-id */
+    uint64_t generation;
+    unsigned char marked, pending, opened, delivered, is_main, is_vdso, transient_reported;
+    /* Images with records only. */
+    ElfW(Phdr) *phdrs;
+    size_t phnum;
+    bh_wanted_list wanted;
+    char *name; /* the loader's name, for messages until the kernel's path is known */
+    char *path; /* the kernel's path, once known */
+    dev_t dev;
+    ino_t ino;
+    /* The file's size and modification time when it was read: rewritten in place since (same inode), it is
+     * another image. (Not the change time: a chmod or a new hard link must not make an image new.) */
+    off_t size;
+    struct timespec mtime;
+} bh_image;
+
+typedef struct {
+    bh_section section; /* strings and bytes owned */
+} bh_pending_section;
+
+typedef struct {
+    char *image_path;
+    uint64_t image_id;
+    char *message;
+    int transient;
+} bh_pending_problem;
+
+typedef struct {
+    char *image_path;
+    uint64_t image_id;
+} bh_unloaded;
+
+struct bh_scanner {
+    pthread_mutex_t lock;
+    int flags;
+    int walked;
+    size_t pending;
+    unsigned long long adds, subs;
+    uint64_t generation;
+
+    bh_image *images;
+    size_t image_count, image_capacity;
+
+    bh_pending_section *sections;
+    size_t section_count, section_capacity;
+    bh_pending_problem *problems;
+    size_t problem_count, problem_capacity;
+    bh_unloaded *unloaded;
+    size_t unloaded_count, unloaded_capacity;
+
+    bh_scan_stats stats;
+};
+
+/* What reading an image's notes found. */
+typedef struct {
+    int marked;
+    uint64_t hash;
+    bh_wanted_list wanted;
+} bh_notes;
+
+/* One line of /proc/self/maps. */
+typedef struct {
+    uintptr_t start, end;
+    dev_t dev;
+    ino_t ino;
+    char *path; /* "" for anonymous mappings */
+} bh_mapping;
+
+typedef struct {
+    bh_mapping *items;
+    size_t count, capacity;
+    char *text;
+} bh_maps;
+
+/* /proc/self/maps, read at most once per scan and only when the fast path fails. */
+typedef struct {
+    bh_maps maps;
+    int state; /* 0 not read, 1 read, -1 unreadable */
+} bh_lazy_maps;
+
+#define BH_HASH_SEED 0xcbf29ce484222325ull
+
+/* ---- support.c ---- */
+BH_HIDDEN uint64_t bh_new_image_id(void);
+BH_HIDDEN uint64_t bh_now_ns(void);
+BH_HIDDEN char *bh_strndup(const char *s, size_t n);
+BH_HIDDEN char *bh_strdup(const char *s);
+BH_HIDDEN int bh_reserve(void **array, size_t *capacity, size_t count, size_t size);
+BH_HIDDEN uint64_t bh_hash(uint64_t hash, const void *bytes, size_t count);
+BH_HIDDEN const char *bh_label(const bh_image *image);
+BH_HIDDEN void bh_add_problem(bh_scanner *s, const char *image, uint64_t id, int transient, const char *format, ...)
+    __attribute__((format(printf, 5, 6)));
+BH_HIDDEN void bh_wanted_free(bh_wanted_list *list);
+BH_HIDDEN void bh_image_free(bh_image *image);
+BH_HIDDEN int bh_copy_memory(int careful, void *destination, uintptr_t address, size_t count);
+BH_HIDDEN const ElfW(Phdr) *bh_segment_of(const ElfW(Phdr) *phdrs, size_t phnum, uint64_t vaddr, uint64_t size);
+
+/* ---- notes.c ---- */
+BH_HIDDEN void bh_want(bh_wanted_list *list, bh_kind kind, const char *name, size_t length);
+BH_HIDDEN void bh_want_defaults(bh_wanted_list *wanted);
+BH_HIDDEN void bh_read_notes(bh_scanner *s, uintptr_t base, const ElfW(Phdr) *phdrs, size_t phnum, const char *image,
+                             uint64_t id, int careful, int report, bh_notes *notes);
+BH_HIDDEN uint64_t bh_file_note_hash(bh_scanner *s, const bh_image *image, int fd);
+
+/* ---- walk.c ---- */
+BH_HIDDEN int bh_walk_images(bh_scanner *s, int force, int careful, int counts_as_scan);
+
+/* ---- image_file.c ---- */
+BH_HIDDEN void bh_maps_free(bh_maps *maps);
+BH_HIDDEN const bh_mapping *bh_lazy_find(bh_lazy_maps *lazy, uintptr_t address);
+BH_HIDDEN uintptr_t bh_first_load(const bh_image *image);
+BH_HIDDEN int bh_locate(const bh_image *image, bh_lazy_maps *lazy, char *link, size_t link_size, char *path,
+                        size_t path_size, int *deleted);
+BH_HIDDEN void bh_open_image(bh_scanner *s, bh_image *image, bh_lazy_maps *lazy);
+BH_HIDDEN int bh_same_file(bh_image *image, bh_lazy_maps *lazy);
+
+/* ---- sections.c ---- */
+BH_HIDDEN void bh_scan_file(bh_scanner *s, bh_image *image, int fd, off_t file_size);
+
+/* ---- typed_records.c ---- */
+BH_HIDDEN void bh_check_typed_records(bh_scanner *s, const bh_image *image, const char *name, unsigned char *bytes,
+                                      size_t size);
+
+/* ---- scanner.c ---- */
+BH_HIDDEN void bh_forget_image(bh_scanner *s, bh_image *image);
+
+#endif /* BH_SCANNER_INTERNAL_H */

@@ -1,0 +1,200 @@
+/*
+ * walk.c — the walk over the loaded images. dl_iterate_phdr visits every loaded image while the loader's lock is
+ * held, so the walk does no file I/O: glibc's dlpi_adds/dlpi_subs tell, in the first callback, whether any image
+ * was loaded or unloaded since the last walk (if not, the walk stops there); for each image not seen before, its
+ * program headers are copied and its notes read from memory (notes.c). Images without a BeeHive note are done.
+ */
+#define _GNU_SOURCE
+#include "scanner_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+/* ---- The walk: inside dl_iterate_phdr, memory only ------------------------- */
+
+typedef struct {
+    bh_scanner *scanner;
+    size_t visited;
+    int short_circuit;
+    int force;        /* walk every image even if the counters did not move */
+    int careful;      /* copy notes with process_vm_readv */
+    int subs_changed; /* an image was unloaded since the last walk */
+} bh_walk;
+
+static uint64_t bh_name_hash(const char *name) {
+    return name ? bh_hash(BH_HASH_SEED, name, strnlen(name, 4096)) : BH_HASH_SEED;
+}
+
+static bh_image *bh_find_image(bh_scanner *s, uintptr_t base, const void *phdr, uint64_t name_hash) {
+    for (size_t i = 0; i < s->image_count; i++) {
+        bh_image *image = &s->images[i];
+        if (image->base == base && image->phdr_address == phdr && image->name_hash == name_hash &&
+            image->generation != s->generation)
+            return image;
+    }
+    return NULL;
+}
+
+static int bh_is_vdso(struct dl_phdr_info *info) {
+    uintptr_t vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+    if (!vdso) return 0;
+    const ElfW(Ehdr) *ehdr = (const ElfW(Ehdr) *)vdso;
+    return (uintptr_t)info->dlpi_phdr == vdso + ehdr->e_phoff;
+}
+
+
+static int bh_visit_image(bh_scanner *s, bh_walk *walk, struct dl_phdr_info *info, bh_image *known,
+                          const ElfW(Phdr) *phdrs, size_t phnum, int is_main, uint64_t name_hash, const char *label);
+
+static int bh_visit(struct dl_phdr_info *info, size_t size, void *data) {
+    bh_walk *walk = data;
+    bh_scanner *s = walk->scanner;
+    if (walk->visited++ == 0 && size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+        if (s->walked && !walk->force && info->dlpi_adds == s->adds && info->dlpi_subs == s->subs) {
+            walk->short_circuit = 1;
+            return 1; /* nothing was loaded or unloaded since the last walk */
+        }
+        walk->subs_changed = s->walked && info->dlpi_subs != s->subs;
+        s->adds = info->dlpi_adds;
+        s->subs = info->dlpi_subs;
+    }
+    int is_main = walk->visited == 1 && (!info->dlpi_name || !info->dlpi_name[0]);
+    uint64_t name_hash = bh_name_hash(info->dlpi_name);
+    const char *label = is_main ? "main executable" : (info->dlpi_name ? info->dlpi_name : "");
+
+    bh_image *known = bh_find_image(s, info->dlpi_addr, info->dlpi_phdr, name_hash);
+    if (known && !walk->subs_changed) {
+        known->generation = s->generation;
+        return 0;
+    }
+    /* The program headers, copied first: after startup, an image's file may have been truncated since load. */
+    ElfW(Phdr) stack_phdrs[64];
+    size_t phnum = info->dlpi_phnum;
+    ElfW(Phdr) *phdrs = phnum <= 64 ? stack_phdrs : malloc(phnum * sizeof *phdrs);
+    if (!phdrs || (phnum && bh_copy_memory(walk->careful, phdrs, (uintptr_t)info->dlpi_phdr,
+                                           phnum * sizeof *phdrs) != 0)) {
+        if (!known) {
+            /* Remembered without its headers, so that the next walks neither read nor report it again. */
+            uint64_t id = 0;
+            if (bh_reserve((void **)&s->images, &s->image_capacity, s->image_count, sizeof *s->images)) {
+                bh_image *image = &s->images[s->image_count++];
+                memset(image, 0, sizeof *image);
+                image->id = id = bh_new_image_id();
+                image->base = info->dlpi_addr;
+                image->phdr_address = info->dlpi_phdr;
+                image->name_hash = name_hash;
+                image->generation = s->generation;
+                image->is_main = (unsigned char)is_main;
+                s->stats.images_new++;
+            }
+            bh_add_problem(s, label, id, 0,
+                           "the image's %zu program headers cannot be read (the memory faults: is the file truncated "
+                           "since it was loaded?); the image was not scanned",
+                           phnum);
+        }
+        if (phdrs != stack_phdrs) free(phdrs);
+        if (known) known->generation = s->generation; /* cannot tell: keep what it registered */
+        return 0;
+    }
+    int result = bh_visit_image(s, walk, info, known, phdrs, phnum, is_main, name_hash, label);
+    if (phdrs != stack_phdrs) free(phdrs);
+    return result;
+}
+
+/* Scans an image whose program headers were copied: a new one, or a known one after images were unloaded. */
+static int bh_visit_image(bh_scanner *s, bh_walk *walk, struct dl_phdr_info *info, bh_image *known,
+                          const ElfW(Phdr) *phdrs, size_t phnum, int is_main, uint64_t name_hash, const char *label) {
+    if (known) {
+        /* An address may have been reused: the notes (build-id, BeeHive note) must match too. */
+        bh_notes notes;
+        bh_read_notes(s, info->dlpi_addr, phdrs, phnum, bh_label(known), known->id, walk->careful, 0, &notes);
+        bh_wanted_free(&notes.wanted);
+        if (notes.hash == known->note_hash) {
+            known->generation = s->generation;
+            return 0;
+        }
+    }
+
+    if (!bh_reserve((void **)&s->images, &s->image_capacity, s->image_count, sizeof *s->images)) return 0;
+    bh_image *image = &s->images[s->image_count++];
+    memset(image, 0, sizeof *image);
+    image->id = bh_new_image_id();
+    image->base = info->dlpi_addr;
+    image->phdr_address = info->dlpi_phdr;
+    image->name_hash = name_hash;
+    image->generation = s->generation;
+    image->is_main = (unsigned char)is_main;
+    s->stats.images_new++;
+
+    bh_notes notes;
+    bh_read_notes(s, info->dlpi_addr, phdrs, phnum, label, image->id, walk->careful, 1, &notes);
+    image->note_hash = notes.hash;
+    if (notes.marked) s->stats.images_marked++;
+    if (!notes.marked) {
+        bh_wanted_free(&notes.wanted);
+        if (!(s->flags & BH_SCAN_ALL_IMAGES)) return 0;
+        bh_want_defaults(&notes.wanted);
+    }
+    if (notes.wanted.dropped)
+        bh_add_problem(s, label, image->id, 0,
+                       "the BeeHive notes name more than %d record sections; expected at most %d; %zu were not read",
+                       BH_MAX_WANTED, BH_MAX_WANTED, notes.wanted.dropped);
+    if (notes.wanted.too_long)
+        bh_add_problem(s, label, image->id, 0,
+                       "the BeeHive notes name %zu record sections whose names exceed %d bytes; expected shorter "
+                       "names; those sections were not read",
+                       notes.wanted.too_long, BH_MAX_SECTION_NAME);
+    if (notes.wanted.count == 0) {
+        bh_wanted_free(&notes.wanted);
+        return 0;
+    }
+    image->phdrs = malloc(phnum * sizeof *image->phdrs);
+    image->name = bh_strdup(label);
+    if (!image->phdrs || !image->name) {
+        bh_add_problem(s, label, image->id, 1, "out of memory while recording the image; will retry");
+        free(image->phdrs);
+        free(image->name);
+        bh_wanted_free(&notes.wanted);
+        s->image_count--; /* forget it: the next walk sees it as new */
+        s->walked = 0;
+        return 0;
+    }
+    memcpy(image->phdrs, phdrs, phnum * sizeof *image->phdrs);
+    image->phnum = phnum;
+    image->wanted = notes.wanted;
+    image->marked = 1;
+    image->is_vdso = (unsigned char)bh_is_vdso(info);
+    image->pending = 1;
+    s->pending++;
+    return 0;
+}
+
+/* One walk over the loaded images, then the unloaded images are forgotten. Call with the lock held. */
+int bh_walk_images(bh_scanner *s, int force, int careful, int counts_as_scan) {
+    uint64_t start = bh_now_ns();
+    s->generation++;
+    bh_walk walk = {s, 0, 0, force, careful, 0};
+    dl_iterate_phdr(bh_visit, &walk);
+    s->stats.scans += counts_as_scan;
+    if (walk.short_circuit) {
+        s->stats.scans_short_circuit++;
+    } else {
+        s->walked = 1;
+        s->stats.images_seen = walk.visited;
+        size_t kept = 0;
+        for (size_t i = 0; i < s->image_count; i++) {
+            bh_image *image = &s->images[i];
+            if (image->generation == s->generation)
+                s->images[kept++] = *image;
+            else
+                bh_forget_image(s, image);
+        }
+        s->image_count = kept;
+    }
+    uint64_t elapsed = bh_now_ns() - start;
+    s->stats.last_scan_ns = counts_as_scan ? elapsed : s->stats.last_scan_ns + elapsed;
+    if (s->stats.scans == 1 && counts_as_scan) s->stats.first_scan_ns = elapsed;
+    s->stats.total_scan_ns += elapsed;
+    return walk.subs_changed;
+}

@@ -1,0 +1,44 @@
+internal import _BeeHiveFormat
+
+/// The record format's constants, read from `bh_format.h` (target `_BeeHiveFormat`), where they are defined once
+/// for `beehive.h`, the scanner, the tool and Swift (`Docs/RecordFormat.md`).
+package enum RecordFormat {
+    /// The format versions readers accept.
+    package static let versions = UInt32(BH_FORMAT_OLDEST_VERSION)...UInt32(BH_FORMAT_NEWEST_VERSION)
+    /// The format version writers write.
+    package static let version = UInt32(BH_FORMAT_NEWEST_VERSION)
+    /// The image note's owner ("BeeHive") and type.
+    package static let noteOwner = BH_FORMAT_NOTE_OWNER
+    package static let noteType = UInt32(BH_FORMAT_NOTE_TYPE)
+    /// The section that holds the image note in object files.
+    package static let noteSection = BH_FORMAT_NOTE_SECTION
+
+    /// The first field of every typed record: "BHTR" read as a little-endian `UInt32`.
+    package static let typedRecordMagic = UInt32(BH_FORMAT_TYPED_RECORD_MAGIC)
+    /// The layout version of typed records and of the value their accessors make.
+    package static let typedRecordLayout = UInt32(BH_FORMAT_TYPED_RECORD_LAYOUT)
+    /// The size of a typed record, in bytes.
+    package static let typedRecordSize = Int(BH_FORMAT_TYPED_RECORD_SIZE)
+    /// Where a typed record's accessor lies in it.
+    package static let typedRecordAccessorOffset = Int(BH_FORMAT_TYPED_RECORD_ACCESSOR_OFFSET)
+
+    /// The section a kind's records go to unless a note names another.
+    package static func defaultSection(_ kind: RecordKind) -> String {
+        switch kind {
+        case .services: BH_FORMAT_SERVICES_SECTION
+        case .modules: BH_FORMAT_MODULES_SECTION
+        case .routes: BH_FORMAT_ROUTES_SECTION
+        case .types: BH_FORMAT_TYPES_SECTION
+        }
+    }
+
+    /// The prefix of a kind's entries in the image note: `services=`, …
+    package static func notePrefix(_ kind: RecordKind) -> String {
+        switch kind {
+        case .services: BH_FORMAT_SERVICES_PREFIX
+        case .modules: BH_FORMAT_MODULES_PREFIX
+        case .routes: BH_FORMAT_ROUTES_PREFIX
+        case .types: BH_FORMAT_TYPES_PREFIX
+        }
+    }
+}
