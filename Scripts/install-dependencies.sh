@@ -2,7 +2,7 @@
 # Installs what BeeHive needs beyond the Swift toolchain, if it is missing: libelf-dev (the scanner
 # links libelf) and pkg-config (SwiftPM finds libelf through it); zlib1g-dev, because libelf needs zlib and a
 # fully static executable (-static-executable) links libz.a. gcc and binutils (bfd, gold, ar), with the Swift
-# toolchain's clang and lld, are used by the linker tests. Debian/Ubuntu; run as root or with sudo available.
+# toolchain's clang and lld, are used by the linker tests; valgrind and GNU time by the complexity and memory tests. Debian/Ubuntu; run as root or with sudo available.
 set -euo pipefail
 
 missing=()
@@ -16,6 +16,9 @@ if pkg-config --static --libs libelf 2>/dev/null | grep -q -- -lzstd; then
 fi
 command -v gcc >/dev/null || missing+=(gcc)
 command -v readelf >/dev/null || missing+=(binutils)
+# The tests' complexity checks count instructions with callgrind, and BoundedWorkTests reads max RSS from GNU time.
+command -v valgrind >/dev/null || missing+=(valgrind)
+[ -x /usr/bin/time ] || missing+=(time)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "Installing: ${missing[*]}"
