@@ -82,6 +82,12 @@ struct HostileTypedRecordTests {
 
     @Test("each bad record is one diagnostic naming image and record; valid ones stay; rescan after dlclose is safe")
     func hostilePlugin() throws {
+        // Other suites scan loaded images too (Hive.shared among them): the plugin's diagnostics go to the hive that
+        // scanned its image, so no other test may load or scan images meanwhile.
+        try imageLoading.withLock { _ in try checkHostilePlugin() }
+    }
+
+    private func checkHostilePlugin() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beehive-hostile-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
