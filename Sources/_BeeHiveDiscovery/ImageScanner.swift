@@ -4,70 +4,70 @@ import _BeeHiveScanner
 ///
 /// A scanner remembers the images it has scanned: each image is scanned once, and a scan when no
 /// image was loaded or unloaded since the last one returns at once.
-public final class ImageScanner: @unchecked Sendable {
+package final class ImageScanner: @unchecked Sendable {
     private let handle: OpaquePointer
     private let owned: Bool
 
     /// What one scan found.
-    public struct Batch: Sendable {
+    package struct Batch: Sendable {
         /// Record sections of images scanned for the first time.
-        public var sections: [RecordSection] = []
+        package var sections: [RecordSection] = []
         /// Problems with images.
-        public var problems: [ImageProblem] = []
+        package var problems: [ImageProblem] = []
         /// Images that were unloaded since the last scan (only images that delivered sections).
-        public var unloadedImages: [LoadedImage] = []
+        package var unloadedImages: [LoadedImage] = []
     }
 
     /// A loaded image: its path and an id that no other image of this process ever gets.
-    public struct LoadedImage: Sendable, Hashable {
+    package struct LoadedImage: Sendable, Hashable {
         /// The path the kernel mapped (absolute), or the loader's name when it is unknown.
-        public let path: String
+        package let path: String
         /// The image's id, unique in the process and never reused.
-        public let id: UInt64
+        package let id: UInt64
     }
 
     /// A problem with one image: it could not be opened, a note or section header is malformed, ….
-    public struct ImageProblem: Sendable {
+    package struct ImageProblem: Sendable {
         /// The image.
-        public let image: LoadedImage
+        package let image: LoadedImage
         /// What was expected and what was found.
-        public let message: String
+        package let message: String
         /// Whether the cause can pass (too many open files): the image is tried again by the next scan.
-        public let isTransient: Bool
+        package let isTransient: Bool
     }
 
     /// Counters of the scans done so far.
-    public struct Statistics: Sendable, Hashable {
+    package struct Statistics: Sendable, Hashable {
         /// Scans done.
-        public let scans: Int
+        package let scans: Int
         /// Scans that ended in the first callback: no image added or removed.
-        public let shortCircuitScans: Int
+        package let shortCircuitScans: Int
         /// Images visited by the last full walk.
-        public let imagesSeen: Int
+        package let imagesSeen: Int
         /// Images scanned for the first time, over all scans.
-        public let imagesScanned: Int
+        package let imagesScanned: Int
         /// Of those, images with a BeeHive note.
-        public let imagesMarked: Int
+        package let imagesMarked: Int
         /// Of those, images opened with libelf.
-        public let imagesOpened: Int
+        package let imagesOpened: Int
         /// Images that were unloaded.
-        public let imagesRemoved: Int
+        package let imagesRemoved: Int
         /// Record sections found.
-        public let sectionsFound: Int
+        package let sectionsFound: Int
         /// Duration of the last scan, in nanoseconds (for the startup scanner after first use: the quick
         /// rescan of the first drain, not the walk before `main`; see ``firstScanNanoseconds``).
-        public let lastScanNanoseconds: UInt64
+        package let lastScanNanoseconds: UInt64
         /// Duration of all scans, in nanoseconds.
-        public let totalScanNanoseconds: UInt64
+        package let totalScanNanoseconds: UInt64
         /// Duration of the first scan (for the startup scanner, the walk before `main`), in nanoseconds.
-        public let firstScanNanoseconds: UInt64
+        package let firstScanNanoseconds: UInt64
         /// Time spent opening images with libelf, in nanoseconds.
-        public let openNanoseconds: UInt64
+        package let openNanoseconds: UInt64
     }
 
     /// Creates a scanner that has seen no image yet.
     /// - Parameter scanAllImages: open every image with libelf, not only those with a BeeHive note.
-    public init(scanAllImages: Bool = false) {
+    package init(scanAllImages: Bool = false) {
         handle = bh_scanner_create(scanAllImages ? Int32(BH_SCAN_ALL_IMAGES) : 0)
         owned = true
     }
@@ -83,7 +83,7 @@ public final class ImageScanner: @unchecked Sendable {
 
     /// The scanner that ran from a constructor before `main`, or a new one if the startup scan was
     /// switched off (`BEEHIVE_SCAN=off`).
-    public static let startup: ImageScanner = {
+    package static let startup: ImageScanner = {
         if let handle = bh_startup_scanner() { return ImageScanner(adopting: handle) }
         return ImageScanner()
     }()
@@ -91,14 +91,14 @@ public final class ImageScanner: @unchecked Sendable {
     /// Scans the images not scanned yet, then returns everything found since the last call.
     ///
     /// Images of Swift code loaded since the last scan are pinned first (``pinSwiftImages()``).
-    public func scan() -> Batch {
+    package func scan() -> Batch {
         Self.pinSwiftImages()
         bh_scanner_scan(handle)
         return drain()
     }
 
     /// Returns everything found since the last call, without scanning.
-    public func drain() -> Batch {
+    package func drain() -> Batch {
         guard bh_scanner_has_pending(handle) != 0 else { return Batch() }
         final class Box { var batch = Batch() }
         let box = Box()
@@ -141,15 +141,15 @@ public final class ImageScanner: @unchecked Sendable {
     /// was loaded since the last call; never called under the loader's lock.
     /// - Returns: How many images were pinned now.
     @discardableResult
-    public static func pinSwiftImages() -> Int { Int(bh_pin_swift_images()) }
+    package static func pinSwiftImages() -> Int { Int(bh_pin_swift_images()) }
 
     /// How many images of Swift code BeeHive has pinned in this process.
-    public static var pinnedImageCount: Int { Int(bh_pinned_image_count()) }
+    package static var pinnedImageCount: Int { Int(bh_pinned_image_count()) }
 
     /// How many images the dynamic loader has loaded so far; it grows with every `dlopen`.
     ///
     /// A type that was not found may be found once this has changed.
-    public static var loadedImageCount: UInt64 { bh_loaded_image_count() }
+    package static var loadedImageCount: UInt64 { bh_loaded_image_count() }
 
     /// How many images the dynamic loader has unloaded in this process so far: while it stays the same, every
     /// image seen loaded is still loaded.
@@ -159,7 +159,7 @@ public final class ImageScanner: @unchecked Sendable {
     package static func imageBase(of address: UnsafeRawPointer) -> UInt { UInt(bh_image_base(address)) }
 
     /// The counters of the scans done so far.
-    public var statistics: Statistics {
+    package var statistics: Statistics {
         let s = bh_scanner_stats(handle)
         return Statistics(
             scans: Int(s.scans), shortCircuitScans: Int(s.scans_short_circuit), imagesSeen: Int(s.images_seen),

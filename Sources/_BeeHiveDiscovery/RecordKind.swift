@@ -21,5 +21,5 @@ public enum RecordKind: String, Sendable, Hashable, CaseIterable {
     }
 
     /// The section that `beehive.h` writes these records to unless told otherwise.
-    public var defaultSectionName: String { RecordFormat.defaultSection(self) }
+    package var defaultSectionName: String { RecordFormat.defaultSection(self) }
 }

@@ -29,14 +29,14 @@ public enum ParsedRecord: Sendable, Equatable {
 
 /// One `"key": value` pair of a record object.
 public struct RecordField: Sendable, Hashable {
-    public let key: String
-    public let value: RecordValue
+    package let key: String
+    package let value: RecordValue
 }
 
 /// Why a record could not be read.
 public struct RecordError: Error, Sendable, Hashable {
     /// The kind of problem.
-    public enum Kind: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         /// The bytes are not the JSON the format allows.
         case syntax
         /// A string is not valid UTF-8.
@@ -47,13 +47,13 @@ public struct RecordError: Error, Sendable, Hashable {
         case shape
     }
 
-    public let kind: Kind
+    package let kind: Kind
     /// What was expected and what was found.
-    public let message: String
+    package let message: String
     /// The byte offset of the problem within the record, when known.
     public let byteOffset: Int?
 
-    public init(_ kind: Kind, _ message: String, at byteOffset: Int? = nil) {
+    package init(_ kind: Kind, _ message: String, at byteOffset: Int? = nil) {
         self.kind = kind
         self.message = message
         self.byteOffset = byteOffset
@@ -64,6 +64,7 @@ public struct RecordError: Error, Sendable, Hashable {
 /// integers or booleans. It reads the bytes in place and allocates only the strings it returns. Its tokens are
 /// `JSONLexer`'s, which the file reader shares; the policy is the record's: text that cannot be represented (an
 /// unpaired surrogate escape, invalid UTF-8) and integers beyond 64 bits are errors of the record.
+/// Public, not `package`, for the fuzzers (Fuzz/, a package of their own), as are the record types it returns.
 public struct RecordParser {
     private var lexer: JSONLexer
 
@@ -79,7 +80,7 @@ public struct RecordParser {
     }
 
     /// Parses `bytes` (without a terminating NUL).
-    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(RecordError) -> ParsedRecord {
+    package static func parse(_ bytes: UnsafeRawBufferPointer) throws(RecordError) -> ParsedRecord {
         var parser = RecordParser(bytes: bytes)
         parser.skipWhitespace()
         let result: ParsedRecord
@@ -102,7 +103,7 @@ public struct RecordParser {
     ///   - record: The record.
     ///   - files: The file name of the record before, reused when this record names the same file (the records of
     ///     one section mostly come from a few files): one string per file, not per record.
-    public static func parseService(
+    package static func parseService(
         _ record: RawRecord, files: inout String?
     ) throws(RecordError) -> ServiceRecord {
         if record.isTerminated {
@@ -119,7 +120,7 @@ public struct RecordParser {
     }
 
     /// Parses a service record (``parseService(_:files:)`` without a file name to reuse).
-    public static func parseService(_ record: RawRecord) throws(RecordError) -> ServiceRecord {
+    package static func parseService(_ record: RawRecord) throws(RecordError) -> ServiceRecord {
         var files: String?
         return try parseService(record, files: &files)
     }

@@ -1,11 +1,11 @@
 /// Where an annotation was written, from a record's `"file"` and `"line"` keys (format version 2).
-public struct RecordLocation: Sendable, Hashable {
+package struct RecordLocation: Sendable, Hashable {
     /// The annotation's file: `annotations.c` (C macros) or `Module/File.swift` (Swift macros).
-    public let file: String
+    package let file: String
     /// The annotation's line, from 1.
-    public let line: Int
+    package let line: Int
 
-    public init(file: String, line: Int) {
+    package init(file: String, line: Int) {
         self.file = file
         self.line = line
     }
@@ -37,14 +37,14 @@ public struct RecordLocation: Sendable, Hashable {
 }
 
 /// A service record: `service` is implemented by the type named `implementation`.
-public struct ServiceRecord: Sendable, Hashable {
-    public let service: String
-    public let implementation: String
-    public let name: String?
+package struct ServiceRecord: Sendable, Hashable {
+    package let service: String
+    package let implementation: String
+    package let name: String?
     /// Where the annotation was written, when the record says.
-    public let location: RecordLocation?
+    package let location: RecordLocation?
 
-    public init(service: String, implementation: String, name: String? = nil, location: RecordLocation? = nil) {
+    package init(service: String, implementation: String, name: String? = nil, location: RecordLocation? = nil) {
         self.service = service
         self.implementation = implementation
         self.name = name
@@ -52,11 +52,11 @@ public struct ServiceRecord: Sendable, Hashable {
     }
 
     /// The forms, for messages.
-    public static let expectedForms =
+    package static let expectedForms =
         #"{"<service>":"<impl>"} or {"service":"…","impl":"…"[,"name":"…"][,"file":"…","line":…]}"#
 
     /// Reads a service record from its parsed form.
-    public init(_ parsed: ParsedRecord) throws(RecordError) {
+    package init(_ parsed: ParsedRecord) throws(RecordError) {
         guard case .object(let fields) = parsed else {
             throw RecordError(.shape, "expected \(Self.expectedForms); found a bare string")
         }
@@ -93,21 +93,21 @@ public struct ServiceRecord: Sendable, Hashable {
 }
 
 /// A module's level as written in a record: a name (`"basic"`) or a number (`0`).
-public enum RecordLevel: Sendable, Hashable {
+package enum RecordLevel: Sendable, Hashable {
     case named(String)
     case number(Int)
 }
 
 /// A module record.
-public struct ModuleRecord: Sendable, Hashable {
-    public let module: String
-    public let level: RecordLevel?
-    public let priority: Int?
-    public let isAsync: Bool?
+package struct ModuleRecord: Sendable, Hashable {
+    package let module: String
+    package let level: RecordLevel?
+    package let priority: Int?
+    package let isAsync: Bool?
     /// Where the annotation was written, when the record says.
-    public let location: RecordLocation?
+    package let location: RecordLocation?
 
-    public init(
+    package init(
         module: String, level: RecordLevel? = nil, priority: Int? = nil, isAsync: Bool? = nil,
         location: RecordLocation? = nil
     ) {
@@ -119,11 +119,11 @@ public struct ModuleRecord: Sendable, Hashable {
     }
 
     /// The forms, for messages.
-    public static let expectedForms =
+    package static let expectedForms =
         #""<module>" or {"module":"…"[,"level":…,"priority":…,"async":…][,"file":"…","line":…]}"#
 
     /// Reads a module record from its parsed form.
-    public init(_ parsed: ParsedRecord) throws(RecordError) {
+    package init(_ parsed: ParsedRecord) throws(RecordError) {
         switch parsed {
         case .string(let name):
             guard !name.isEmpty else { throw RecordError(.shape, "expected a module name; found an empty string") }
@@ -165,23 +165,23 @@ public struct ModuleRecord: Sendable, Hashable {
 }
 
 /// A route record: URLs matching `pattern` are handled by the type named `handler`.
-public struct RouteRecord: Sendable, Hashable {
-    public let pattern: String
-    public let handler: String
+package struct RouteRecord: Sendable, Hashable {
+    package let pattern: String
+    package let handler: String
     /// Where the annotation was written, when the record says.
-    public let location: RecordLocation?
+    package let location: RecordLocation?
 
-    public init(pattern: String, handler: String, location: RecordLocation? = nil) {
+    package init(pattern: String, handler: String, location: RecordLocation? = nil) {
         self.pattern = pattern
         self.handler = handler
         self.location = location
     }
 
     /// The form, for messages.
-    public static let expectedForms = #"{"route":"<pattern>","handler":"<type>"[,"file":"…","line":…]}"#
+    package static let expectedForms = #"{"route":"<pattern>","handler":"<type>"[,"file":"…","line":…]}"#
 
     /// Reads a route record from its parsed form.
-    public init(_ parsed: ParsedRecord) throws(RecordError) {
+    package init(_ parsed: ParsedRecord) throws(RecordError) {
         guard case .object(let fields) = parsed else {
             throw RecordError(.shape, "expected \(Self.expectedForms); found a bare string")
         }
