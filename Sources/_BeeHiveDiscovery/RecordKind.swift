@@ -21,5 +21,5 @@ public enum RecordKind: String, Sendable, Hashable, CaseIterable {
     }
 
     /// The section that `beehive.h` writes these records to unless told otherwise.
-    package var defaultSectionName: String { RecordFormat.defaultSection(self) }
+    public var defaultSectionName: String { RecordFormat.defaultSection(self) }
 }

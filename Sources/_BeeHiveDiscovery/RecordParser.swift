@@ -7,6 +7,9 @@ import Musl
 #endif
 
 /// A scalar value in a record: the JSON subset records use.
+///
+/// The record types (this file, `Records.swift`, `RecordSection.swift`, `RecordKind.swift`) are `public`, not `package`,
+/// because the fuzzers (`Fuzz/`, a package of their own) check them; the rest of this target is `package`.
 public enum RecordValue: Sendable, Hashable, CustomStringConvertible {
     case string(String)
     case integer(Int)
@@ -29,14 +32,14 @@ public enum ParsedRecord: Sendable, Equatable {
 
 /// One `"key": value` pair of a record object.
 public struct RecordField: Sendable, Hashable {
-    package let key: String
-    package let value: RecordValue
+    public let key: String
+    public let value: RecordValue
 }
 
 /// Why a record could not be read.
 public struct RecordError: Error, Sendable, Hashable {
     /// The kind of problem.
-    package enum Kind: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
         /// The bytes are not the JSON the format allows.
         case syntax
         /// A string is not valid UTF-8.
@@ -47,13 +50,13 @@ public struct RecordError: Error, Sendable, Hashable {
         case shape
     }
 
-    package let kind: Kind
+    public let kind: Kind
     /// What was expected and what was found.
-    package let message: String
+    public let message: String
     /// The byte offset of the problem within the record, when known.
     public let byteOffset: Int?
 
-    package init(_ kind: Kind, _ message: String, at byteOffset: Int? = nil) {
+    public init(_ kind: Kind, _ message: String, at byteOffset: Int? = nil) {
         self.kind = kind
         self.message = message
         self.byteOffset = byteOffset
@@ -64,7 +67,6 @@ public struct RecordError: Error, Sendable, Hashable {
 /// integers or booleans. It reads the bytes in place and allocates only the strings it returns. Its tokens are
 /// `JSONLexer`'s, which the file reader shares; the policy is the record's: text that cannot be represented (an
 /// unpaired surrogate escape, invalid UTF-8) and integers beyond 64 bits are errors of the record.
-/// Public, not `package`, for the fuzzers (Fuzz/, a package of their own), as are the record types it returns.
 public struct RecordParser {
     private var lexer: JSONLexer
 
@@ -80,7 +82,7 @@ public struct RecordParser {
     }
 
     /// Parses `bytes` (without a terminating NUL).
-    package static func parse(_ bytes: UnsafeRawBufferPointer) throws(RecordError) -> ParsedRecord {
+    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(RecordError) -> ParsedRecord {
         var parser = RecordParser(bytes: bytes)
         parser.skipWhitespace()
         let result: ParsedRecord
@@ -103,7 +105,7 @@ public struct RecordParser {
     ///   - record: The record.
     ///   - files: The file name of the record before, reused when this record names the same file (the records of
     ///     one section mostly come from a few files): one string per file, not per record.
-    package static func parseService(
+    public static func parseService(
         _ record: RawRecord, files: inout String?
     ) throws(RecordError) -> ServiceRecord {
         if record.isTerminated {
@@ -120,7 +122,7 @@ public struct RecordParser {
     }
 
     /// Parses a service record (``parseService(_:files:)`` without a file name to reuse).
-    package static func parseService(_ record: RawRecord) throws(RecordError) -> ServiceRecord {
+    public static func parseService(_ record: RawRecord) throws(RecordError) -> ServiceRecord {
         var files: String?
         return try parseService(record, files: &files)
     }

@@ -7,22 +7,21 @@ import Musl
 /// A section of records of a loaded image, read from the image's file.
 ///
 /// The bytes stay valid as long as the section value (or a copy of it) exists.
-/// Public, not `package`, for the fuzzers (Fuzz/, a package of their own) only, like the few members they use.
 public struct RecordSection: @unchecked Sendable {
     /// The image's file path: the path the kernel mapped (the main executable's real path).
-    package let imagePath: String
+    public let imagePath: String
     /// The loaded image's id, unique in the process and never reused (0 for sections made by hand).
-    package let imageID: UInt64
+    public let imageID: UInt64
     /// The section's name, e.g. `beehive_services`.
-    package let sectionName: String
+    public let sectionName: String
     /// What the records declare.
-    package let kind: RecordKind
+    public let kind: RecordKind
     /// The section's offset in the image file (`sh_offset`).
-    package let fileOffset: UInt64
+    public let fileOffset: UInt64
     /// The section's index in the image's section header table.
-    package let sectionIndex: Int
+    public let sectionIndex: Int
     /// The section's bytes.
-    package let bytes: UnsafeRawBufferPointer
+    public let bytes: UnsafeRawBufferPointer
     /// Owns `bytes` when the section adopted a buffer.
     private let owner: Owner?
 
@@ -68,7 +67,7 @@ public struct RecordSection: @unchecked Sendable {
     /// Records are NUL-terminated; runs of NUL bytes between them are alignment padding and are
     /// skipped. A record that reaches the end of the section without a NUL is returned with
     /// `isTerminated == false`.
-    package var records: [RawRecord] {
+    public var records: [RawRecord] {
         var result: [RawRecord] = []
         forEachRecord { result.append($0) }
         return result
@@ -95,7 +94,7 @@ public struct RecordSection: @unchecked Sendable {
 /// One record's bytes, without its terminating NUL.
 public struct RawRecord: @unchecked Sendable {
     /// Creates a record over `bytes`, found at `offset` in its section.
-    package init(offset: Int, bytes: UnsafeRawBufferPointer, isTerminated: Bool) {
+    public init(offset: Int, bytes: UnsafeRawBufferPointer, isTerminated: Bool) {
         self.offset = offset
         self.bytes = bytes
         self.isTerminated = isTerminated
@@ -106,10 +105,10 @@ public struct RawRecord: @unchecked Sendable {
     /// The record's bytes.
     public let bytes: UnsafeRawBufferPointer
     /// Whether a NUL ended the record (false: it ran to the end of the section).
-    package let isTerminated: Bool
+    public let isTerminated: Bool
 
     /// A printable excerpt of the record for diagnostics: invalid UTF-8 is replaced, long records are cut.
-    package var excerpt: String {
+    public var excerpt: String {
         let limit = 120
         let text = String(decoding: bytes.prefix(limit), as: UTF8.self)
         return bytes.count > limit ? text + "…" : text

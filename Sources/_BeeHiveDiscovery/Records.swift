@@ -1,11 +1,11 @@
 /// Where an annotation was written, from a record's `"file"` and `"line"` keys (format version 2).
-package struct RecordLocation: Sendable, Hashable {
+public struct RecordLocation: Sendable, Hashable {
     /// The annotation's file: `annotations.c` (C macros) or `Module/File.swift` (Swift macros).
-    package let file: String
+    public let file: String
     /// The annotation's line, from 1.
-    package let line: Int
+    public let line: Int
 
-    package init(file: String, line: Int) {
+    public init(file: String, line: Int) {
         self.file = file
         self.line = line
     }
@@ -37,14 +37,14 @@ package struct RecordLocation: Sendable, Hashable {
 }
 
 /// A service record: `service` is implemented by the type named `implementation`.
-package struct ServiceRecord: Sendable, Hashable {
-    package let service: String
-    package let implementation: String
-    package let name: String?
+public struct ServiceRecord: Sendable, Hashable {
+    public let service: String
+    public let implementation: String
+    public let name: String?
     /// Where the annotation was written, when the record says.
-    package let location: RecordLocation?
+    public let location: RecordLocation?
 
-    package init(service: String, implementation: String, name: String? = nil, location: RecordLocation? = nil) {
+    public init(service: String, implementation: String, name: String? = nil, location: RecordLocation? = nil) {
         self.service = service
         self.implementation = implementation
         self.name = name
@@ -52,11 +52,11 @@ package struct ServiceRecord: Sendable, Hashable {
     }
 
     /// The forms, for messages.
-    package static let expectedForms =
+    public static let expectedForms =
         #"{"<service>":"<impl>"} or {"service":"…","impl":"…"[,"name":"…"][,"file":"…","line":…]}"#
 
     /// Reads a service record from its parsed form.
-    package init(_ parsed: ParsedRecord) throws(RecordError) {
+    public init(_ parsed: ParsedRecord) throws(RecordError) {
         guard case .object(let fields) = parsed else {
             throw RecordError(.shape, "expected \(Self.expectedForms); found a bare string")
         }
@@ -93,21 +93,21 @@ package struct ServiceRecord: Sendable, Hashable {
 }
 
 /// A module's level as written in a record: a name (`"basic"`) or a number (`0`).
-package enum RecordLevel: Sendable, Hashable {
+public enum RecordLevel: Sendable, Hashable {
     case named(String)
     case number(Int)
 }
 
 /// A module record.
-package struct ModuleRecord: Sendable, Hashable {
-    package let module: String
-    package let level: RecordLevel?
-    package let priority: Int?
-    package let isAsync: Bool?
+public struct ModuleRecord: Sendable, Hashable {
+    public let module: String
+    public let level: RecordLevel?
+    public let priority: Int?
+    public let isAsync: Bool?
     /// Where the annotation was written, when the record says.
-    package let location: RecordLocation?
+    public let location: RecordLocation?
 
-    package init(
+    public init(
         module: String, level: RecordLevel? = nil, priority: Int? = nil, isAsync: Bool? = nil,
         location: RecordLocation? = nil
     ) {
@@ -119,11 +119,11 @@ package struct ModuleRecord: Sendable, Hashable {
     }
 
     /// The forms, for messages.
-    package static let expectedForms =
+    public static let expectedForms =
         #""<module>" or {"module":"…"[,"level":…,"priority":…,"async":…][,"file":"…","line":…]}"#
 
     /// Reads a module record from its parsed form.
-    package init(_ parsed: ParsedRecord) throws(RecordError) {
+    public init(_ parsed: ParsedRecord) throws(RecordError) {
         switch parsed {
         case .string(let name):
             guard !name.isEmpty else { throw RecordError(.shape, "expected a module name; found an empty string") }
@@ -165,23 +165,23 @@ package struct ModuleRecord: Sendable, Hashable {
 }
 
 /// A route record: URLs matching `pattern` are handled by the type named `handler`.
-package struct RouteRecord: Sendable, Hashable {
-    package let pattern: String
-    package let handler: String
+public struct RouteRecord: Sendable, Hashable {
+    public let pattern: String
+    public let handler: String
     /// Where the annotation was written, when the record says.
-    package let location: RecordLocation?
+    public let location: RecordLocation?
 
-    package init(pattern: String, handler: String, location: RecordLocation? = nil) {
+    public init(pattern: String, handler: String, location: RecordLocation? = nil) {
         self.pattern = pattern
         self.handler = handler
         self.location = location
     }
 
     /// The form, for messages.
-    package static let expectedForms = #"{"route":"<pattern>","handler":"<type>"[,"file":"…","line":…]}"#
+    public static let expectedForms = #"{"route":"<pattern>","handler":"<type>"[,"file":"…","line":…]}"#
 
     /// Reads a route record from its parsed form.
-    package init(_ parsed: ParsedRecord) throws(RecordError) {
+    public init(_ parsed: ParsedRecord) throws(RecordError) {
         guard case .object(let fields) = parsed else {
             throw RecordError(.shape, "expected \(Self.expectedForms); found a bare string")
         }
