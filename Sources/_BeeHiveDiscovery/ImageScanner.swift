@@ -31,7 +31,7 @@ package final class ImageScanner: @unchecked Sendable {
         /// The image.
         package let image: LoadedImage
         /// What was expected and what was found.
-        public let message: String
+        package let message: String
         /// Whether the cause can pass (too many open files): the image is tried again by the next scan.
         package let isTransient: Bool
     }
