@@ -78,17 +78,18 @@ package enum FileReader {
         byte >= 0x20 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
     }
 
-    /// The first invalid UTF-8 sequence of `bytes` as "byte 0x.. at offset n" (offsets from `base`).
-    static func firstInvalidUTF8(_ bytes: some Collection<UInt8>, base: Int) -> String {
+    /// How many bytes of `bytes` are valid UTF-8 before the first invalid sequence (all of them when none is).
+    static func validUTF8Prefix(_ bytes: some Collection<UInt8>) -> Int {
         var position = 0
         var iterator = bytes.makeIterator()
         var decoder = UTF8()
-        loop: while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): position += UTF8.width(scalar)
-            case .emptyInput, .error: break loop
-            }
-        }
+        while case .scalarValue(let scalar) = decoder.decode(&iterator) { position += UTF8.width(scalar) }
+        return position
+    }
+
+    /// The first invalid UTF-8 sequence of `bytes` as "byte 0x.. at offset n" (offsets from `base`).
+    static func firstInvalidUTF8(_ bytes: some Collection<UInt8>, base: Int) -> String {
+        let position = validUTF8Prefix(bytes)
         let bad = bytes.dropFirst(position).first.map { String($0, radix: 16) } ?? "?"
         return "byte 0x\(bad) at offset \(base + position)"
     }

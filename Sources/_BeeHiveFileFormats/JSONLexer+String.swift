@@ -134,15 +134,7 @@ extension JSONLexer {
     /// `bytes` as a string, or where their UTF-8 breaks (offsets from `offset`).
     private static func utf8Text(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Text {
         if let string = String(validating: bytes, as: UTF8.self) { return .string(string) }
-        var position = 0
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        loop: while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): position += UTF8.width(scalar)
-            case .emptyInput, .error: break loop
-            }
-        }
+        let position = FileReader.validUTF8Prefix(bytes)
         return .invalidUTF8(byte: position < bytes.count ? bytes[position] : 0, offset: offset + position)
     }
 
