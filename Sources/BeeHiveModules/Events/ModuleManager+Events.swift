@@ -327,7 +327,11 @@ extension ModuleManager {
         // Only create the module for events it may handle. A module not created yet (before start) was never set
         // up: a named hook (willTerminate, memory warning, reload) does not create it, unless it lists the event.
         if !event.isLifecycle && subscriptions.isEmpty && !(event.hasNamedHook && created) {
-            guard let type = entry.type ?? TypeLookup.type(named: entry.name) as? any HiveModule.Type,
+            guard
+                let type = entry.type
+                    ?? TypeLookup.type(named: entry.name).flatMap({
+                        Conformances.metatype($0, as: (any HiveModule.Type).self, path: hive.bindingPath)
+                    }),
                 type.events.contains(event)
             else { return }
         }
