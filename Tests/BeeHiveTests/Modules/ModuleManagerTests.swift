@@ -128,15 +128,15 @@ struct ModuleLifecycleTests {
     @Test("a module declared twice is one module, created once, with a duplicate diagnostic")
     func duplicate() async throws {
         let (manager, _, hive) = makeManager()
-        try hive.declareModule("BeeHiveTests.SilentModule", priority: 3)
+        try hive.declareModule("BeeHiveTests.TwiceDeclaredModule", priority: 3)
         manager.refresh()
-        let before = SilentModule.created.load(ordering: .relaxed)
-        let kept = try await manager.register(SilentModule.self, priority: 9)
+        let before = TwiceDeclaredModule.created.load(ordering: .relaxed)
+        let kept = try await manager.register(TwiceDeclaredModule.self, priority: 9)
         #expect(kept.priority == 3)
         await manager.start()
         try await manager.trigger(.setUp)
-        #expect(SilentModule.created.load(ordering: .relaxed) == before + 1)
-        #expect(hive.diagnostics.contains { $0.code == .duplicateRegistration && $0.message.contains("SilentModule") })
+        #expect(TwiceDeclaredModule.created.load(ordering: .relaxed) == before + 1)
+        #expect(hive.diagnostics.contains { $0.code == .duplicateRegistration && $0.message.contains("TwiceDeclaredModule") })
     }
 
     @Test("unknown module names and types that are not modules are reported; the other modules still run")

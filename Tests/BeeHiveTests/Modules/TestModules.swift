@@ -56,6 +56,13 @@ final class SilentModule: HiveModule {
     init() { Self.created.add(1, ordering: .relaxed) }
 }
 
+/// Implements no hook; declared twice by one test only, which counts its instances (a counter of its own, so that no
+/// other test running in parallel creates one).
+final class TwiceDeclaredModule: HiveModule {
+    static let created = Atomic<Int>(0)
+    init() { Self.created.add(1, ordering: .relaxed) }
+}
+
 /// Throws from init and from a custom event.
 final class FailingModule: LoggingModule, @unchecked Sendable {
     struct Failure: Error {}
