@@ -136,7 +136,10 @@ struct ModuleLifecycleTests {
         await manager.start()
         try await manager.trigger(.setUp)
         #expect(TwiceDeclaredModule.created.load(ordering: .relaxed) == before + 1)
-        #expect(hive.diagnostics.contains { $0.code == .duplicateRegistration && $0.message.contains("TwiceDeclaredModule") })
+        #expect(
+            hive.diagnostics.contains {
+                $0.code == .duplicateRegistration && $0.message.contains("TwiceDeclaredModule")
+            })
     }
 
     @Test("unknown module names and types that are not modules are reported; the other modules still run")
