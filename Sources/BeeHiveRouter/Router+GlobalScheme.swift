@@ -59,8 +59,8 @@ extension Router {
     /// - Parameter path: The file, usually the one `Hive.loadModules(from:)` reads.
     /// - Returns: The global scheme now in effect: the file's, or ``defaultGlobalScheme`` when the file has no
     ///   `URLGlobalScheme` (the setting is then reset to the default, as BHRouter would read it).
-    /// - Throws: ``HiveError`` `fileNotFound` or `malformedFile` (not a property list or JSON, not a dictionary at
-    ///   the root, or a value that is not a non-empty string); ``HiveError`` `malformedEntry` for a value that is no
+    /// - Throws: `HiveError` `fileNotFound` or `malformedFile` (not a property list or JSON, not a dictionary at
+    ///   the root, or a value that is not a non-empty string); `HiveError` `malformedEntry` for a value that is no
     ///   URL scheme (an ASCII letter, then letters, digits, `+`, `-` or `.`). The setting is unchanged on error.
     @discardableResult
     public static func loadGlobalScheme(fromConfig path: String) throws(HiveError) -> String {

@@ -1,7 +1,7 @@
 import BeeHive
 
 extension ModuleManager {
-    /// Waits until the modules of plugins that joined or left the hive (``Hive/Plugins-swift.struct``) have had
+    /// Waits until the modules of plugins that joined or left the hive (`Hive.plugins`) have had
     /// their events: tearDown for a retired plugin's modules, and setUp, init and splash for the modules of a plugin
     /// that joined a started manager.
     ///
