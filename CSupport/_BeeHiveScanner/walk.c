@@ -43,6 +43,20 @@ static int bh_is_vdso(struct dl_phdr_info *info) {
     return (uintptr_t)info->dlpi_phdr == vdso + ehdr->e_phoff;
 }
 
+/* Remembers a new image of this walk (a fresh id, its address and name); NULL when memory is short. */
+static bh_image *bh_add_image(bh_scanner *s, const struct dl_phdr_info *info, int is_main, uint64_t name_hash) {
+    if (!bh_reserve((void **)&s->images, &s->image_capacity, s->image_count, sizeof *s->images)) return NULL;
+    bh_image *image = &s->images[s->image_count++];
+    memset(image, 0, sizeof *image);
+    image->id = bh_new_image_id();
+    image->base = info->dlpi_addr;
+    image->phdr_address = info->dlpi_phdr;
+    image->name_hash = name_hash;
+    image->generation = s->generation;
+    image->is_main = (unsigned char)is_main;
+    s->stats.images_new++;
+    return image;
+}
 
 static int bh_visit_image(bh_scanner *s, bh_walk *walk, struct dl_phdr_info *info, bh_image *known,
                           const ElfW(Phdr) *phdrs, size_t phnum, int is_main, uint64_t name_hash, const char *label);
@@ -76,18 +90,8 @@ static int bh_visit(struct dl_phdr_info *info, size_t size, void *data) {
                                            phnum * sizeof *phdrs) != 0)) {
         if (!known) {
             /* Remembered without its headers, so that the next walks neither read nor report it again. */
-            uint64_t id = 0;
-            if (bh_reserve((void **)&s->images, &s->image_capacity, s->image_count, sizeof *s->images)) {
-                bh_image *image = &s->images[s->image_count++];
-                memset(image, 0, sizeof *image);
-                image->id = id = bh_new_image_id();
-                image->base = info->dlpi_addr;
-                image->phdr_address = info->dlpi_phdr;
-                image->name_hash = name_hash;
-                image->generation = s->generation;
-                image->is_main = (unsigned char)is_main;
-                s->stats.images_new++;
-            }
+            bh_image *image = bh_add_image(s, info, is_main, name_hash);
+            uint64_t id = image ? image->id : 0;
             bh_add_problem(s, label, id, 0,
                            "the image's %zu program headers cannot be read (the memory faults: is the file truncated "
                            "since it was loaded?); the image was not scanned",
@@ -116,16 +120,8 @@ static int bh_visit_image(bh_scanner *s, bh_walk *walk, struct dl_phdr_info *inf
         }
     }
 
-    if (!bh_reserve((void **)&s->images, &s->image_capacity, s->image_count, sizeof *s->images)) return 0;
-    bh_image *image = &s->images[s->image_count++];
-    memset(image, 0, sizeof *image);
-    image->id = bh_new_image_id();
-    image->base = info->dlpi_addr;
-    image->phdr_address = info->dlpi_phdr;
-    image->name_hash = name_hash;
-    image->generation = s->generation;
-    image->is_main = (unsigned char)is_main;
-    s->stats.images_new++;
+    bh_image *image = bh_add_image(s, info, is_main, name_hash);
+    if (!image) return 0;
 
     bh_notes notes;
     bh_read_notes(s, info->dlpi_addr, phdrs, phnum, label, image->id, walk->careful, 1, &notes);
