@@ -6,6 +6,8 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// Writes `bytes` to a new temporary file; returns its path.

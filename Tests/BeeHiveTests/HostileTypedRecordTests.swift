@@ -7,6 +7,8 @@ import _BeeHiveDiscovery
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// A C plugin, built here, whose typed records misbehave in every way a foreign record can: its accessor refuses,

@@ -4,6 +4,8 @@ import Swinject
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 // Builds one mechanism's registry K times, for instruction counts under valgrind: the difference of

@@ -3,6 +3,8 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// Images and files that lie: a records plugin (Tests/Fixtures/CPlugins/alpha.c) compiled here, then patched

@@ -3,6 +3,8 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// The steps of a PluginLab run (Tests/Fixtures/Sources/PluginLab): each method adds one and returns its number,

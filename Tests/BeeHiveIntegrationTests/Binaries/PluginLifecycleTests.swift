@@ -3,6 +3,8 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// Plugins that come and go, played out by PluginLab in a child process with C plugins of records compiled here

@@ -4,6 +4,8 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// LifecycleApp (Tests/Fixtures/Sources/LifecycleApp) in child processes: three modules, driven by Linux signals.

@@ -2,6 +2,8 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// Runs a program in a child process with a time limit, so that a crash or a hang of the program is a result a

@@ -8,6 +8,8 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// A manager over a hive of its own, with a log in its context.

@@ -108,6 +108,8 @@ final class ContextReadingModule: LoggingModule, @unchecked Sendable {
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 // MARK: - Async hooks

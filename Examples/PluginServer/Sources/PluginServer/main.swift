@@ -12,6 +12,8 @@ import Hummingbird
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// The loaded features, by name, with the path each was loaded from; upgraded one at a time.

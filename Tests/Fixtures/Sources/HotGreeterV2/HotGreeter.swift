@@ -6,6 +6,8 @@ import PluginAPI
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// Version 2 of the plugin's greeter: a singleton, so that the host can see BeeHive release it on retire.

@@ -35,6 +35,8 @@ import PluginAPI
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 var handles: [UnsafeMutableRawPointer?] = []

@@ -14,6 +14,8 @@ import Dispatch
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 func say(_ line: String) {

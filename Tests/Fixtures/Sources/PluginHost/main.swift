@@ -4,6 +4,8 @@ import PluginAPI
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// Registrations of the plugin's service that came from an image's records.

@@ -35,6 +35,8 @@ import BeeHiveRouter
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// The handler that records of the test plugins name for their routes.

@@ -3,6 +3,8 @@ import BeeHive
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 let path = CommandLine.arguments[1]

@@ -4,6 +4,8 @@ import PluginAPI
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 func greet() -> String {
