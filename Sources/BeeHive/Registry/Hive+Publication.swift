@@ -12,6 +12,8 @@ extension Hive {
     func add(
         services: [ServiceEntry], modules: [ModuleDeclaration] = [], routes: [RouteDeclaration] = []
     ) -> [Diagnostic] {
+        // A rescan with nothing new publishes nothing: no batch, no lock.
+        guard !services.isEmpty || !modules.isEmpty || !routes.isEmpty else { return [] }
         let serviceBatch = Batch(services) { ServiceKey(service: $0.registration.service, name: $0.registration.name) }
         let moduleBatch = Batch(modules) { $0.name }
         let (serviceHolders, moduleHolders) = state.withLock { state in
