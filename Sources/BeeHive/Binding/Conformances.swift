@@ -118,16 +118,9 @@ package enum Conformances {
         // The value (and its ownership) moves out of `any` into the existential; `any` is deallocated, not destroyed.
         withUnsafePointer(to: shape) { bh_existential_make($0, any, found.table, existential) }
         let made = existential.assumingMemoryBound(to: Service.self).move()
-        let trusted = RuntimeBinding.selfCheck(image: found.image, .conformance, what: "the conformance of \(type)") {
-            guard var cast = instance as? Service else { return false }
-            var assembled = made
-            return withUnsafePointer(to: &cast) { a in
-                withUnsafePointer(to: &assembled) { b in
-                    sameParts(shape, metatype: false, UnsafeRawPointer(a), UnsafeRawPointer(b))
-                }
-            }
+        if agrees(made, with: instance as? Service, shape, metatype: false, image: found.image, type: type) {
+            return made
         }
-        if trusted { return made }
         return runtimeCast(instance, to: service)
     }
 
@@ -144,17 +137,25 @@ package enum Conformances {
         defer { existential.deallocate() }
         bh_existential_metatype_make(metadata(of: type), found.table, existential)
         let made = existential.load(as: Metatype.self)
-        let trusted = RuntimeBinding.selfCheck(image: found.image, .conformance, what: "the conformance of \(type)") {
-            guard var cast = type as? Metatype else { return false }
+        if agrees(made, with: type as? Metatype, shape, metatype: true, image: found.image, type: type) { return made }
+        return runtimeCast(type, to: metatype)
+    }
+
+    /// Whether the image's self-check trusts the assembled existential `made`: the cast's answer, asked only while the
+    /// image is being checked, holds the same type (or reference) and witness table.
+    private static func agrees<T>(
+        _ made: T, with cast: @autoclosure () -> T?, _ shape: bh_existential_shape, metatype: Bool,
+        image: UnsafeRawPointer, type: any Any.Type
+    ) -> Bool {
+        RuntimeBinding.selfCheck(image: image, .conformance, what: "the conformance of \(type)") {
+            guard var cast = cast() else { return false }
             var assembled = made
             return withUnsafePointer(to: &cast) { a in
                 withUnsafePointer(to: &assembled) { b in
-                    sameParts(shape, metatype: true, UnsafeRawPointer(a), UnsafeRawPointer(b))
+                    sameParts(shape, metatype: metatype, UnsafeRawPointer(a), UnsafeRawPointer(b))
                 }
             }
         }
-        if trusted { return made }
-        return runtimeCast(type, to: metatype)
     }
 
     private static func runtimeCast<T>(_ value: Any, to: T.Type) -> T? {
