@@ -18,22 +18,8 @@ extension Hive {
         let moduleBatch = Batch(modules) { $0.name }
         let (serviceHolders, moduleHolders) = state.withLock { state in
             state.reserve(serviceBatch.keys.count)
-            var serviceHolders: [Holder<ServiceRegistration>] = []
-            serviceHolders.reserveCapacity(serviceBatch.keys.count)
-            for position in serviceBatch.keys.indices {
-                let entry = services[serviceBatch.firstEntry(position)]
-                let existing = state.add(entry)
-                for index in serviceBatch.laterCandidates(position) { _ = state.add(services[index]) }
-                serviceHolders.append(Holder(existing ?? entry.registration, isFromBatch: existing == nil))
-            }
-            var moduleHolders: [Holder<ModuleDeclaration>] = []
-            moduleHolders.reserveCapacity(moduleBatch.keys.count)
-            for position in moduleBatch.keys.indices {
-                let module = modules[moduleBatch.firstEntry(position)]
-                let existing = state.add(module)
-                for index in moduleBatch.laterCandidates(position) { _ = state.add(modules[index]) }
-                moduleHolders.append(Holder(existing ?? module, isFromBatch: existing == nil))
-            }
+            let serviceHolders = serviceBatch.publish(services, as: \.registration) { state.add($0) }
+            let moduleHolders = moduleBatch.publish(modules, as: { $0 }) { state.add($0) }
             state.add(routes: routes)
             return (serviceHolders, moduleHolders)
         }
@@ -116,11 +102,22 @@ private struct Batch<Key: Hashable> {
         }
     }
 
-    /// The entries of the key at `position` to offer the registry after its first: the first of each other origin.
-    func laterCandidates(_ position: Int) -> [Int] { more[position] ?? [] }
-
-    /// The index of the first entry of the key at `position`.
-    func firstEntry(_ position: Int) -> Int { first[position] }
+    /// Offers the batch to the registry through `add`, which returns what already holds an entry's key, if anything:
+    /// for each key its first entry, then the first entry of each other origin (the others can never hold the key).
+    /// - Returns: What holds each key afterwards, by position in ``keys``.
+    func publish<Element, Value>(
+        _ elements: [Element], as value: (Element) -> Value, add: (Element) -> Value?
+    ) -> [Holder<Value>] {
+        var holders: [Holder<Value>] = []
+        holders.reserveCapacity(keys.count)
+        for position in keys.indices {
+            let element = elements[first[position]]
+            let existing = add(element)
+            for index in more[position] ?? [] { _ = add(elements[index]) }
+            holders.append(Holder(existing ?? value(element), isFromBatch: existing == nil))
+        }
+        return holders
+    }
 
     /// Calls `listed` for each entry that does not hold its key (in entry order), the first
     /// ``Hive/listedDuplicatesPerKey`` of each key; then `unlisted` once per key with more, with their count and
