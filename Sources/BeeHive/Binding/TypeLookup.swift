@@ -75,8 +75,9 @@ package enum TypeLookup {
 
     /// The types and protocols named `name` in the loaded images (more than one when several images define it), or
     /// nil when the images cannot be enumerated.
-    static func declarations(named name: String) -> [SwiftTypes.Entry]? {
-        index(of: name.prefix { $0 != "." }).map { $0.entries[name] ?? [] }
+    /// - Parameter refreshing: Whether to read the module again when images were loaded since it was read.
+    static func declarations(named name: String, refreshing: Bool = false) -> [SwiftTypes.Entry]? {
+        index(of: name.prefix { $0 != "." }, refreshing: refreshing).map { $0.entries[name] ?? [] }
     }
 
     /// The names of the loaded types (or protocols) of `name`'s module closest to `name`, a typo's likely intent;
@@ -117,8 +118,10 @@ package enum TypeLookup {
     }
 
     /// The paths of the images that define a protocol named `name`, when more than one does.
-    package static func imagesDefiningProtocol(named name: String) -> [String] {
-        let protocols = (declarations(named: name) ?? []).filter { $0.kind == .protocol }
+    /// - Parameter refreshing: Whether to read the module again when images were loaded since it was read (a plugin
+    ///   being loaded).
+    package static func imagesDefiningProtocol(named name: String, refreshing: Bool = false) -> [String] {
+        let protocols = (declarations(named: name, refreshing: refreshing) ?? []).filter { $0.kind == .protocol }
         guard Set(protocols.compactMap(\.image)).count > 1 else { return [] }
         return Set(protocols.map { $0.imagePath ?? "an image without a path" }).sorted()
     }

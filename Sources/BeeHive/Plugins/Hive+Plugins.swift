@@ -261,25 +261,18 @@ extension Hive {
     /// (or a library it brought) carries its own copy of the host's protocol module, and its types conform to that
     /// copy, not to the one the host asks for.
     static func protocolsDefinedTwice(by services: [ServiceEntry], in path: String) -> [Diagnostic] {
-        var modules: [String: [SwiftTypes.Entry]] = [:]
         var problems: [Diagnostic] = []
         for registration in services.map(\.registration) {
             let service = registration.service
-            let module = String(service.prefix { $0 != "." })
-            guard module.count < service.count else { continue }
-            if modules[module] == nil { modules[module] = SwiftTypes.entries(inModule: module)?.entries ?? [] }
-            let images = Set(
-                modules[module, default: []].filter { $0.kind == .protocol && $0.name == service }.map {
-                    $0.imagePath ?? "an image without a path"
-                })
-            guard images.count > 1 else { continue }
+            let images = TypeLookup.imagesDefiningProtocol(named: service, refreshing: true)
+            guard !images.isEmpty else { continue }
             problems.append(
                 Diagnostic(
                     .error,
                     HiveError(
                         .doesNotConform,
                         "expected \(service) to be defined by one loaded image; \(images.count) define it ("
-                            + images.sorted().joined(separator: ", ") + "): the plugin brings its own copy of the "
+                            + images.joined(separator: ", ") + "): the plugin brings its own copy of the "
                             + "protocol's module, and its types conform to that copy only. Link the module as a "
                             + "shared library that the host and its plugins both load", source: registration.source)))
         }
