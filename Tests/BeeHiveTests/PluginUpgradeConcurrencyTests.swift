@@ -80,6 +80,10 @@ struct PluginUpgradeConcurrencyTests {
         }
         for number in 0..<20 {
             plugin = try hive.plugins.upgrade(plugin, to: number % 2 == 0 ? v2 : v1)
+            // Waits on events, not time: the readers resolve against this version before the next upgrade (8 more
+            // calls started means some reader finished one begun after the upgrade), however loaded the machine is.
+            let upgraded = calls.load(ordering: .relaxed)
+            while calls.load(ordering: .relaxed) < upgraded + 8 { sched_yield() }
         }
         stop.store(true, ordering: .relaxed)
         readers.wait()
