@@ -100,6 +100,17 @@ static char *bh_strndup(bh_arena *arena, const char *s, size_t n) {
 
 static char *bh_strdup(bh_arena *arena, const char *s) { return bh_strndup(arena, s, strlen(s)); }
 
+/*
+ * Makes a string the reader hands out one line that is safe to print: every control character (a newline, an
+ * escape sequence's ESC, DEL) becomes '?'. Names in a file are bytes its author chose.
+ */
+static char *bh_one_line(char *s) {
+    if (s)
+        for (unsigned char *c = (unsigned char *)s; *c; c++)
+            if (*c < 0x20 || *c == 0x7F) *c = '?';
+    return s;
+}
+
 /* Makes room for one more element in an arena array (the old storage is left to the arena). */
 static int bh_grow(bh_arena *arena, void *items, size_t *capacity, size_t count, size_t size) {
     void **array = items;
@@ -171,7 +182,7 @@ static void bh_problem(bh_reader *r, const char *format, ...) {
     vsnprintf(message, sizeof message, format, args);
     va_end(args);
     bh_arena *arena = &r->owner->arena;
-    char *copy = bh_strdup(arena, message);
+    char *copy = bh_one_line(bh_strdup(arena, message));
     if (!copy || !bh_grow(arena, &r->problems, &r->problem_capacity, r->image->problem_count, sizeof *r->problems))
         return;
     r->problems[r->image->problem_count++] = copy;
@@ -187,7 +198,7 @@ static void bh_file_problem(bh_owned_file *f, const char *format, ...) {
     va_start(args, format);
     vsnprintf(message, sizeof message, format, args);
     va_end(args);
-    char *copy = bh_strdup(&f->arena, message);
+    char *copy = bh_one_line(bh_strdup(&f->arena, message));
     if (!copy || !bh_grow(&f->arena, &f->problems, &f->problem_capacity, f->problem_count, sizeof *f->problems))
         return;
     f->problems[f->problem_count++] = copy;
@@ -202,7 +213,7 @@ static void bh_fail(bh_owned_file *f, const char *format, ...) {
     va_start(args, format);
     vsnprintf(message, sizeof message, format, args);
     va_end(args);
-    f->file.error = bh_strdup(&f->arena, message);
+    f->file.error = bh_one_line(bh_strdup(&f->arena, message));
     if (!f->file.error) f->file.error = "out of memory";
 }
 
@@ -433,7 +444,7 @@ static void bh_read_record_section(bh_reader *r, unsigned index, const GElf_Shdr
     bh_inspect_section *section = &r->sections[r->image->section_count++];
     r->image->sections = r->sections;
     memset(section, 0, sizeof *section);
-    section->name = bh_strdup(arena, name);
+    section->name = bh_one_line(bh_strdup(arena, name));
     if (!section->name) section->name = "?";
     section->kind = kind;
     section->index = index;
@@ -484,7 +495,7 @@ static const char *bh_read_string(bh_reader *r, const GElf_Shdr *strtab, uint64_
     if (bh_pread(r->owner->fd, buffer, want, r->base + strtab->sh_offset + offset) != 0) return NULL;
     char *nul = memchr(buffer, 0, want);
     if (!nul) return NULL;
-    return bh_strndup(&r->owner->arena, buffer, (size_t)(nul - buffer));
+    return bh_one_line(bh_strndup(&r->owner->arena, buffer, (size_t)(nul - buffer)));
 }
 
 static const bh_inspect_section *bh_record_section_at(const bh_reader *r, size_t index) {
@@ -575,7 +586,7 @@ static void bh_read_symbols(bh_reader *r, Elf_Scn *scn, const GElf_Shdr *shdr, i
             if (name && bh_is_descriptor(name) &&
                 bh_grow(arena, &r->descriptors, &r->descriptor_capacity, r->image->descriptor_count,
                         sizeof *r->descriptors)) {
-                const char *copy = bh_strdup(arena, name);
+                const char *copy = bh_one_line(bh_strdup(arena, name));
                 if (copy) {
                     r->descriptors[r->image->descriptor_count++] = copy;
                     r->image->descriptors = r->descriptors;
@@ -721,7 +732,7 @@ static void bh_add_image(bh_owned_file *f, Elf *elf, const char *member, uint64_
     f->file.images = f->images;
     memset(image, 0, sizeof *image);
     image->defined_globals = -1;
-    image->member = member ? bh_strdup(&f->arena, member) : NULL;
+    image->member = member ? bh_one_line(bh_strdup(&f->arena, member)) : NULL;
     bh_reader reader;
     memset(&reader, 0, sizeof reader);
     reader.owner = f;

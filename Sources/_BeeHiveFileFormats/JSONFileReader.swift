@@ -135,8 +135,11 @@ package struct JSONFileReader {
         let range = number.start..<number.end
         if number.isInteger { return .invalid("the integer \(lexer.excerpt(range)), outside the 64-bit range") }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: lexer.bytes[range]), as: UTF8.self)
-        // The lexer checked the grammar, so the text is a number Double reads (possibly to ±infinity).
-        return .real(Double(text) ?? .nan)
+        // The lexer checked the grammar, so the text is a number Double reads, possibly to ±infinity: a number
+        // beyond the range of a 64-bit float costs the entry that holds it, like an integer beyond 64 bits.
+        let real = Double(text) ?? .nan
+        if real.isInfinite { return .invalid("the number \(lexer.excerpt(range)), beyond the 64-bit float range") }
+        return .real(real)
     }
 
     /// A string; the cursor is on its opening quote.

@@ -154,6 +154,9 @@ extension FileRegistrationTests {
                 "an integer beyond 64 bits", impl: "99999999999999999999",
                 "found the integer 99999999999999999999, outside the 64-bit range"),
             .json(
+                "a number beyond the 64-bit float range", impl: "-1.5e999",
+                "found the number -1.5e999, beyond the 64-bit float range"),
+            .json(
                 "an unpaired surrogate escape", impl: #""T.\ud800""#,
                 #"found a string with an unpaired surrogate escape \ud800"#, code: .invalidUTF8),
             .json(

@@ -46,6 +46,8 @@ func checkEntries(_ table: RedirectTable, _ json: Data) {
     // Text that is not UTF-8, or an unpaired surrogate escape (`"\udddb"`), costs only the entry that holds it;
     // Foundation's reader refuses the whole document, so it is no judge of such documents.
     guard String(validating: json, as: UTF8.self) != nil, !hasUnpairedSurrogateEscape(json) else { return }
+    // So does a number beyond the range of a 64-bit float (`1e999`), which Foundation refuses too.
+    guard !hasNumberBeyondDouble(json) else { return }
     guard let document = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any],
         let entries = document["redirects"] as? [Any]
     else {
@@ -147,6 +149,32 @@ func hasUnpairedSurrogateEscape(_ json: Data) -> Bool {
             continue
         }
         index += 6
+    }
+    return false
+}
+
+/// Whether a JSON text holds a number (outside strings) that a 64-bit float cannot hold, such as `1e999`.
+func hasNumberBeyondDouble(_ json: Data) -> Bool {
+    let bytes = [UInt8](json)
+    let numberBytes = Set("0123456789+-.eE".utf8)
+    var index = 0
+    while index < bytes.count {
+        if bytes[index] == UInt8(ascii: "\"") {
+            index += 1
+            while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+                index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
+            }
+            index += 1
+            continue
+        }
+        let start = index
+        while index < bytes.count, numberBytes.contains(bytes[index]) { index += 1 }
+        if index > start, let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)),
+            value.isInfinite
+        {
+            return true
+        }
+        index = max(index, start + 1)
     }
     return false
 }

@@ -37,6 +37,9 @@ func checkServiceMap(
                 "unexpected problem: \(problem)")
         }
         if problems.contains(where: { $0.message.contains("expected each key once") }) { return }
+        // A key given twice in the map: BeeHive registers the first value and reports the second as a duplicate;
+        // the reference dictionary keeps one of them, so it is no judge of which was registered.
+        if problems.contains(where: { $0.code == .duplicateRegistration }) { return }
     }
     for (item, registration) in zip(registered, services) {
         check(item.index != nil, "registration without an entry index: \(item.value)")
