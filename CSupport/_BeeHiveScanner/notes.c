@@ -95,9 +95,16 @@ static void bh_parse_notes(bh_scanner *s, const char *image, uint64_t id, int re
     bh_note_reader reader;
     bh_note_reader_init(&reader, p, size, align, 0);
     bh_note note;
+    /* The Swift macros write one note per annotation, all alike and side by side: a note equal to the BeeHive note
+     * before it adds nothing, so it costs one comparison, not a parse (1,000 annotations: ~40 K instructions). */
+    const unsigned char *previous = NULL;
+    size_t previous_size = 0;
     while (bh_note_next(&reader, &note)) {
         if (bh_note_is_beehive(&note)) {
             notes->marked = 1;
+            if (previous && note.descsz == previous_size && memcmp(note.desc, previous, previous_size) == 0) continue;
+            previous = note.desc;
+            previous_size = note.descsz;
             notes->hash = bh_hash(notes->hash, note.desc, note.descsz);
             bh_parse_note(s, image, id, report, note.desc, note.descsz, notes);
         } else if (bh_note_is_gnu_build_id(&note)) {

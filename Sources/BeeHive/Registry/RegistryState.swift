@@ -83,9 +83,19 @@ final class ServiceEntry {
 }
 
 /// A shared instance as a value of the service type it was asked for.
+@usableFromInline
 final class TypedInstance<Service> {
-    let value: Service
+    @usableFromInline let value: Service
     init(_ value: Service) { self.value = value }
+}
+
+/// A shared instance boxed for the exact type it was asked for: what the cached path of
+/// ``Hive/createService(_:name:shouldCache:)`` returns without a cast. Valid while its entry's slot is unchanged.
+struct SharedInstance {
+    let entry: ServiceEntry
+    let generation: Int
+    /// A `TypedInstance<Service>` whose `Service` is the type of the key it is stored under, and no other.
+    let box: AnyObject
 }
 
 /// Everything a hive knows, behind one lock.
@@ -93,6 +103,8 @@ struct RegistryState {
     var services: [ServiceKey: ServiceEntry] = [:]
     var serviceOrder: [ServiceKey] = []
     var typeIndex: [TypeKey: ServiceEntry] = [:]
+    /// The shared instances asked for by type, each boxed as that type (the cached path).
+    var sharedInstances = SharedInstanceTable()
     var modules: [String: ModuleDeclaration] = [:]
     var moduleOrder: [String] = []
     var routes: [RouteDeclaration] = []
@@ -226,6 +238,7 @@ struct RegistryState {
             routeGeneration += 1
         }
         typeIndex.removeAll()
+        sharedInstances.removeAll()
         return result
     }
 
@@ -248,6 +261,7 @@ struct RegistryState {
         }
         add(routes: declarations2)
         typeIndex.removeAll()
+        sharedInstances.removeAll()
         return (withdrawal, duplicates, moduleDuplicates)
     }
 }

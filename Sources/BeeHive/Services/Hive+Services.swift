@@ -20,11 +20,33 @@ extension Hive {
     /// - Returns: An instance that conforms to `service`.
     /// - Throws: ``HiveError`` with code `serviceNotFound`, `unknownType`, `notAnImplementation`,
     ///   `doesNotConform`, `cyclicDependency` or `creationFailed`, naming where the registration came from.
+    @inlinable
     public func createService<Service>(
         _ service: Service.Type, name: String? = nil, shouldCache: Bool = true
     )
         throws(HiveError) -> Service
     {
+        // Inlined and specialized in the caller: a shared instance asked for by this type before is one lock, one
+        // dictionary probe and no cast (the box under this type's key holds a `Service`, see `SharedInstance`).
+        if shouldCache, let box = sharedInstance(ObjectIdentifier(service), name: name) {
+            return unsafeDowncast(box, to: TypedInstance<Service>.self).value
+        }
+        return try makeService(service, name: name, shouldCache: shouldCache)
+    }
+
+    /// The shared instance already made for `type` (and `name`), boxed as that type; `nil` when there is none yet,
+    /// or its slot changed since (a removed instance, a withdrawn registration).
+    @usableFromInline
+    func sharedInstance(_ type: ObjectIdentifier, name: String?) -> AnyObject? {
+        state.withLock { $0.sharedInstances.box(for: type, name: name) }
+    }
+
+    /// ``createService(_:name:shouldCache:)`` past its cached path: finds the registration, makes or waits for the
+    /// instance, and remembers a shared one for the cached path.
+    @usableFromInline
+    func makeService<Service>(
+        _ service: Service.Type, name: String?, shouldCache: Bool
+    ) throws(HiveError) -> Service {
         let lookup = TypedLookup(service, name: name, in: self)
         if shouldCache, let cached = lookup.cached { return cached }
         let (made, entry, generation) = try self.instance(
@@ -52,6 +74,9 @@ extension Hive {
     public func service<Service>(
         _ service: Service.Type, name: String? = nil, shouldCache: Bool = true
     ) async throws(HiveError) -> Service {
+        if shouldCache, let box = sharedInstance(ObjectIdentifier(service), name: name) {
+            return unsafeDowncast(box, to: TypedInstance<Service>.self).value
+        }
         let lookup = TypedLookup(service, name: name, in: self)
         if shouldCache, let cached = lookup.cached { return cached }
         while true {
@@ -378,11 +403,15 @@ private struct TypedLookup<Service> {
 
     init(_ service: Service.Type, name: String?, in hive: Hive) {
         let typeKey = TypeKey(type: ObjectIdentifier(service), name: name)
-        let indexed: (entry: ServiceEntry, box: AnyObject?)? = hive.state.withLock { state in
-            state.typeIndex[typeKey].map { ($0, $0.typedInstance) }
+        let indexed: (entry: ServiceEntry, box: TypedInstance<Service>?)? = hive.state.withLock { state in
+            guard let entry = state.typeIndex[typeKey] else { return nil }
+            guard let box = entry.typedInstance as? TypedInstance<Service> else { return (entry, nil) }
+            // Boxed as this very type: the cached path may return it from now on.
+            state.sharedInstances.set(SharedInstance(entry: entry, generation: entry.generation, box: box), for: typeKey)
+            return (entry, box)
         }
         self.typeKey = typeKey
-        cached = (indexed?.box as? TypedInstance<Service>)?.value
+        cached = indexed?.box?.value
         key =
             indexed.map { ServiceKey(service: $0.entry.registration.service, name: $0.entry.registration.name) }
             ?? ServiceKey(service: TypeLookup.name(of: service), name: name)
@@ -406,8 +435,13 @@ private struct TypedLookup<Service> {
         } else {
             throw HiveError.doesNotConform(entry.registration, service: key.service)
         }
-        if let cachedGeneration, made.boxed !== box {
-            hive.state.withLock { _ in if entry.generation == cachedGeneration { entry.typedInstance = box } }
+        if let cachedGeneration {
+            hive.state.withLock { state in
+                guard entry.generation == cachedGeneration else { return }
+                entry.typedInstance = box
+                state.sharedInstances.set(
+                    SharedInstance(entry: entry, generation: cachedGeneration, box: box), for: typeKey)
+            }
         }
         return box.value
     }
