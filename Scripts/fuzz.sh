@@ -137,7 +137,7 @@ fi
 # CI's inputs per target: about 30 s each on a 2-core machine.
 ci_runs() {
     case "$1" in
-        RouteFuzzer) echo 5000 ;;
+        RouteFuzzer) echo 3000 ;;
         ServiceFileFuzzer | ModuleFileFuzzer) echo 150000 ;;
         ELFInspectFuzzer) echo 250000 ;;
         *) echo 400000 ;;

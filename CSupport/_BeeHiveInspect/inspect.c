@@ -145,6 +145,7 @@ typedef struct {
     uint64_t hash;
     bh_format_kind kind;
     unsigned reported; /* bit k: a conflict with kind k was reported */
+    const char *display; /* the name as the report shows it: one line (bh_one_line) */
 } bh_named_section;
 
 /* An image being read: where it lies in the file and what was found in it. */
@@ -299,6 +300,13 @@ static bh_named_section *bh_named_add(bh_reader *r, const char *name, size_t len
         char *copy = bh_strndup(&r->owner->arena, name, length);
         if (!copy) return NULL;
         slot->name = copy;
+        slot->display = copy;
+        for (size_t i = 0; i < length; i++)
+            if ((unsigned char)copy[i] < 0x20 || copy[i] == 0x7F) {
+                slot->display = bh_one_line(bh_strndup(&r->owner->arena, name, length));
+                if (!slot->display) slot->display = "?";
+                break;
+            }
         slot->length = length;
         slot->hash = hash;
         slot->kind = kind;
@@ -326,7 +334,7 @@ static void bh_note_entry_read(bh_reader *r, const bh_note_entry *entry) {
     bh_arena *arena = &r->owner->arena;
     if (!bh_grow(arena, &r->entries, &r->entry_capacity, r->entry_count, sizeof *r->entries)) return;
     r->entries[r->entry_count].kind = bh_inspect_kind_of(entry->kind);
-    r->entries[r->entry_count].section = named->name; /* one copy per name */
+    r->entries[r->entry_count].section = named->display; /* one copy per name */
     r->entry_count++;
 }
 

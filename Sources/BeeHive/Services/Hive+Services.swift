@@ -407,7 +407,8 @@ private struct TypedLookup<Service> {
             guard let entry = state.typeIndex[typeKey] else { return nil }
             guard let box = entry.typedInstance as? TypedInstance<Service> else { return (entry, nil) }
             // Boxed as this very type: the cached path may return it from now on.
-            state.sharedInstances.set(SharedInstance(entry: entry, generation: entry.generation, box: box), for: typeKey)
+            state.sharedInstances.set(
+                SharedInstance(entry: entry, generation: entry.generation, box: box), for: typeKey)
             return (entry, box)
         }
         self.typeKey = typeKey
