@@ -97,10 +97,13 @@ package enum Conformances {
         return typeA == typeB && tableA == tableB
     }
 
-    /// `instance` as the existential `Service`: assembled from its value and the witness table its module declares,
-    /// or by the cast when the path is ``BindingPath/runtime``, the shape is not one assembled here, or the image's
-    /// self-check disagreed.
-    package static func cast<Service>(_ instance: Any, to service: Service.Type, path: BindingPath) -> Service? {
+    /// `instance` as the existential `Service`, boxed: assembled from its value and the witness table its module
+    /// declares, or by the cast when the path is ``BindingPath/runtime``, the shape is not one assembled here, or
+    /// the image's self-check disagreed. Boxed, not a `Service?`: unspecialized, an optional of `Service` would
+    /// instantiate `Optional<Service>`'s metadata at the first use of every service.
+    static func box<Service>(
+        _ instance: Any, as service: Service.Type, path: BindingPath
+    ) -> TypedInstance<Service>? {
         guard path == .metadata, let shape = shape(of: service) else { return runtimeCast(instance, to: service) }
         // `Any` is three words of value buffer and the type's metadata (`_BeeHiveRuntime` reads and writes it).
         let any = UnsafeMutablePointer<Any>.allocate(capacity: 1)
@@ -119,26 +122,26 @@ package enum Conformances {
         withUnsafePointer(to: shape) { bh_existential_make($0, any, found.table, existential) }
         let made = existential.assumingMemoryBound(to: Service.self).move()
         if agrees(made, with: instance as? Service, shape, metatype: false, image: found.image, type: type) {
-            return made
+            return TypedInstance(made)
         }
         return runtimeCast(instance, to: service)
     }
 
     /// `type` as the existential metatype `Metatype` (`any P.Type`): from the witness table its module declares, or
-    /// by the cast as for ``cast(_:to:path:)``. The binding of module and route handler types.
+    /// by the cast as for ``box(_:as:path:)``. The binding of module and route handler types.
     package static func metatype<Metatype>(
         _ type: any Any.Type, as metatype: Metatype.Type, path: BindingPath
     ) -> Metatype? {
         var shape = bh_existential_shape()
         guard path == .metadata, bh_existential_metatype_shape_of(metadata(of: metatype), &shape) != 0,
             MemoryLayout<Metatype>.size == shape.size, let found = witnessTable(of: type, to: shape.protocol)
-        else { return runtimeCast(type, to: metatype) }
+        else { return runtimeMetatypeCast(type, to: metatype) }
         let existential = UnsafeMutableRawPointer.allocate(byteCount: shape.size, alignment: 8)
         defer { existential.deallocate() }
         bh_existential_metatype_make(metadata(of: type), found.table, existential)
         let made = existential.load(as: Metatype.self)
         if agrees(made, with: type as? Metatype, shape, metatype: true, image: found.image, type: type) { return made }
-        return runtimeCast(type, to: metatype)
+        return runtimeMetatypeCast(type, to: metatype)
     }
 
     /// Whether the image's self-check trusts the assembled existential `made`: the cast's answer, asked only while the
@@ -158,9 +161,14 @@ package enum Conformances {
         }
     }
 
-    private static func runtimeCast<T>(_ value: Any, to: T.Type) -> T? {
+    private static func runtimeCast<T>(_ value: Any, to: T.Type) -> TypedInstance<T>? {
         RuntimeBinding.countRuntime(.conformance)
-        return value as? T
+        return (value as? T).map(TypedInstance.init)
+    }
+
+    private static func runtimeMetatypeCast<T>(_ type: any Any.Type, to: T.Type) -> T? {
+        RuntimeBinding.countRuntime(.conformance)
+        return type as? T
     }
 
     /// `type` as an implementation, from the witness table of its conformance to ``ServiceImplementation``, or by the

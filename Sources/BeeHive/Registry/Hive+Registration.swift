@@ -27,7 +27,7 @@ extension Hive {
     ) throws(HiveError) -> ServiceRegistration {
         try register(
             ServiceRegistration(
-                service: TypeLookup.name(of: service), name: name, implementation: "factory",
+                service: TypeLookup.serviceName(of: service), name: name, implementation: "factory",
                 source: .code(fileID: fileID, line: line)),
             .factory(
                 scope,
@@ -64,7 +64,7 @@ extension Hive {
         service: Service.Type, impl: Impl.Type, name: String? = nil, fileID: String = #fileID, line: Int = #line
     ) throws(HiveError) -> ServiceRegistration {
         let registration = ServiceRegistration(
-            service: TypeLookup.name(of: service), name: name, implementation: TypeLookup.name(of: impl),
+            service: TypeLookup.serviceName(of: service), name: name, implementation: TypeLookup.name(of: impl),
             source: .code(fileID: fileID, line: line))
         if let refused = conformanceRefusal(service, impl: impl, registration) {
             record([Diagnostic(.error, refused)])

@@ -17,8 +17,8 @@ extension Hive {
     /// - Returns: The shared instance, or `nil` when none is kept (none made yet, a transient implementation, no
     ///   registration, or a singleton being made right now on another thread).
     public func existingService<Service>(_ service: Service.Type, name: String? = nil) -> Service? {
-        guard let instance = existingService(named: TypeLookup.name(of: service), name: name) else { return nil }
-        return Conformances.cast(instance, to: service, path: bindingPath)
+        guard let instance = existingService(named: TypeLookup.serviceName(of: service), name: name) else { return nil }
+        return Conformances.box(instance, as: service, path: bindingPath)?.value
     }
 
     /// The shared instance of the service named `service` if one has been made, without making one.

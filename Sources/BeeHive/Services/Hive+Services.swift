@@ -48,7 +48,7 @@ extension Hive {
         _ service: Service.Type, name: String?, shouldCache: Bool
     ) throws(HiveError) -> Service {
         let lookup = TypedLookup(service, name: name, in: self)
-        if shouldCache, let cached = lookup.cached { return cached }
+        if shouldCache, let cached = lookup.cached { return cached.value }
         let (made, entry, generation) = try self.instance(
             for: lookup.key, typeKey: lookup.typeKey, shouldCache: shouldCache)
         return try lookup.typed(made, entry, generation, in: self)
@@ -78,7 +78,7 @@ extension Hive {
             return unsafeDowncast(box, to: TypedInstance<Service>.self).value
         }
         let lookup = TypedLookup(service, name: name, in: self)
-        if shouldCache, let cached = lookup.cached { return cached }
+        if shouldCache, let cached = lookup.cached { return cached.value }
         while true {
             switch try attempt(for: lookup.key, typeKey: lookup.typeKey, shouldCache: shouldCache) {
             case .done(let made, let entry, let generation):
@@ -108,7 +108,7 @@ extension Hive {
 
     /// Whether an implementation is registered for `service` (and `name`).
     public func hasService<Service>(_ service: Service.Type, name: String? = nil) -> Bool {
-        registration(for: TypeLookup.name(of: service), name: name) != nil
+        registration(for: TypeLookup.serviceName(of: service), name: name) != nil
     }
 
     /// The registration that serves the service named `service` (and `name`), if any.
@@ -119,7 +119,7 @@ extension Hive {
     /// Forgets the shared instance of `service` (BeeHive's `removeServiceWithServiceName:`); the next
     /// request creates a new one. The registration stays.
     public func removeServiceInstance<Service>(_ service: Service.Type, name: String? = nil) {
-        removeServiceInstance(named: TypeLookup.name(of: service), name: name)
+        removeServiceInstance(named: TypeLookup.serviceName(of: service), name: name)
     }
 
     /// Forgets the shared instance of the service named `service`; the registration stays.
@@ -396,26 +396,33 @@ extension RegistryState {
 
 /// A request for a service by type: its keys, and the shared instance the fast path found (one lock, one class
 /// cast for a service asked for by this type before).
+///
+/// Unspecialized (called across the module boundary), so it holds no `Service?` or tuple of `Service`: each would
+/// make the runtime instantiate metadata for every service type at its first use.
 private struct TypedLookup<Service> {
     let typeKey: TypeKey
     let key: ServiceKey
-    let cached: Service?
+    /// The shared instance already boxed as `Service`, if any.
+    let cached: TypedInstance<Service>?
 
     init(_ service: Service.Type, name: String?, in hive: Hive) {
         let typeKey = TypeKey(type: ObjectIdentifier(service), name: name)
-        let indexed: (entry: ServiceEntry, box: TypedInstance<Service>?)? = hive.state.withLock { state in
-            guard let entry = state.typeIndex[typeKey] else { return nil }
-            guard let box = entry.typedInstance as? TypedInstance<Service> else { return (entry, nil) }
+        var indexed: ServiceEntry?
+        var box: TypedInstance<Service>?
+        hive.state.withLock { state in
+            guard let entry = state.typeIndex[typeKey] else { return }
+            indexed = entry
+            guard let typed = entry.typedInstance as? TypedInstance<Service> else { return }
             // Boxed as this very type: the cached path may return it from now on.
             state.sharedInstances.set(
-                SharedInstance(entry: entry, generation: entry.generation, box: box), for: typeKey)
-            return (entry, box)
+                SharedInstance(entry: entry, generation: entry.generation, box: typed), for: typeKey)
+            box = typed
         }
         self.typeKey = typeKey
-        cached = indexed?.box?.value
+        cached = box
         key =
-            indexed.map { ServiceKey(service: $0.entry.registration.service, name: $0.entry.registration.name) }
-            ?? ServiceKey(service: TypeLookup.name(of: service), name: name)
+            indexed.map { ServiceKey(service: $0.registration.service, name: $0.registration.name) }
+            ?? ServiceKey(service: TypeLookup.serviceName(of: service), name: name)
     }
 
     /// The instance as `Service`; a shared one is kept boxed as `Service` for the fast path.
@@ -431,8 +438,8 @@ private struct TypedLookup<Service> {
         let box: TypedInstance<Service>
         if let boxed = made.boxed as? TypedInstance<Service> {
             box = boxed
-        } else if let typed = Conformances.cast(made.instance, to: Service.self, path: hive.bindingPath) {
-            box = TypedInstance(typed)
+        } else if let typed = Conformances.box(made.instance, as: Service.self, path: hive.bindingPath) {
+            box = typed
         } else {
             throw HiveError.doesNotConform(entry.registration, service: key.service)
         }

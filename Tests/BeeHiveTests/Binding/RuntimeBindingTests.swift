@@ -101,14 +101,14 @@ struct RuntimeBindingTests {
             BindingOuter.Middle.Deepest.only, BindingBase(), BindingDerived(),
         ]
         for value in values {
-            let fast = try #require(Conformances.cast(value, to: (any BindingProbe).self, path: .metadata))
-            let slow = try #require(Conformances.cast(value, to: (any BindingProbe).self, path: .runtime))
+            let fast = try #require(Conformances.box(value, as: (any BindingProbe).self, path: .metadata)?.value)
+            let slow = try #require(Conformances.box(value, as: (any BindingProbe).self, path: .runtime)?.value)
             #expect(fast.probe() == slow.probe())
             #expect(ObjectIdentifier(type(of: fast)) == ObjectIdentifier(type(of: slow)))
         }
         let object = BindingClass()
-        let fast = try #require(Conformances.cast(object, to: (any ClassBoundProbe).self, path: .metadata))
-        let slow = try #require(Conformances.cast(object, to: (any ClassBoundProbe).self, path: .runtime))
+        let fast = try #require(Conformances.box(object, as: (any ClassBoundProbe).self, path: .metadata)?.value)
+        let slow = try #require(Conformances.box(object, as: (any ClassBoundProbe).self, path: .runtime)?.value)
         #expect(fast === object && slow === object)
         let after = RuntimeBinding.statistics
         // Counters only grow (other suites bind too): each path was taken at least once per value.
@@ -119,11 +119,13 @@ struct RuntimeBindingTests {
     @Test("a composition and a type that does not conform: both paths agree (the cast answers both)")
     func fallbacksAgree() {
         let composed = BindingComposed()
-        let fast = Conformances.cast(composed, to: (any ComposedProbe & CustomStringConvertible).self, path: .metadata)
-        let slow = Conformances.cast(composed, to: (any ComposedProbe & CustomStringConvertible).self, path: .runtime)
+        let fast = Conformances.box(composed, as: (any ComposedProbe & CustomStringConvertible).self, path: .metadata)?
+            .value
+        let slow = Conformances.box(composed, as: (any ComposedProbe & CustomStringConvertible).self, path: .runtime)?
+            .value
         #expect(fast?.description == "composed" && slow?.description == "composed")
-        #expect(Conformances.cast(BindingComposed(), to: (any BindingProbe).self, path: .metadata) == nil)
-        #expect(Conformances.cast(BindingComposed(), to: (any BindingProbe).self, path: .runtime) == nil)
+        #expect(Conformances.box(BindingComposed(), as: (any BindingProbe).self, path: .metadata) == nil)
+        #expect(Conformances.box(BindingComposed(), as: (any BindingProbe).self, path: .runtime) == nil)
         #expect(Conformances.metatype(BindingComposed.self, as: (any BindingProbe.Type).self, path: .metadata) == nil)
     }
 
@@ -131,7 +133,7 @@ struct RuntimeBindingTests {
     func selfCheckAgreed() throws {
         let entry = try #require(TypeLookup.declarations(named: "BeeHiveTests.BindingClass")?.first)
         _ = TypeLookup.type(named: "BeeHiveTests.BindingClass", path: .metadata)
-        _ = Conformances.cast(BindingClass(), to: (any ClassBoundProbe).self, path: .metadata)
+        _ = Conformances.box(BindingClass(), as: (any ClassBoundProbe).self, path: .metadata)
         let image = try #require(entry.image)
         #expect(RuntimeBinding.state(ofImage: image) == .agreed)
         #expect(RuntimeBinding.state(ofImage: image, .conformance) == .agreed, "checked apart from the types")
