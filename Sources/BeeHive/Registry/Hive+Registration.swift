@@ -33,7 +33,7 @@ extension Hive {
                 scope,
                 { hive in
                     let instance = try factory(hive)
-                    return Made(instance: instance, boxed: TypedInstance(instance))
+                    return Made(instance: instance, boxed: TypedBox(instance))
                 }))
     }
 

@@ -31,11 +31,30 @@ enum Provider {
     case unresolvable(HiveError, loadedImages: UInt64?)
 }
 
-/// An instance a provider made, and, when the compiler knew its service type, the instance boxed as that type (a
-/// `TypedInstance<Service>`): the typed path reads it with a class cast, without a conformance look-up.
+/// An instance a provider made, and, when the compiler knew its service type, the instance boxed as that type: the
+/// typed path takes it without a cast or a conformance look-up.
 struct Made {
     let instance: Any
-    let boxed: AnyObject?
+    let boxed: TypedBox?
+}
+
+/// A `TypedInstance<Service>` and the `Service` it holds, as an identifier: compared, not cast, by the unspecialized
+/// path (a cast to `TypedInstance<Service>` would instantiate its metadata for every service asked for).
+struct TypedBox {
+    /// `ObjectIdentifier(Service.self)`.
+    let type: ObjectIdentifier
+    /// The `TypedInstance<Service>`.
+    let object: AnyObject
+
+    init<Service>(_ value: Service) {
+        type = ObjectIdentifier(Service.self)
+        object = TypedInstance(value)
+    }
+
+    init(type: ObjectIdentifier, object: AnyObject) {
+        self.type = type
+        self.object = object
+    }
 }
 
 /// The shared instance of a singleton registration.
@@ -72,9 +91,8 @@ final class ServiceEntry {
     }
     /// Counts changes of `slot`, so that a typed box is stored only for the instance it was made from.
     var generation = 0
-    /// The shared instance boxed as the type it was last asked for (a `TypedInstance<Service>`): the fast
-    /// path reads it with a class cast instead of an existential cast.
-    var typedInstance: AnyObject?
+    /// The shared instance boxed as the type it was last asked for: the typed path takes it without a cast.
+    var typedInstance: TypedBox?
 
     init(_ registration: ServiceRegistration, _ provider: Provider) {
         self.registration = registration

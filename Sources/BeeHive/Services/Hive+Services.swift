@@ -48,10 +48,12 @@ extension Hive {
         _ service: Service.Type, name: String?, shouldCache: Bool
     ) throws(HiveError) -> Service {
         let lookup = TypedLookup(service, name: name, in: self)
-        if shouldCache, let cached = lookup.cached { return cached.value }
+        if shouldCache, let cached = lookup.cached {
+            return unsafeDowncast(cached, to: TypedInstance<Service>.self).value
+        }
         let (made, entry, generation) = try self.instance(
             for: lookup.key, typeKey: lookup.typeKey, shouldCache: shouldCache)
-        return try lookup.typed(made, entry, generation, in: self)
+        return try lookup.typed(made, as: service, entry, generation, in: self)
     }
 
     /// Creates, or returns the shared instance of, the implementation of `service`, without blocking a thread:
@@ -78,11 +80,13 @@ extension Hive {
             return unsafeDowncast(box, to: TypedInstance<Service>.self).value
         }
         let lookup = TypedLookup(service, name: name, in: self)
-        if shouldCache, let cached = lookup.cached { return cached.value }
+        if shouldCache, let cached = lookup.cached {
+            return unsafeDowncast(cached, to: TypedInstance<Service>.self).value
+        }
         while true {
             switch try attempt(for: lookup.key, typeKey: lookup.typeKey, shouldCache: shouldCache) {
             case .done(let made, let entry, let generation):
-                return try lookup.typed(made, entry, generation, in: self)
+                return try lookup.typed(made, as: service, entry, generation, in: self)
             case .wait(let ticket): await ticket.wait()
             case .retry: continue
             }
@@ -298,7 +302,10 @@ extension Hive {
         switch provider {
         case .implementation(let type, let boxes):
             let instance = singleton ? Self.makeShared(type) : type.init()
-            return Made(instance: instance, boxed: service.flatMap(boxes.box(for:))?(instance))
+            let boxed = service.flatMap { service in
+                boxes.box(for: service)?(instance).map { TypedBox(type: service, object: $0) }
+            }
+            return Made(instance: instance, boxed: boxed)
         case .factory(_, let factory):
             do {
                 return try factory(self)
@@ -394,29 +401,29 @@ extension RegistryState {
     }
 }
 
-/// A request for a service by type: its keys, and the shared instance the fast path found (one lock, one class
-/// cast for a service asked for by this type before).
+/// A request for a service by type: its keys, and the shared instance already boxed as its type, if any.
 ///
-/// Unspecialized (called across the module boundary), so it holds no `Service?` or tuple of `Service`: each would
-/// make the runtime instantiate metadata for every service type at its first use.
-private struct TypedLookup<Service> {
+/// Not generic: the path past the cached one runs unspecialized (across the module boundary), where each generic
+/// value (a `Service?`, a tuple of `Service`, a generic struct) makes the runtime instantiate metadata for every
+/// service type at its first use. The box is compared by type identifier and downcast, not cast.
+private struct TypedLookup {
     let typeKey: TypeKey
     let key: ServiceKey
-    /// The shared instance already boxed as `Service`, if any.
-    let cached: TypedInstance<Service>?
+    /// A `TypedInstance<Service>` of the shared instance, if there is one.
+    let cached: AnyObject?
 
-    init(_ service: Service.Type, name: String?, in hive: Hive) {
+    init(_ service: any Any.Type, name: String?, in hive: Hive) {
         let typeKey = TypeKey(type: ObjectIdentifier(service), name: name)
         var indexed: ServiceEntry?
-        var box: TypedInstance<Service>?
+        var box: AnyObject?
         hive.state.withLock { state in
             guard let entry = state.typeIndex[typeKey] else { return }
             indexed = entry
-            guard let typed = entry.typedInstance as? TypedInstance<Service> else { return }
+            guard let typed = entry.typedInstance, typed.type == typeKey.type else { return }
             // Boxed as this very type: the cached path may return it from now on.
             state.sharedInstances.set(
-                SharedInstance(entry: entry, generation: entry.generation, box: typed), for: typeKey)
-            box = typed
+                SharedInstance(entry: entry, generation: entry.generation, box: typed.object), for: typeKey)
+            box = typed.object
         }
         self.typeKey = typeKey
         cached = box
@@ -425,21 +432,21 @@ private struct TypedLookup<Service> {
             ?? ServiceKey(service: TypeLookup.serviceName(of: service), name: name)
     }
 
-    /// The instance as `Service`; a shared one is kept boxed as `Service` for the fast path.
+    /// The instance as `Service`; a shared one is kept boxed as `Service` for the cached path.
     ///
-    /// An instance the provider boxed as `Service` (a typed factory, a typed record) is read with a class cast; any
-    /// other is assembled from the witness table of its module's conformance record (``Conformances``), and only
-    /// when that cannot be done, cast (the runtime then scans every conformance record of the process).
-    func typed(
-        _ made: Made, _ entry: ServiceEntry, _ cachedGeneration: Int?, in hive: Hive
+    /// An instance the provider boxed as `Service` (a typed factory, a typed record) is taken as it is; any other is
+    /// assembled from the witness table of its module's conformance record (``Conformances``), and only when that
+    /// cannot be done, cast (the runtime then scans every conformance record of the process).
+    func typed<Service>(
+        _ made: Made, as service: Service.Type, _ entry: ServiceEntry, _ cachedGeneration: Int?, in hive: Hive
     ) throws(HiveError)
         -> Service
     {
-        let box: TypedInstance<Service>
-        if let boxed = made.boxed as? TypedInstance<Service> {
+        let box: TypedBox
+        if let boxed = made.boxed, boxed.type == typeKey.type {
             box = boxed
         } else if let typed = Conformances.box(made.instance, as: Service.self, path: hive.bindingPath) {
-            box = typed
+            box = TypedBox(type: typeKey.type, object: typed)
         } else {
             throw HiveError.doesNotConform(entry.registration, service: key.service)
         }
@@ -448,9 +455,9 @@ private struct TypedLookup<Service> {
                 guard entry.generation == cachedGeneration else { return }
                 entry.typedInstance = box
                 state.sharedInstances.set(
-                    SharedInstance(entry: entry, generation: cachedGeneration, box: box), for: typeKey)
+                    SharedInstance(entry: entry, generation: cachedGeneration, box: box.object), for: typeKey)
             }
         }
-        return box.value
+        return unsafeDowncast(box.object, to: TypedInstance<Service>.self).value
     }
 }
