@@ -209,6 +209,42 @@ size_t bh_pin_swift_images(void) {
     return pinned_now;
 }
 
+/* The startup note's walk: whether the first image (the executable) holds `self`, then every image after it. */
+typedef struct {
+    const void *self;
+    int first_seen;
+    int in_executable;
+} startup_walk;
+
+static int note_startup_image(struct dl_phdr_info *info, size_t size, void *context) {
+    startup_walk *walk = context;
+    if (size < offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) return 1;
+    if (!walk->first_seen) {
+        walk->first_seen = 1;
+        uintptr_t address = (uintptr_t)walk->self;
+        for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+            const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+            uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+            if (ph->p_type == PT_LOAD && address >= start && address - start < ph->p_memsz) walk->in_executable = 1;
+        }
+        if (!walk->in_executable) return 1; /* BeeHive is in a shared library: nothing is known of the others */
+        last_adds = info->dlpi_adds;
+        return 0;
+    }
+    /* Under the loader's lock: no I/O, a key into a sorted array (memory only). */
+    if (info->dlpi_name != NULL && info->dlpi_name[0] != '\0'
+        && !insert(&checked, &checked_count, &checked_capacity, checked_key(info->dlpi_addr, info->dlpi_name)))
+        last_adds = 0;
+    return 0;
+}
+
+void bh_pin_note_startup_images(const void *self) {
+    pthread_mutex_lock(&pin_lock);
+    startup_walk walk = {self, 0, 0};
+    dl_iterate_phdr(note_startup_image, &walk);
+    pthread_mutex_unlock(&pin_lock);
+}
+
 size_t bh_pinned_image_count(void) {
     pthread_mutex_lock(&pin_lock);
     size_t count = pinned_count;

@@ -24,6 +24,7 @@
  */
 #define _GNU_SOURCE
 #include "scanner_internal.h"
+#include "bh_pinning.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -257,6 +258,7 @@ static bh_scanner *bh_startup;
 bh_scanner *bh_startup_scanner(void) { return bh_startup; }
 
 __attribute__((constructor)) static void bh_scan_at_startup(void) {
+    bh_pin_note_startup_images((const void *)&bh_scan_at_startup);
     const char *mode = getenv("BEEHIVE_SCAN");
     int flags = (mode && strcmp(mode, "all") == 0) ? BH_SCAN_ALL_IMAGES : 0;
     if (mode && strcmp(mode, "off") == 0) return;

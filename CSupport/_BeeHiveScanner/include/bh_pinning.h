@@ -29,6 +29,14 @@ extern "C" {
  */
 size_t bh_pin_swift_images(void);
 
+/*
+ * Called before `main` by the startup scan. When `self` lies in the executable, every image loaded now came with the
+ * program (the executable's constructors run after its libraries'): such images are never unloaded, so they need no
+ * pin, and the first hive is spared a dlopen per image (~125 K instructions each). When BeeHive lives in a shared
+ * library (a plugin may have loaded it), nothing is assumed. Takes the loader's lock; does no I/O.
+ */
+void bh_pin_note_startup_images(const void *self);
+
 /* Whether an image file has Swift metadata (a non-empty swift5_* section); 1 when it cannot be read. */
 int bh_file_has_swift_metadata(const char *path);
 
