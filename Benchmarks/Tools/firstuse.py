@@ -185,8 +185,10 @@ def callgrind_ir(program: Path, mode: str | list[str], keep: Path | None = None,
 
 
 # Everything outside `main` (the dynamic loader, relocations, every ELF constructor, BeeHive's walk of the loaded
-# images) is Ir(none) − Ir(none, collected only inside `main`): the same run, counted twice.
-INSIDE_MAIN = ["--toggle-collect=main"]
+# images) is Ir(none) − Ir(none, collected only inside `main`): the same run, counted twice. Swift 6.3 names the
+# entry point `<Module>_main` (with `main` an alias at the same address, which callgrind does not show).
+def inside_main(program: str) -> list[str]:
+    return [f"--toggle-collect={program}_main", "--toggle-collect=main"]
 
 
 def heap_allocations(program: Path, argv: list[str]) -> int:
@@ -291,13 +293,13 @@ def measure(args: argparse.Namespace) -> dict:
                 rows[(mechanism, n)]["ir"][mode] = ir
                 print(f"callgrind {path.name} {mode}: {ir:,} Ir", file=sys.stderr)
             # Before main: the same `none` run, counted only inside main.
-            inside = callgrind_ir(copy, "none", extra=INSIDE_MAIN)
+            inside = callgrind_ir(copy, "none", extra=inside_main(path.name))
             rows[(mechanism, n)]["ir"]["noneInsideMain"] = inside
             print(f"callgrind {path.name} none: {rows[(mechanism, n)]['ir']['none'] - inside:,} Ir outside main",
                   file=sys.stderr)
             if mechanism == "swinject":  # the labelled extra row: Swinject's default `.graph` scope
                 graph = {"mechanism": "swinject-graph", "n": n, "program": path.name, "ir": {}, "hyperfine": {},
-                         "inprocess": {}, "foundation": []}
+                         "inprocess": {}, "foundation": rows[(mechanism, n)]["foundation"]}
                 for mode in modes_of(mechanism):
                     graph["ir"][mode] = callgrind_ir(copy, mode, env={"BEEHIVE_SWINJECT_SCOPE": "graph"})
                 rows[("swinject-graph", n)] = graph
@@ -305,7 +307,10 @@ def measure(args: argparse.Namespace) -> dict:
         if baseline.exists():
             copy = stripped_copy(baseline, stripped)
             total = callgrind_ir(copy, [])
-            inside = callgrind_ir(copy, [], extra=INSIDE_MAIN)
+            inside = callgrind_ir(copy, [], extra=inside_main(baseline.name))
+            if inside == 0:
+                raise SystemExit(f"firstuse.py: callgrind counted nothing inside main of {baseline.name}: "
+                                 f"its entry point is not named {baseline.name}_main or main")
             result["baseline"] = {"program": baseline.name, "ir": total, "insideMain": inside}
             print(f"callgrind {baseline.name}: {total - inside:,} Ir outside main", file=sys.stderr)
         if args.cached:

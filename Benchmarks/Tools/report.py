@@ -630,7 +630,7 @@ def issue20_report(data: dict, by: dict, tiers: list[int]) -> list[str]:
     lines += ["#### Before `main` (issue 20), instructions", "",
               "Everything a program spends outside `main` in mode `none` (it exits before registering): the dynamic "
               "loader, relocations, every ELF constructor, BeeHive's walk of the loaded images. Counted as "
-              "Ir(`none`) − Ir(`none`, collected inside `main` only, `--toggle-collect=main`). *Over no records*: "
+              "Ir(`none`) − Ir(`none`, collected inside `main` only: callgrind `--toggle-collect=<Module>_main`). *Over no records*: "
               "minus the same count of (d) explicit at the same N, a program linked the same way (BeeHive and the "
               "tier's types) that holds no records at all."
               + (f" `StartupBaseline` (no BeeHive, no records): {fmt_ir(base_out)}." if base_out is not None else ""),
@@ -671,8 +671,8 @@ def issue20_report(data: dict, by: dict, tiers: list[int]) -> list[str]:
     routes = data.get("routes", [])
     if routes:
         lines += ["#### Route matching from a URL string, BeeHive against RoutingKit (issue 20)", "",
-                  "`RouteMatch <router> <routes> K`: `app://section<i>/item/:id/detail` and `app://section<i>/list/**`, "
-                  "half each; three URLs (3 to 12 components, with and without a query) matched round-robin. URL "
+                  "`RouteMatch <router> <routes> K`: `app://section<i>/item/:id/detail` and `app://section<i>/list/~` "
+                  "(a catch-all: `**` in RoutingKit), half each; three URLs (3 to 12 components, with and without a query) matched round-robin. URL "
                   "parsing included: BeeHive's `Router.match(_:)` takes the string; for RoutingKit's `TrieRouter` the "
                   "string is cut at `?` and split at `/` first (the least a server does). Ir per match = "
                   "(Ir(K) − Ir(0)) / K by callgrind; wall clock: median of 5 processes of "

@@ -44,16 +44,21 @@ enum Wired {
 /// The last resolved instance: every call stores here, so none is optimized away.
 nonisolated(unsafe) var sink: AnyObject?
 
+/// The shared instance of the dictionary's closure, created on first use.
+final class SharedInstance {
+    var instance: CachedServiceImpl?
+}
+
 /// The floor of a container keyed by type.
 final class Dictionary {
     var factories: [ObjectIdentifier: () -> Any] = [:]
-    var shared: CachedServiceImpl?
 
     init() {
-        factories[ObjectIdentifier(CachedService.self)] = { [unowned self] in
-            if let shared = self.shared { return shared }
+        let shared = SharedInstance()
+        factories[ObjectIdentifier(CachedService.self)] = {
+            if let instance = shared.instance { return instance }
             let made = CachedServiceImpl()
-            self.shared = made
+            shared.instance = made
             return made
         }
     }
