@@ -252,6 +252,38 @@ def route_matching(args: argparse.Namespace) -> list[dict]:
     return rows
 
 
+def interleaved(found: list[tuple[str, int, Path]], runs: int) -> dict[tuple[str, int], dict]:
+    """Whole process, spawn → exit, of each BeeHive program in mode `type` against compile-time wiring of the same N
+    (the same program without BeeHive), the two run alternately (A B B A …) so that the machine's load moves both
+    alike: median of the paired differences, in ns, over `runs` pairs after 3 warm-up pairs."""
+    import time
+
+    wired = {n: p for m, n, p in found if m == "wired"}
+    result = {}
+    for mechanism, n, path in found:
+        if mechanism in REFERENCES or n not in wired:
+            continue
+        differences = []
+        for index in range(runs + 3):
+            pair = [(path, "beehive"), (wired[n], "wired")]
+            if index % 2:
+                pair.reverse()
+            spent = {}
+            for program, role in pair:
+                started = time.perf_counter_ns()
+                process = subprocess.run([str(program), "type"], capture_output=True)
+                spent[role] = time.perf_counter_ns() - started
+                if process.returncode != 0:
+                    raise SystemExit(f"firstuse.py: {program.name} type failed (exit {process.returncode})")
+            if index >= 3:
+                differences.append(spent["beehive"] - spent["wired"])
+        result[(mechanism, n)] = {"overWiredMedianNs": statistics.median(differences), "pairs": len(differences)}
+        print(f"interleaved {path.name} type − {wired[n].name} type: "
+              f"{result[(mechanism, n)]['overWiredMedianNs'] / 1e6:.2f} ms (median of {len(differences)} pairs)",
+              file=sys.stderr)
+    return result
+
+
 def hyperfine(commands: list[tuple[str, list[str]]], runs: int, warmup: int) -> dict[str, dict]:
     """hyperfine -N over every command; {name: {mean, stddev, median, min, max} in ns}."""
     with tempfile.NamedTemporaryFile(suffix=".json") as export:
@@ -359,6 +391,11 @@ def measure(args: argparse.Namespace) -> dict:
                 mechanism, mode = name.split(":")
                 rows[(mechanism, n)]["hyperfine"][mode] = stats
             print(f"hyperfine N = {n}: {len(commands)} commands", file=sys.stderr)
+    # Whole process against the same program without BeeHive, interleaved, at the smallest N measured.
+    smallest = min(args.n)
+    pairs = interleaved([(m, n, p) for m, n, p in found if n == smallest], max(20, args.runs * 4))
+    for key, value in pairs.items():
+        rows[key]["interleaved"] = value
     if args.routes:
         result["routes"] = route_matching(args)
     result["results"] = list(rows.values())
