@@ -85,6 +85,12 @@ for n in tiers {
         .executableTarget(
             name: "StartupFloor\(n)", dependencies: [.target(name: types), "StartupSupport"],
             path: "\(root)/StartupFloor\(n)"))
+    // Compile-time wiring (one lazy `static let` per service, no BeeHive): the floor of first use, and the program
+    // without BeeHive that the whole-process cost is counted against.
+    targets.append(
+        .executableTarget(
+            name: "StartupWired\(n)", dependencies: [.target(name: types), "StartupSupport"],
+            path: "\(root)/StartupWired\(n)"))
     // The 7th mechanism, Swift macros (`@BeeHiveService` on each implementation), only in tiers generated with
     // `generate.py --macros`: it needs the BeeHiveMacros product of the BeeHive package.
     if macroTiers.contains(n) {
@@ -134,6 +140,21 @@ targets += [
     // Whole-process startup: the clock and report every startup program shares, and the empty baseline.
     .target(name: "StartupSupport", path: "Sources/StartupSupport"),
     .executableTarget(name: "StartupBaseline", dependencies: ["StartupSupport"], path: "Sources/StartupBaseline"),
+    // Cached resolve per call (BeeHive, a dictionary of closures, compile-time wiring, Swinject `.container`), for
+    // instruction and allocation counts under valgrind (Tools/firstuse.py).
+    .executableTarget(
+        name: "CachedResolve",
+        dependencies: [
+            .product(name: "BeeHive", package: "BeeHive"), .product(name: "Swinject", package: "Swinject"),
+        ],
+        path: "Sources/CachedResolve"),
+    // Route matching from a URL string: BeeHive's router against RoutingKit's TrieRouter (Tools/firstuse.py).
+    .executableTarget(
+        name: "RouteMatch",
+        dependencies: [
+            .product(name: "BeeHiveRouter", package: "BeeHive"), .product(name: "RoutingKit", package: "routing-kit"),
+        ],
+        path: "Sources/RouteMatch"),
     // The scan cost as the number of loaded images grows.
     .executableTarget(
         name: "ScanCost", dependencies: [.product(name: "BeeHive", package: "BeeHive")], path: "Sources/ScanCost"),
@@ -148,6 +169,7 @@ let package = Package(
             : .package(name: "BeeHive", path: beehivePath, traits: ["Macros"]),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/Swinject/Swinject", from: "2.10.0"),
+        .package(url: "https://github.com/vapor/routing-kit", from: "4.9.3"),
     ],
     targets: targets
 )

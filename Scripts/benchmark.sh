@@ -9,7 +9,9 @@
 #   Scripts/benchmark.sh --full       N up to 10,000; writes Docs/benchmarks.md and Docs/images/registration-cost.svg
 #   Scripts/benchmark.sh --first-use  N = 10, 100, 1,000: registration and first use (every service resolved once, by
 #                                     type and by name), instructions (callgrind) and wall clock (in a fresh process,
-#                                     and hyperfine); writes the first-use block of Docs/benchmarks.md
+#                                     and hyperfine); instructions before main; cached resolve per call and its
+#                                     allocations (CachedResolve); route matching against RoutingKit (RouteMatch);
+#                                     issue 20's verdicts; writes the first-use block of Docs/benchmarks.md
 #
 # Options (any mode): --n N[,N...] (from 10, 100, 1000, 10000, within the mode's tiers),
 # --mechanism all|M[,M...] (annotations, plist, json, explicit, explicit-typed, swinject), --runs R (startup rounds;

@@ -80,18 +80,29 @@ def program_name(mechanism: str, n: int) -> str:
     return "Startup" + "".join(part.capitalize() for part in mechanism.split("-")) + str(n)
 
 
+# Reference programs measured with every selection: the floor of registration and compile-time wiring (the floor of
+# first use, and the program without BeeHive of the whole-process cost).
+REFERENCES = ("floor", "wired")
+CACHED = ("beehive", "beehive-name", "dictionary", "wired", "swinject-container")
+CACHED_CALLS = 10_000  # cached resolves per counted run (K)
+ROUTERS = ("beehive", "routingkit")
+ROUTE_COUNTS = (1_000, 10_000)
+ROUTE_MATCHES = 3_000  # matches per counted run (K), a multiple of the 3 URLs
+ROUTE_MATCHES_WALL = 300_000  # matches per timed run
+
+
 def modes_of(mechanism: str) -> list[str]:
     if mechanism == "floor":
         return ["none", "register"]
-    if mechanism == "swinject":
-        return ["none", "register", "type"]  # Swinject has no resolution by name
+    if mechanism in ("swinject", "wired"):
+        return ["none", "register", "type"]  # Swinject and the wiring have no resolution by name
     return ["none", "register", "type", "name"]
 
 
 def programs(args: argparse.Namespace, with_floor: bool = True) -> list[tuple[str, int, Path]]:
     found = []
     for n in args.n:
-        for mechanism in list(args.mechanism) + (["floor"] if with_floor else []):
+        for mechanism in list(args.mechanism) + (list(REFERENCES) if with_floor else []):
             path = args.bin / program_name(mechanism, n)
             if not path.exists():
                 raise SystemExit(f"firstuse.py: {path} is not built (is tier {n} in BEEHIVE_BENCH_TIERS?)")
@@ -115,13 +126,27 @@ def verify(args: argparse.Namespace) -> dict:
     results = []
     for mechanism, n, path in programs(args):
         mode = "register" if mechanism == "floor" else "verify"
-        fields = run_once(path, mode)
-        if fields["registered"] < n:
-            raise SystemExit(f"firstuse.py: {path.name} registered {fields['registered']}; expected {n}")
-        print(f"ok: {path.name} {mode}: {n} services"
-              + ("" if mechanism == "floor" else ", each resolves to its implementation type"
-                 + (" (by type)" if mechanism == "swinject" else " (by type and by name)")), file=sys.stderr)
+        scopes = [None, "graph"] if mechanism == "swinject" else [None]
+        for scope in scopes:
+            env = dict(os.environ, BEEHIVE_SWINJECT_SCOPE=scope) if scope else None
+            fields = run_once(path, mode, env)
+            if fields["registered"] < n:
+                raise SystemExit(f"firstuse.py: {path.name} registered {fields['registered']}; expected {n}")
+            print(f"ok: {path.name} {mode}{' (.graph scope)' if scope else ''}: {n} services"
+                  + ("" if mechanism == "floor" else ", each resolves to its implementation type"
+                     + (" (by type)" if mechanism in ("swinject", "wired") else " (by type and by name)")),
+                  file=sys.stderr)
         results.append({"mechanism": mechanism, "n": n, "program": path.name, "mode": mode, "ok": True})
+    for program, argv in ([("CachedResolve", [m, "3"]) for m in CACHED]
+                          + [("RouteMatch", [r, "1000", "3"]) for r in ROUTERS]):
+        path = args.bin / program
+        if not path.exists():
+            continue
+        process = subprocess.run([str(path)] + argv, capture_output=True, text=True)
+        if process.returncode != 0:
+            raise SystemExit(f"firstuse.py: {program} {' '.join(argv)} failed (exit {process.returncode}): "
+                             f"{process.stderr.strip()[-2000:]}")
+        print(f"ok: {program} {' '.join(argv)}: {process.stdout.strip()}", file=sys.stderr)
     return {"kind": "firstuse-verify", "results": results}
 
 
@@ -144,10 +169,12 @@ def stripped_copy(path: Path, directory: Path) -> Path:
     return copy
 
 
-def callgrind_ir(program: Path, mode: str, keep: Path | None = None, extra: list[str] | None = None) -> int:
-    env = dict(os.environ, BEEHIVE_STARTUP_UNCHECKED="1")
+def callgrind_ir(program: Path, mode: str | list[str], keep: Path | None = None, extra: list[str] | None = None,
+                 env: dict | None = None) -> int:
+    env = dict(os.environ, BEEHIVE_STARTUP_UNCHECKED="1", **(env or {}))
     out = str(keep) if keep else "/dev/null"
-    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + (extra or []) + [str(program), mode]
+    argv = [mode] if isinstance(mode, str) else mode
+    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + (extra or []) + [str(program)] + argv
     process = subprocess.run(command, capture_output=True, text=True, env=env)
     if process.returncode != 0:
         raise SystemExit(f"firstuse.py: callgrind {program.name} {mode} failed: {process.stderr[-1500:]}")
@@ -155,6 +182,106 @@ def callgrind_ir(program: Path, mode: str, keep: Path | None = None, extra: list
     if not match:
         raise SystemExit(f"firstuse.py: no instruction count from valgrind for {program.name} {mode}")
     return int(match.group(1))
+
+
+# Everything outside `main` (the dynamic loader, relocations, every ELF constructor, BeeHive's walk of the loaded
+# images) is Ir(none) − Ir(none, collected only inside `main`): the same run, counted twice. Swift 6.3 names the
+# entry point `<Module>_main` (with `main` an alias at the same address, which callgrind does not show).
+def inside_main(program: str) -> list[str]:
+    return [f"--toggle-collect={program}_main", "--toggle-collect=main"]
+
+
+def heap_allocations(program: Path, argv: list[str]) -> int:
+    """The number of heap allocations of one run (valgrind's memcheck: `total heap usage: N allocs`)."""
+    command = ["valgrind", "--tool=memcheck", "--leak-check=no", str(program)] + argv
+    process = subprocess.run(command, capture_output=True, text=True)
+    if process.returncode != 0:
+        raise SystemExit(f"firstuse.py: memcheck {program.name} {' '.join(argv)} failed: {process.stderr[-1500:]}")
+    match = re.search(r"total heap usage: ([\d,]+) allocs", process.stderr)
+    if not match:
+        raise SystemExit(f"firstuse.py: no allocation count from memcheck for {program.name}")
+    return int(match.group(1).replace(",", ""))
+
+
+def cached_resolve(args: argparse.Namespace) -> list[dict]:
+    """Per cached resolve: (Ir(K) − Ir(0)) / K and (allocations(K) − allocations(0)) / K of CachedResolve."""
+    path = args.bin / "CachedResolve"
+    if not path.exists():
+        raise SystemExit(f"firstuse.py: {path} is not built")
+    copy = stripped_copy(path, args.bin / "nodebug")
+    rows = []
+    for mechanism in CACHED:
+        base = callgrind_ir(copy, [mechanism, "0"])
+        many = callgrind_ir(copy, [mechanism, str(CACHED_CALLS)])
+        allocs0 = heap_allocations(copy, [mechanism, "0"])
+        allocs = heap_allocations(copy, [mechanism, str(CACHED_CALLS)])
+        row = {"mechanism": mechanism, "calls": CACHED_CALLS, "irPerCall": (many - base) / CACHED_CALLS,
+               "allocationsPerCall": (allocs - allocs0) / CACHED_CALLS}
+        print(f"cached {mechanism}: {row['irPerCall']:.0f} Ir, {row['allocationsPerCall']:.2f} allocations per call",
+              file=sys.stderr)
+        rows.append(row)
+    return rows
+
+
+def route_matching(args: argparse.Namespace) -> list[dict]:
+    """Per match from a URL string: (Ir(K) − Ir(0)) / K of RouteMatch under callgrind, and the wall clock of
+    ROUTE_MATCHES_WALL matches in process (median of 5 processes)."""
+    path = args.bin / "RouteMatch"
+    if not path.exists():
+        raise SystemExit(f"firstuse.py: {path} is not built")
+    copy = stripped_copy(path, args.bin / "nodebug")
+    rows = []
+    for routes in ROUTE_COUNTS:
+        for router in ROUTERS:
+            row: dict = {"router": router, "routes": routes, "matches": ROUTE_MATCHES}
+            if args.callgrind:
+                base = callgrind_ir(copy, [router, str(routes), "0"])
+                many = callgrind_ir(copy, [router, str(routes), str(ROUTE_MATCHES)])
+                row["irPerMatch"] = (many - base) / ROUTE_MATCHES
+            walls = []
+            for _ in range(5):
+                process = subprocess.run([str(path), router, str(routes), str(ROUTE_MATCHES_WALL)],
+                                         capture_output=True, text=True)
+                if process.returncode != 0:
+                    raise SystemExit(f"firstuse.py: RouteMatch {router} {routes} failed: {process.stderr[-1500:]}")
+                walls.append(int(re.search(r"ns_per_match=(\d+)", process.stdout).group(1)))
+            row["nsPerMatch"] = statistics.median(walls)
+            print(f"route {router} {routes}: {row.get('irPerMatch', 0):.0f} Ir, {row['nsPerMatch']} ns per match",
+                  file=sys.stderr)
+            rows.append(row)
+    return rows
+
+
+def interleaved(found: list[tuple[str, int, Path]], runs: int) -> dict[tuple[str, int], dict]:
+    """Whole process, spawn → exit, of each BeeHive program in mode `type` against compile-time wiring of the same N
+    (the same program without BeeHive), the two run alternately (A B B A …) so that the machine's load moves both
+    alike: median of the paired differences, in ns, over `runs` pairs after 3 warm-up pairs."""
+    import time
+
+    wired = {n: p for m, n, p in found if m == "wired"}
+    result = {}
+    for mechanism, n, path in found:
+        if mechanism in REFERENCES or n not in wired:
+            continue
+        differences = []
+        for index in range(runs + 3):
+            pair = [(path, "beehive"), (wired[n], "wired")]
+            if index % 2:
+                pair.reverse()
+            spent = {}
+            for program, role in pair:
+                started = time.perf_counter_ns()
+                process = subprocess.run([str(program), "type"], capture_output=True)
+                spent[role] = time.perf_counter_ns() - started
+                if process.returncode != 0:
+                    raise SystemExit(f"firstuse.py: {program.name} type failed (exit {process.returncode})")
+            if index >= 3:
+                differences.append(spent["beehive"] - spent["wired"])
+        result[(mechanism, n)] = {"overWiredMedianNs": statistics.median(differences), "pairs": len(differences)}
+        print(f"interleaved {path.name} type − {wired[n].name} type: "
+              f"{result[(mechanism, n)]['overWiredMedianNs'] / 1e6:.2f} ms (median of {len(differences)} pairs)",
+              file=sys.stderr)
+    return result
 
 
 def hyperfine(commands: list[tuple[str, list[str]]], runs: int, warmup: int) -> dict[str, dict]:
@@ -197,6 +324,29 @@ def measure(args: argparse.Namespace) -> dict:
                 ir = callgrind_ir(copy, mode)
                 rows[(mechanism, n)]["ir"][mode] = ir
                 print(f"callgrind {path.name} {mode}: {ir:,} Ir", file=sys.stderr)
+            # Before main: the same `none` run, counted only inside main.
+            inside = callgrind_ir(copy, "none", extra=inside_main(path.name))
+            rows[(mechanism, n)]["ir"]["noneInsideMain"] = inside
+            print(f"callgrind {path.name} none: {rows[(mechanism, n)]['ir']['none'] - inside:,} Ir outside main",
+                  file=sys.stderr)
+            if mechanism == "swinject":  # the labelled extra row: Swinject's default `.graph` scope
+                graph = {"mechanism": "swinject-graph", "n": n, "program": path.name, "ir": {}, "hyperfine": {},
+                         "inprocess": {}, "foundation": rows[(mechanism, n)]["foundation"]}
+                for mode in modes_of(mechanism):
+                    graph["ir"][mode] = callgrind_ir(copy, mode, env={"BEEHIVE_SWINJECT_SCOPE": "graph"})
+                rows[("swinject-graph", n)] = graph
+        baseline = args.bin / "StartupBaseline"
+        if baseline.exists():
+            copy = stripped_copy(baseline, stripped)
+            total = callgrind_ir(copy, [])
+            inside = callgrind_ir(copy, [], extra=inside_main(baseline.name))
+            if inside == 0:
+                raise SystemExit(f"firstuse.py: callgrind counted nothing inside main of {baseline.name}: "
+                                 f"its entry point is not named {baseline.name}_main or main")
+            result["baseline"] = {"program": baseline.name, "ir": total, "insideMain": inside}
+            print(f"callgrind {baseline.name}: {total - inside:,} Ir outside main", file=sys.stderr)
+        if args.cached:
+            result["cached"] = cached_resolve(args)
         for spec in args.profile or []:
             mechanism, n, mode = spec.split(":")
             copy = stripped_copy(args.bin / program_name(mechanism, int(n)), stripped)
@@ -241,6 +391,13 @@ def measure(args: argparse.Namespace) -> dict:
                 mechanism, mode = name.split(":")
                 rows[(mechanism, n)]["hyperfine"][mode] = stats
             print(f"hyperfine N = {n}: {len(commands)} commands", file=sys.stderr)
+    # Whole process against the same program without BeeHive, interleaved, at the smallest N measured.
+    smallest = min(args.n)
+    pairs = interleaved([(m, n, p) for m, n, p in found if n == smallest], max(20, args.runs * 4))
+    for key, value in pairs.items():
+        rows[key]["interleaved"] = value
+    if args.routes:
+        result["routes"] = route_matching(args)
     result["results"] = list(rows.values())
     return result
 
@@ -260,6 +417,10 @@ def main(argv: list[str]) -> int:
             sub.add_argument("--runs", type=int, default=20, help="processes per program and mode (> 0)")
             sub.add_argument("--no-callgrind", dest="callgrind", action="store_false")
             sub.add_argument("--no-hyperfine", dest="hyperfine", action="store_false")
+            sub.add_argument("--no-cached", dest="cached", action="store_false",
+                             help="skip the cached resolve per call (CachedResolve)")
+            sub.add_argument("--no-routes", dest="routes", action="store_false",
+                             help="skip route matching against RoutingKit (RouteMatch)")
             sub.add_argument("--profile", action="append", metavar="MECHANISM:N:MODE",
                              help="keep this run's callgrind profile and its inclusive annotation")
             sub.add_argument("--profile-dir", type=Path, default=Path("."))

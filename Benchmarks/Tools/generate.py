@@ -17,6 +17,8 @@ One *tier* per N, in FIXTURES/N<N>/, declares the same N services to every mecha
     Files/services.json                  (c) the same list as JSON
     Startup<Mechanism><N>/main.swift     one whole-process program per mechanism (see MODES below)
     StartupFloor<N>/main.swift           the floor: N inserts of existing strings into a reserved dictionary
+    StartupWired<N>/main.swift           compile-time wiring: one lazy `static let` per service, no container, no
+                                         BeeHive (the floor of first use, and the program without BeeHive)
     Fixtures<N>Macros/, StartupMacros<N>/   only with --macros: (f) `@BeeHiveService` on each implementation
 
 Every mechanism names the service `Fixtures<N>.Service<i>` and the implementation `Fixtures<N>.Impl<i>` or, for a
@@ -45,7 +47,7 @@ from pathlib import Path
 MECHANISMS = ("annotations", "plist", "json", "explicit", "explicit-typed", "swinject")
 # The 7th mechanism, only with --macros (it needs the BeeHiveMacros product).
 MACROS = "macros"
-EMITTABLE = ("types",) + MECHANISMS + (MACROS, "floor", "startup")
+EMITTABLE = ("types",) + MECHANISMS + (MACROS, "floor", "wired", "startup")
 # Explicit and Swinject registration is split into functions of this many calls: real code registers
 # per module, and the optimizer handles many small functions better than one of 10,000 calls.
 CHUNK = 100
@@ -193,10 +195,15 @@ def emit_explicit(n: int) -> str:
         f"import {m}",
         "",
         "// MARK: - Conformances (needed by every BeeHive mechanism: implementations are created by name)",
+        "// Every service is a singleton (one shared instance, created on first use), in every mechanism: Swinject",
+        "// registers in `.container` scope, the typed factories in `.singleton` scope.",
         "",
     ]
     for i in range(n):
-        lines.append(f"extension {impl_swift(i)}: ServiceImplementation {{}}")
+        lines.append(f"extension {impl_swift(i)}: ServiceImplementation {{")
+        lines.append("    /// One shared instance, created on first use.")
+        lines.append("    public static var isSingleton: Bool { true }")
+        lines.append("}")
     lines += ["", "// MARK: - (d) Explicit registration, by implementation type", ""]
     lines += chunked_functions(
         n,
@@ -209,12 +216,13 @@ def emit_explicit(n: int) -> str:
     lines += ["", "// MARK: - (d') Explicit registration, typed factories (checked by the compiler)", ""]
     lines += chunked_functions(
         n,
-        f"/// Registers the {n} services of this tier in `hive`, one `register(Service.self) {{ _ in Impl() }}` each.\n"
+        f"/// Registers the {n} services of this tier in `hive`, one\n"
+        "/// `register(Service.self, scope: .singleton) { _ in Impl() }` each.\n"
         "/// - Parameter hive: The hive to register in.\n"
         "/// - Throws: What `register` throws (only in strict mode, for a duplicate).\n"
         "public func registerServicesTyped(in hive: Hive) throws(HiveError) {",
         "(_ hive: Hive) throws(HiveError)",
-        lambda i: [f"try hive.register(Service{i}.self) {{ _ in {impl_swift(i)}() }}"])
+        lambda i: [f"try hive.register(Service{i}.self, scope: .singleton) {{ _ in {impl_swift(i)}() }}"])
     lines += ["", "// MARK: - First use", ""]
     lines += chunked_functions(
         n,
@@ -270,9 +278,19 @@ def emit_swinject(n: int) -> str:
     ]
     lines += chunked_functions(
         n,
-        f"/// Registers the {n} services of this tier in `container`, one `register` call each (default scope).\n"
+        f"/// Registers the {n} services of this tier in `container`, one `register` call each, in `.container` scope\n"
+        "/// (singletons, like every other mechanism's registrations).\n"
         "/// - Parameter container: The container to register in.\n"
         "public func registerServices(in container: Container) {",
+        "(_ container: Container)",
+        lambda i: [f"container.register(Service{i}.self) {{ _ in {impl_swift(i)}() }}.inObjectScope(.container)"])
+    lines.append("")
+    lines += chunked_functions(
+        n,
+        f"/// Registers the {n} services of this tier in `container` in Swinject's default `.graph` scope (a new\n"
+        "/// instance per top-level resolve): not like for like with singletons, kept as a labelled extra row.\n"
+        "/// - Parameter container: The container to register in.\n"
+        "public func registerServicesInGraphScope(in container: Container) {",
         "(_ container: Container)",
         lambda i: [f"container.register(Service{i}.self) {{ _ in {impl_swift(i)}() }}"])
     lines += [
@@ -463,7 +481,13 @@ let start = StartupClock.now()
 if mode == .none {{ StartupReport.finishBeforeRegistering(mechanism: "swinject", startNanoseconds: start) }}
 if mode == .name {{ StartupReport.fail("Swinject has no resolution by name") }}
 let container = Container()
-registerServices(in: container)
+// BEEHIVE_SWINJECT_SCOPE=graph: the default `.graph` scope (a labelled extra row, not like for like); otherwise
+// `.container` (singletons, as every other mechanism registers them).
+if StartupMode.swinjectGraphScope {{
+    registerServicesInGraphScope(in: container)
+}} else {{
+    registerServices(in: container)
+}}
 let registered = StartupClock.now()
 var wrong: [String] = []
 switch mode {{
@@ -502,7 +526,64 @@ StartupReport.finish(
 """
 
 
+WIRED_STARTUP = """import {m}
+import StartupSupport
+
+// Compile-time wiring: one lazily created shared instance per service (a `static let`, created on first access),
+// no container and no BeeHive. The floor of first use by type, and the same program without BeeHive that the
+// whole-process cost is counted against. Registration is empty: the wiring is the compiled code.
+
+/// One shared instance per service, created on first access.
+enum Wired {{
+{globals}
+}}
+
+/// Where each resolved instance is stored, so that the optimizer keeps every access.
+nonisolated(unsafe) var sink: Any = 0
+
+/// Touches every service's shared instance once (its first use).
+@inline(never)
+func resolveEveryService() {{
+{touches}
+}}
+
+/// The services whose shared instance is not of the expected implementation type.
+func misresolvedServices() -> [String] {{
+    var wrong: [String] = []
+{checks}
+    return wrong
+}}
+
+let mode = StartupMode.current
+let start = StartupClock.now()
+if mode == .none {{ StartupReport.finishBeforeRegistering(mechanism: "wired", startNanoseconds: start) }}
+if mode == .name {{ StartupReport.fail("compile-time wiring has no resolution by name") }}
+let registered = StartupClock.now()
+var wrong: [String] = []
+switch mode {{
+case .type: resolveEveryService()
+case .verify: wrong = misresolvedServices()
+case .none, .register, .name: break
+}}
+let ready = StartupClock.now()
+StartupReport.finish(
+    mechanism: "wired", mode: mode, expected: serviceCount, startNanoseconds: start,
+    registeredNanoseconds: registered, readyNanoseconds: ready, registered: serviceCount, misresolved: wrong)
+"""
+
+
+def emit_wired(n: int) -> str:
+    m = module(n)
+    globals_ = "\n".join(f"    static let service{i}: any Service{i} & Sendable = {impl_swift(i)}()" for i in range(n))
+    touches = "\n".join(f"    sink = Wired.service{i}" for i in range(n))
+    checks = "\n".join(f'    if !(Wired.service{i} is {impl_swift(i)}) {{ wrong.append("{m}.Service{i}") }}'
+                        for i in range(n))
+    return WIRED_STARTUP.format(m=m, globals=globals_, touches=touches, checks=checks)
+
+
 def emit_startup(mechanism: str, n: int) -> str:
+    if mechanism == "wired":
+        return HEADER.format(n=n) + emit_wired(n)
     if mechanism == "swinject":
         body = SWINJECT_STARTUP.format(m=module(n))
     elif mechanism == "floor":
@@ -551,7 +632,7 @@ def tier_files(n: int, macros: bool = False) -> dict[str, str]:
         "Files/BHService.plist": emit_plist(n),
         "Files/services.json": emit_json(n),
     }
-    for mechanism in MECHANISMS + ("floor",):
+    for mechanism in MECHANISMS + ("floor", "wired"):
         files[f"{startup_target(mechanism, n)}/main.swift"] = emit_startup(mechanism, n)
     if macros:
         files[f"{m}Macros/Registration.swift"] = emit_macros(n)
@@ -601,9 +682,10 @@ def emit_one(mechanism: str, n: int) -> str:
         return emit_swinject(n)
     if mechanism == MACROS:
         return emit_macros(n)
-    if mechanism == "floor":
-        return emit_startup("floor", n)
-    return "".join(f"// ---- {startup_target(m, n)}/main.swift\n" + emit_startup(m, n) for m in MECHANISMS + ("floor",))
+    if mechanism in ("floor", "wired"):
+        return emit_startup(mechanism, n)
+    return "".join(f"// ---- {startup_target(m, n)}/main.swift\n" + emit_startup(m, n)
+                   for m in MECHANISMS + ("floor", "wired"))
 
 
 class Parser(argparse.ArgumentParser):

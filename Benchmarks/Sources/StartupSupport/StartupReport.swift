@@ -30,6 +30,11 @@ public enum StartupMode: String, CaseIterable, Sendable {
     /// implementation type; exit 1 naming those that do not.
     case verify
 
+    /// Whether the Swinject programs register in Swinject's default `.graph` scope (`BEEHIVE_SWINJECT_SCOPE=graph`)
+    /// instead of `.container`: an extra row, not like for like with singletons.
+    public static let swinjectGraphScope: Bool =
+        getenv("BEEHIVE_SWINJECT_SCOPE").map { String(cString: $0) == "graph" } ?? false
+
     /// The mode named by the first argument; a program given anything else prints its usage and exits 2.
     public static let current: StartupMode = {
         let arguments = CommandLine.arguments

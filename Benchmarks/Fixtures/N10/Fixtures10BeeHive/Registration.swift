@@ -4,17 +4,49 @@ import BeeHive
 import Fixtures10
 
 // MARK: - Conformances (needed by every BeeHive mechanism: implementations are created by name)
+// Every service is a singleton (one shared instance, created on first use), in every mechanism: Swinject
+// registers in `.container` scope, the typed factories in `.singleton` scope.
 
-extension Impl0: ServiceImplementation {}
-extension Impl1: ServiceImplementation {}
-extension Group2.Impl2: ServiceImplementation {}
-extension Impl3: ServiceImplementation {}
-extension Impl4: ServiceImplementation {}
-extension Group5.Impl5: ServiceImplementation {}
-extension Impl6: ServiceImplementation {}
-extension Impl7: ServiceImplementation {}
-extension Group8.Impl8: ServiceImplementation {}
-extension Impl9: ServiceImplementation {}
+extension Impl0: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl1: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group2.Impl2: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl3: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl4: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group5.Impl5: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl6: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl7: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group8.Impl8: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl9: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
 
 // MARK: - (d) Explicit registration, by implementation type
 
@@ -40,7 +72,8 @@ private func registerServicesChunk0(_ hive: Hive) throws(HiveError) {
 
 // MARK: - (d') Explicit registration, typed factories (checked by the compiler)
 
-/// Registers the 10 services of this tier in `hive`, one `register(Service.self) { _ in Impl() }` each.
+/// Registers the 10 services of this tier in `hive`, one
+/// `register(Service.self, scope: .singleton) { _ in Impl() }` each.
 /// - Parameter hive: The hive to register in.
 /// - Throws: What `register` throws (only in strict mode, for a duplicate).
 public func registerServicesTyped(in hive: Hive) throws(HiveError) {
@@ -48,16 +81,16 @@ public func registerServicesTyped(in hive: Hive) throws(HiveError) {
 }
 
 private func registerServicesTypedChunk0(_ hive: Hive) throws(HiveError) {
-    try hive.register(Service0.self) { _ in Impl0() }
-    try hive.register(Service1.self) { _ in Impl1() }
-    try hive.register(Service2.self) { _ in Group2.Impl2() }
-    try hive.register(Service3.self) { _ in Impl3() }
-    try hive.register(Service4.self) { _ in Impl4() }
-    try hive.register(Service5.self) { _ in Group5.Impl5() }
-    try hive.register(Service6.self) { _ in Impl6() }
-    try hive.register(Service7.self) { _ in Impl7() }
-    try hive.register(Service8.self) { _ in Group8.Impl8() }
-    try hive.register(Service9.self) { _ in Impl9() }
+    try hive.register(Service0.self, scope: .singleton) { _ in Impl0() }
+    try hive.register(Service1.self, scope: .singleton) { _ in Impl1() }
+    try hive.register(Service2.self, scope: .singleton) { _ in Group2.Impl2() }
+    try hive.register(Service3.self, scope: .singleton) { _ in Impl3() }
+    try hive.register(Service4.self, scope: .singleton) { _ in Impl4() }
+    try hive.register(Service5.self, scope: .singleton) { _ in Group5.Impl5() }
+    try hive.register(Service6.self, scope: .singleton) { _ in Impl6() }
+    try hive.register(Service7.self, scope: .singleton) { _ in Impl7() }
+    try hive.register(Service8.self, scope: .singleton) { _ in Group8.Impl8() }
+    try hive.register(Service9.self, scope: .singleton) { _ in Impl9() }
 }
 
 // MARK: - First use

@@ -5,13 +5,34 @@ import Swinject
 
 // MARK: - (e) Swinject
 
-/// Registers the 10 services of this tier in `container`, one `register` call each (default scope).
+/// Registers the 10 services of this tier in `container`, one `register` call each, in `.container` scope
+/// (singletons, like every other mechanism's registrations).
 /// - Parameter container: The container to register in.
 public func registerServices(in container: Container) {
     registerServicesChunk0(container)
 }
 
 private func registerServicesChunk0(_ container: Container) {
+    container.register(Service0.self) { _ in Impl0() }.inObjectScope(.container)
+    container.register(Service1.self) { _ in Impl1() }.inObjectScope(.container)
+    container.register(Service2.self) { _ in Group2.Impl2() }.inObjectScope(.container)
+    container.register(Service3.self) { _ in Impl3() }.inObjectScope(.container)
+    container.register(Service4.self) { _ in Impl4() }.inObjectScope(.container)
+    container.register(Service5.self) { _ in Group5.Impl5() }.inObjectScope(.container)
+    container.register(Service6.self) { _ in Impl6() }.inObjectScope(.container)
+    container.register(Service7.self) { _ in Impl7() }.inObjectScope(.container)
+    container.register(Service8.self) { _ in Group8.Impl8() }.inObjectScope(.container)
+    container.register(Service9.self) { _ in Impl9() }.inObjectScope(.container)
+}
+
+/// Registers the 10 services of this tier in `container` in Swinject's default `.graph` scope (a new
+/// instance per top-level resolve): not like for like with singletons, kept as a labelled extra row.
+/// - Parameter container: The container to register in.
+public func registerServicesInGraphScope(in container: Container) {
+    registerServicesInGraphScopeChunk0(container)
+}
+
+private func registerServicesInGraphScopeChunk0(_ container: Container) {
     container.register(Service0.self) { _ in Impl0() }
     container.register(Service1.self) { _ in Impl1() }
     container.register(Service2.self) { _ in Group2.Impl2() }

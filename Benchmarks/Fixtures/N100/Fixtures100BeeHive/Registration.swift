@@ -4,107 +4,409 @@ import BeeHive
 import Fixtures100
 
 // MARK: - Conformances (needed by every BeeHive mechanism: implementations are created by name)
+// Every service is a singleton (one shared instance, created on first use), in every mechanism: Swinject
+// registers in `.container` scope, the typed factories in `.singleton` scope.
 
-extension Impl0: ServiceImplementation {}
-extension Impl1: ServiceImplementation {}
-extension Group2.Impl2: ServiceImplementation {}
-extension Impl3: ServiceImplementation {}
-extension Impl4: ServiceImplementation {}
-extension Group5.Impl5: ServiceImplementation {}
-extension Impl6: ServiceImplementation {}
-extension Impl7: ServiceImplementation {}
-extension Group8.Impl8: ServiceImplementation {}
-extension Impl9: ServiceImplementation {}
-extension Impl10: ServiceImplementation {}
-extension Group11.Impl11: ServiceImplementation {}
-extension Impl12: ServiceImplementation {}
-extension Impl13: ServiceImplementation {}
-extension Group14.Impl14: ServiceImplementation {}
-extension Impl15: ServiceImplementation {}
-extension Impl16: ServiceImplementation {}
-extension Group17.Impl17: ServiceImplementation {}
-extension Impl18: ServiceImplementation {}
-extension Impl19: ServiceImplementation {}
-extension Group20.Impl20: ServiceImplementation {}
-extension Impl21: ServiceImplementation {}
-extension Impl22: ServiceImplementation {}
-extension Group23.Impl23: ServiceImplementation {}
-extension Impl24: ServiceImplementation {}
-extension Impl25: ServiceImplementation {}
-extension Group26.Impl26: ServiceImplementation {}
-extension Impl27: ServiceImplementation {}
-extension Impl28: ServiceImplementation {}
-extension Group29.Impl29: ServiceImplementation {}
-extension Impl30: ServiceImplementation {}
-extension Impl31: ServiceImplementation {}
-extension Group32.Impl32: ServiceImplementation {}
-extension Impl33: ServiceImplementation {}
-extension Impl34: ServiceImplementation {}
-extension Group35.Impl35: ServiceImplementation {}
-extension Impl36: ServiceImplementation {}
-extension Impl37: ServiceImplementation {}
-extension Group38.Impl38: ServiceImplementation {}
-extension Impl39: ServiceImplementation {}
-extension Impl40: ServiceImplementation {}
-extension Group41.Impl41: ServiceImplementation {}
-extension Impl42: ServiceImplementation {}
-extension Impl43: ServiceImplementation {}
-extension Group44.Impl44: ServiceImplementation {}
-extension Impl45: ServiceImplementation {}
-extension Impl46: ServiceImplementation {}
-extension Group47.Impl47: ServiceImplementation {}
-extension Impl48: ServiceImplementation {}
-extension Impl49: ServiceImplementation {}
-extension Group50.Impl50: ServiceImplementation {}
-extension Impl51: ServiceImplementation {}
-extension Impl52: ServiceImplementation {}
-extension Group53.Impl53: ServiceImplementation {}
-extension Impl54: ServiceImplementation {}
-extension Impl55: ServiceImplementation {}
-extension Group56.Impl56: ServiceImplementation {}
-extension Impl57: ServiceImplementation {}
-extension Impl58: ServiceImplementation {}
-extension Group59.Impl59: ServiceImplementation {}
-extension Impl60: ServiceImplementation {}
-extension Impl61: ServiceImplementation {}
-extension Group62.Impl62: ServiceImplementation {}
-extension Impl63: ServiceImplementation {}
-extension Impl64: ServiceImplementation {}
-extension Group65.Impl65: ServiceImplementation {}
-extension Impl66: ServiceImplementation {}
-extension Impl67: ServiceImplementation {}
-extension Group68.Impl68: ServiceImplementation {}
-extension Impl69: ServiceImplementation {}
-extension Impl70: ServiceImplementation {}
-extension Group71.Impl71: ServiceImplementation {}
-extension Impl72: ServiceImplementation {}
-extension Impl73: ServiceImplementation {}
-extension Group74.Impl74: ServiceImplementation {}
-extension Impl75: ServiceImplementation {}
-extension Impl76: ServiceImplementation {}
-extension Group77.Impl77: ServiceImplementation {}
-extension Impl78: ServiceImplementation {}
-extension Impl79: ServiceImplementation {}
-extension Group80.Impl80: ServiceImplementation {}
-extension Impl81: ServiceImplementation {}
-extension Impl82: ServiceImplementation {}
-extension Group83.Impl83: ServiceImplementation {}
-extension Impl84: ServiceImplementation {}
-extension Impl85: ServiceImplementation {}
-extension Group86.Impl86: ServiceImplementation {}
-extension Impl87: ServiceImplementation {}
-extension Impl88: ServiceImplementation {}
-extension Group89.Impl89: ServiceImplementation {}
-extension Impl90: ServiceImplementation {}
-extension Impl91: ServiceImplementation {}
-extension Group92.Impl92: ServiceImplementation {}
-extension Impl93: ServiceImplementation {}
-extension Impl94: ServiceImplementation {}
-extension Group95.Impl95: ServiceImplementation {}
-extension Impl96: ServiceImplementation {}
-extension Impl97: ServiceImplementation {}
-extension Group98.Impl98: ServiceImplementation {}
-extension Impl99: ServiceImplementation {}
+extension Impl0: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl1: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group2.Impl2: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl3: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl4: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group5.Impl5: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl6: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl7: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group8.Impl8: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl9: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl10: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group11.Impl11: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl12: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl13: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group14.Impl14: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl15: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl16: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group17.Impl17: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl18: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl19: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group20.Impl20: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl21: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl22: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group23.Impl23: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl24: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl25: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group26.Impl26: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl27: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl28: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group29.Impl29: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl30: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl31: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group32.Impl32: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl33: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl34: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group35.Impl35: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl36: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl37: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group38.Impl38: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl39: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl40: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group41.Impl41: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl42: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl43: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group44.Impl44: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl45: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl46: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group47.Impl47: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl48: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl49: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group50.Impl50: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl51: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl52: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group53.Impl53: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl54: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl55: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group56.Impl56: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl57: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl58: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group59.Impl59: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl60: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl61: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group62.Impl62: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl63: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl64: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group65.Impl65: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl66: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl67: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group68.Impl68: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl69: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl70: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group71.Impl71: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl72: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl73: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group74.Impl74: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl75: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl76: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group77.Impl77: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl78: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl79: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group80.Impl80: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl81: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl82: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group83.Impl83: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl84: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl85: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group86.Impl86: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl87: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl88: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group89.Impl89: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl90: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl91: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group92.Impl92: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl93: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl94: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group95.Impl95: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl96: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl97: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Group98.Impl98: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
+extension Impl99: ServiceImplementation {
+    /// One shared instance, created on first use.
+    public static var isSingleton: Bool { true }
+}
 
 // MARK: - (d) Explicit registration, by implementation type
 
@@ -220,7 +522,8 @@ private func registerServicesChunk0(_ hive: Hive) throws(HiveError) {
 
 // MARK: - (d') Explicit registration, typed factories (checked by the compiler)
 
-/// Registers the 100 services of this tier in `hive`, one `register(Service.self) { _ in Impl() }` each.
+/// Registers the 100 services of this tier in `hive`, one
+/// `register(Service.self, scope: .singleton) { _ in Impl() }` each.
 /// - Parameter hive: The hive to register in.
 /// - Throws: What `register` throws (only in strict mode, for a duplicate).
 public func registerServicesTyped(in hive: Hive) throws(HiveError) {
@@ -228,106 +531,106 @@ public func registerServicesTyped(in hive: Hive) throws(HiveError) {
 }
 
 private func registerServicesTypedChunk0(_ hive: Hive) throws(HiveError) {
-    try hive.register(Service0.self) { _ in Impl0() }
-    try hive.register(Service1.self) { _ in Impl1() }
-    try hive.register(Service2.self) { _ in Group2.Impl2() }
-    try hive.register(Service3.self) { _ in Impl3() }
-    try hive.register(Service4.self) { _ in Impl4() }
-    try hive.register(Service5.self) { _ in Group5.Impl5() }
-    try hive.register(Service6.self) { _ in Impl6() }
-    try hive.register(Service7.self) { _ in Impl7() }
-    try hive.register(Service8.self) { _ in Group8.Impl8() }
-    try hive.register(Service9.self) { _ in Impl9() }
-    try hive.register(Service10.self) { _ in Impl10() }
-    try hive.register(Service11.self) { _ in Group11.Impl11() }
-    try hive.register(Service12.self) { _ in Impl12() }
-    try hive.register(Service13.self) { _ in Impl13() }
-    try hive.register(Service14.self) { _ in Group14.Impl14() }
-    try hive.register(Service15.self) { _ in Impl15() }
-    try hive.register(Service16.self) { _ in Impl16() }
-    try hive.register(Service17.self) { _ in Group17.Impl17() }
-    try hive.register(Service18.self) { _ in Impl18() }
-    try hive.register(Service19.self) { _ in Impl19() }
-    try hive.register(Service20.self) { _ in Group20.Impl20() }
-    try hive.register(Service21.self) { _ in Impl21() }
-    try hive.register(Service22.self) { _ in Impl22() }
-    try hive.register(Service23.self) { _ in Group23.Impl23() }
-    try hive.register(Service24.self) { _ in Impl24() }
-    try hive.register(Service25.self) { _ in Impl25() }
-    try hive.register(Service26.self) { _ in Group26.Impl26() }
-    try hive.register(Service27.self) { _ in Impl27() }
-    try hive.register(Service28.self) { _ in Impl28() }
-    try hive.register(Service29.self) { _ in Group29.Impl29() }
-    try hive.register(Service30.self) { _ in Impl30() }
-    try hive.register(Service31.self) { _ in Impl31() }
-    try hive.register(Service32.self) { _ in Group32.Impl32() }
-    try hive.register(Service33.self) { _ in Impl33() }
-    try hive.register(Service34.self) { _ in Impl34() }
-    try hive.register(Service35.self) { _ in Group35.Impl35() }
-    try hive.register(Service36.self) { _ in Impl36() }
-    try hive.register(Service37.self) { _ in Impl37() }
-    try hive.register(Service38.self) { _ in Group38.Impl38() }
-    try hive.register(Service39.self) { _ in Impl39() }
-    try hive.register(Service40.self) { _ in Impl40() }
-    try hive.register(Service41.self) { _ in Group41.Impl41() }
-    try hive.register(Service42.self) { _ in Impl42() }
-    try hive.register(Service43.self) { _ in Impl43() }
-    try hive.register(Service44.self) { _ in Group44.Impl44() }
-    try hive.register(Service45.self) { _ in Impl45() }
-    try hive.register(Service46.self) { _ in Impl46() }
-    try hive.register(Service47.self) { _ in Group47.Impl47() }
-    try hive.register(Service48.self) { _ in Impl48() }
-    try hive.register(Service49.self) { _ in Impl49() }
-    try hive.register(Service50.self) { _ in Group50.Impl50() }
-    try hive.register(Service51.self) { _ in Impl51() }
-    try hive.register(Service52.self) { _ in Impl52() }
-    try hive.register(Service53.self) { _ in Group53.Impl53() }
-    try hive.register(Service54.self) { _ in Impl54() }
-    try hive.register(Service55.self) { _ in Impl55() }
-    try hive.register(Service56.self) { _ in Group56.Impl56() }
-    try hive.register(Service57.self) { _ in Impl57() }
-    try hive.register(Service58.self) { _ in Impl58() }
-    try hive.register(Service59.self) { _ in Group59.Impl59() }
-    try hive.register(Service60.self) { _ in Impl60() }
-    try hive.register(Service61.self) { _ in Impl61() }
-    try hive.register(Service62.self) { _ in Group62.Impl62() }
-    try hive.register(Service63.self) { _ in Impl63() }
-    try hive.register(Service64.self) { _ in Impl64() }
-    try hive.register(Service65.self) { _ in Group65.Impl65() }
-    try hive.register(Service66.self) { _ in Impl66() }
-    try hive.register(Service67.self) { _ in Impl67() }
-    try hive.register(Service68.self) { _ in Group68.Impl68() }
-    try hive.register(Service69.self) { _ in Impl69() }
-    try hive.register(Service70.self) { _ in Impl70() }
-    try hive.register(Service71.self) { _ in Group71.Impl71() }
-    try hive.register(Service72.self) { _ in Impl72() }
-    try hive.register(Service73.self) { _ in Impl73() }
-    try hive.register(Service74.self) { _ in Group74.Impl74() }
-    try hive.register(Service75.self) { _ in Impl75() }
-    try hive.register(Service76.self) { _ in Impl76() }
-    try hive.register(Service77.self) { _ in Group77.Impl77() }
-    try hive.register(Service78.self) { _ in Impl78() }
-    try hive.register(Service79.self) { _ in Impl79() }
-    try hive.register(Service80.self) { _ in Group80.Impl80() }
-    try hive.register(Service81.self) { _ in Impl81() }
-    try hive.register(Service82.self) { _ in Impl82() }
-    try hive.register(Service83.self) { _ in Group83.Impl83() }
-    try hive.register(Service84.self) { _ in Impl84() }
-    try hive.register(Service85.self) { _ in Impl85() }
-    try hive.register(Service86.self) { _ in Group86.Impl86() }
-    try hive.register(Service87.self) { _ in Impl87() }
-    try hive.register(Service88.self) { _ in Impl88() }
-    try hive.register(Service89.self) { _ in Group89.Impl89() }
-    try hive.register(Service90.self) { _ in Impl90() }
-    try hive.register(Service91.self) { _ in Impl91() }
-    try hive.register(Service92.self) { _ in Group92.Impl92() }
-    try hive.register(Service93.self) { _ in Impl93() }
-    try hive.register(Service94.self) { _ in Impl94() }
-    try hive.register(Service95.self) { _ in Group95.Impl95() }
-    try hive.register(Service96.self) { _ in Impl96() }
-    try hive.register(Service97.self) { _ in Impl97() }
-    try hive.register(Service98.self) { _ in Group98.Impl98() }
-    try hive.register(Service99.self) { _ in Impl99() }
+    try hive.register(Service0.self, scope: .singleton) { _ in Impl0() }
+    try hive.register(Service1.self, scope: .singleton) { _ in Impl1() }
+    try hive.register(Service2.self, scope: .singleton) { _ in Group2.Impl2() }
+    try hive.register(Service3.self, scope: .singleton) { _ in Impl3() }
+    try hive.register(Service4.self, scope: .singleton) { _ in Impl4() }
+    try hive.register(Service5.self, scope: .singleton) { _ in Group5.Impl5() }
+    try hive.register(Service6.self, scope: .singleton) { _ in Impl6() }
+    try hive.register(Service7.self, scope: .singleton) { _ in Impl7() }
+    try hive.register(Service8.self, scope: .singleton) { _ in Group8.Impl8() }
+    try hive.register(Service9.self, scope: .singleton) { _ in Impl9() }
+    try hive.register(Service10.self, scope: .singleton) { _ in Impl10() }
+    try hive.register(Service11.self, scope: .singleton) { _ in Group11.Impl11() }
+    try hive.register(Service12.self, scope: .singleton) { _ in Impl12() }
+    try hive.register(Service13.self, scope: .singleton) { _ in Impl13() }
+    try hive.register(Service14.self, scope: .singleton) { _ in Group14.Impl14() }
+    try hive.register(Service15.self, scope: .singleton) { _ in Impl15() }
+    try hive.register(Service16.self, scope: .singleton) { _ in Impl16() }
+    try hive.register(Service17.self, scope: .singleton) { _ in Group17.Impl17() }
+    try hive.register(Service18.self, scope: .singleton) { _ in Impl18() }
+    try hive.register(Service19.self, scope: .singleton) { _ in Impl19() }
+    try hive.register(Service20.self, scope: .singleton) { _ in Group20.Impl20() }
+    try hive.register(Service21.self, scope: .singleton) { _ in Impl21() }
+    try hive.register(Service22.self, scope: .singleton) { _ in Impl22() }
+    try hive.register(Service23.self, scope: .singleton) { _ in Group23.Impl23() }
+    try hive.register(Service24.self, scope: .singleton) { _ in Impl24() }
+    try hive.register(Service25.self, scope: .singleton) { _ in Impl25() }
+    try hive.register(Service26.self, scope: .singleton) { _ in Group26.Impl26() }
+    try hive.register(Service27.self, scope: .singleton) { _ in Impl27() }
+    try hive.register(Service28.self, scope: .singleton) { _ in Impl28() }
+    try hive.register(Service29.self, scope: .singleton) { _ in Group29.Impl29() }
+    try hive.register(Service30.self, scope: .singleton) { _ in Impl30() }
+    try hive.register(Service31.self, scope: .singleton) { _ in Impl31() }
+    try hive.register(Service32.self, scope: .singleton) { _ in Group32.Impl32() }
+    try hive.register(Service33.self, scope: .singleton) { _ in Impl33() }
+    try hive.register(Service34.self, scope: .singleton) { _ in Impl34() }
+    try hive.register(Service35.self, scope: .singleton) { _ in Group35.Impl35() }
+    try hive.register(Service36.self, scope: .singleton) { _ in Impl36() }
+    try hive.register(Service37.self, scope: .singleton) { _ in Impl37() }
+    try hive.register(Service38.self, scope: .singleton) { _ in Group38.Impl38() }
+    try hive.register(Service39.self, scope: .singleton) { _ in Impl39() }
+    try hive.register(Service40.self, scope: .singleton) { _ in Impl40() }
+    try hive.register(Service41.self, scope: .singleton) { _ in Group41.Impl41() }
+    try hive.register(Service42.self, scope: .singleton) { _ in Impl42() }
+    try hive.register(Service43.self, scope: .singleton) { _ in Impl43() }
+    try hive.register(Service44.self, scope: .singleton) { _ in Group44.Impl44() }
+    try hive.register(Service45.self, scope: .singleton) { _ in Impl45() }
+    try hive.register(Service46.self, scope: .singleton) { _ in Impl46() }
+    try hive.register(Service47.self, scope: .singleton) { _ in Group47.Impl47() }
+    try hive.register(Service48.self, scope: .singleton) { _ in Impl48() }
+    try hive.register(Service49.self, scope: .singleton) { _ in Impl49() }
+    try hive.register(Service50.self, scope: .singleton) { _ in Group50.Impl50() }
+    try hive.register(Service51.self, scope: .singleton) { _ in Impl51() }
+    try hive.register(Service52.self, scope: .singleton) { _ in Impl52() }
+    try hive.register(Service53.self, scope: .singleton) { _ in Group53.Impl53() }
+    try hive.register(Service54.self, scope: .singleton) { _ in Impl54() }
+    try hive.register(Service55.self, scope: .singleton) { _ in Impl55() }
+    try hive.register(Service56.self, scope: .singleton) { _ in Group56.Impl56() }
+    try hive.register(Service57.self, scope: .singleton) { _ in Impl57() }
+    try hive.register(Service58.self, scope: .singleton) { _ in Impl58() }
+    try hive.register(Service59.self, scope: .singleton) { _ in Group59.Impl59() }
+    try hive.register(Service60.self, scope: .singleton) { _ in Impl60() }
+    try hive.register(Service61.self, scope: .singleton) { _ in Impl61() }
+    try hive.register(Service62.self, scope: .singleton) { _ in Group62.Impl62() }
+    try hive.register(Service63.self, scope: .singleton) { _ in Impl63() }
+    try hive.register(Service64.self, scope: .singleton) { _ in Impl64() }
+    try hive.register(Service65.self, scope: .singleton) { _ in Group65.Impl65() }
+    try hive.register(Service66.self, scope: .singleton) { _ in Impl66() }
+    try hive.register(Service67.self, scope: .singleton) { _ in Impl67() }
+    try hive.register(Service68.self, scope: .singleton) { _ in Group68.Impl68() }
+    try hive.register(Service69.self, scope: .singleton) { _ in Impl69() }
+    try hive.register(Service70.self, scope: .singleton) { _ in Impl70() }
+    try hive.register(Service71.self, scope: .singleton) { _ in Group71.Impl71() }
+    try hive.register(Service72.self, scope: .singleton) { _ in Impl72() }
+    try hive.register(Service73.self, scope: .singleton) { _ in Impl73() }
+    try hive.register(Service74.self, scope: .singleton) { _ in Group74.Impl74() }
+    try hive.register(Service75.self, scope: .singleton) { _ in Impl75() }
+    try hive.register(Service76.self, scope: .singleton) { _ in Impl76() }
+    try hive.register(Service77.self, scope: .singleton) { _ in Group77.Impl77() }
+    try hive.register(Service78.self, scope: .singleton) { _ in Impl78() }
+    try hive.register(Service79.self, scope: .singleton) { _ in Impl79() }
+    try hive.register(Service80.self, scope: .singleton) { _ in Group80.Impl80() }
+    try hive.register(Service81.self, scope: .singleton) { _ in Impl81() }
+    try hive.register(Service82.self, scope: .singleton) { _ in Impl82() }
+    try hive.register(Service83.self, scope: .singleton) { _ in Group83.Impl83() }
+    try hive.register(Service84.self, scope: .singleton) { _ in Impl84() }
+    try hive.register(Service85.self, scope: .singleton) { _ in Impl85() }
+    try hive.register(Service86.self, scope: .singleton) { _ in Group86.Impl86() }
+    try hive.register(Service87.self, scope: .singleton) { _ in Impl87() }
+    try hive.register(Service88.self, scope: .singleton) { _ in Impl88() }
+    try hive.register(Service89.self, scope: .singleton) { _ in Group89.Impl89() }
+    try hive.register(Service90.self, scope: .singleton) { _ in Impl90() }
+    try hive.register(Service91.self, scope: .singleton) { _ in Impl91() }
+    try hive.register(Service92.self, scope: .singleton) { _ in Group92.Impl92() }
+    try hive.register(Service93.self, scope: .singleton) { _ in Impl93() }
+    try hive.register(Service94.self, scope: .singleton) { _ in Impl94() }
+    try hive.register(Service95.self, scope: .singleton) { _ in Group95.Impl95() }
+    try hive.register(Service96.self, scope: .singleton) { _ in Impl96() }
+    try hive.register(Service97.self, scope: .singleton) { _ in Impl97() }
+    try hive.register(Service98.self, scope: .singleton) { _ in Group98.Impl98() }
+    try hive.register(Service99.self, scope: .singleton) { _ in Impl99() }
 }
 
 // MARK: - First use

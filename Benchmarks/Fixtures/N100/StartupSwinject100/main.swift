@@ -10,7 +10,13 @@ let start = StartupClock.now()
 if mode == .none { StartupReport.finishBeforeRegistering(mechanism: "swinject", startNanoseconds: start) }
 if mode == .name { StartupReport.fail("Swinject has no resolution by name") }
 let container = Container()
-registerServices(in: container)
+// BEEHIVE_SWINJECT_SCOPE=graph: the default `.graph` scope (a labelled extra row, not like for like); otherwise
+// `.container` (singletons, as every other mechanism registers them).
+if StartupMode.swinjectGraphScope {
+    registerServicesInGraphScope(in: container)
+} else {
+    registerServices(in: container)
+}
 let registered = StartupClock.now()
 var wrong: [String] = []
 switch mode {
