@@ -148,6 +148,12 @@ void bh_read_notes(bh_scanner *s, uintptr_t base, const ElfW(Phdr) *phdrs, size_
             continue;
         }
         size_t size = (size_t)ph->p_memsz;
+        if (!careful) {
+            /* Before main the image was just mapped from its file: read in place (a copy would read it too). */
+            bh_parse_notes(s, image, id, report, (const unsigned char *)(base + ph->p_vaddr), size, ph->p_align, i,
+                           notes);
+            continue;
+        }
         unsigned char *buffer = size <= sizeof stack ? stack : malloc(size);
         if (!buffer) continue;
         if (bh_copy_memory(careful, buffer, base + ph->p_vaddr, size) != 0) {
