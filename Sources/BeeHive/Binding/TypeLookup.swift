@@ -223,20 +223,6 @@ package enum TypeLookup {
         }
     }
 
-    /// The module-qualified name of a type (an implementation, module or handler), as the runtime spells it.
+    /// The module-qualified name of a type (a service, implementation, module or handler), as the runtime spells it.
     package static func name(of type: Any.Type) -> String { _typeName(type, qualified: true) }
-
-    /// The name a service type is registered under: its module-qualified name. Remembered per type: the runtime
-    /// spells a name from the type's metadata (~3 K instructions), and a service registered by type is asked for by
-    /// the same type at its first use.
-    package static func serviceName(of type: Any.Type) -> String {
-        let key = ObjectIdentifier(type)
-        if let name = names.withLock({ $0[key] }) { return name }
-        let name = _typeName(type, qualified: true)
-        names.withLock { $0[key] = name }
-        return name
-    }
-
-    /// The names spelled so far, by type (types are never unloaded: Swift images stay mapped, see `Plugins/`).
-    private static let names = LockedValue<[ObjectIdentifier: String]>([:])
 }

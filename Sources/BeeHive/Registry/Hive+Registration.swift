@@ -27,14 +27,14 @@ extension Hive {
     ) throws(HiveError) -> ServiceRegistration {
         try register(
             ServiceRegistration(
-                service: TypeLookup.serviceName(of: service), name: name, implementation: "factory",
+                service: TypeLookup.name(of: service), name: name, implementation: "factory",
                 source: .code(fileID: fileID, line: line)),
             .factory(
                 scope,
                 { hive in
                     let instance = try factory(hive)
                     return Made(instance: instance, boxed: TypedBox(instance))
-                }))
+                }), type: service)
     }
 
     /// Registers `impl` as the implementation of `service`, in code (BeeHive's `registerService:implClass:`).
@@ -64,13 +64,13 @@ extension Hive {
         service: Service.Type, impl: Impl.Type, name: String? = nil, fileID: String = #fileID, line: Int = #line
     ) throws(HiveError) -> ServiceRegistration {
         let registration = ServiceRegistration(
-            service: TypeLookup.serviceName(of: service), name: name, implementation: TypeLookup.name(of: impl),
+            service: TypeLookup.name(of: service), name: name, implementation: TypeLookup.name(of: impl),
             source: .code(fileID: fileID, line: line))
         if let refused = conformanceRefusal(service, impl: impl, registration) {
             record([Diagnostic(.error, refused)])
             throw refused
         }
-        return try register(registration, .implementation(impl, boxes: ServiceBoxes()))
+        return try register(registration, .implementation(impl, boxes: ServiceBoxes()), type: service)
     }
 
     /// Registers a factory for `service`, in code: ``register(_:name:scope:fileID:line:factory:)`` with the
@@ -143,12 +143,21 @@ extension Hive {
         return declaration
     }
 
+    /// Registers one service made in code; `type`, when known, is the service's own type, whose first request then
+    /// finds the entry without spelling the type's name again.
     private func register(
-        _ registration: ServiceRegistration, _ provider: Provider
+        _ registration: ServiceRegistration, _ provider: Provider, type: (any Any.Type)? = nil
     ) throws(HiveError)
         -> ServiceRegistration
     {
-        try failIfStrict(add(services: [ServiceEntry(registration, provider)]))
+        let problems = add(services: [ServiceEntry(registration, provider)])
+        state.withLock { state in
+            let key = ServiceKey(service: registration.service, name: registration.name)
+            if let type, let entry = state.entry(for: key) {
+                state.typeIndex[TypeKey(type: ObjectIdentifier(type), name: registration.name)] = entry
+            }
+        }
+        try failIfStrict(problems)
         return registration
     }
 

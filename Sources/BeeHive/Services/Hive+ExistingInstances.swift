@@ -17,7 +17,7 @@ extension Hive {
     /// - Returns: The shared instance, or `nil` when none is kept (none made yet, a transient implementation, no
     ///   registration, or a singleton being made right now on another thread).
     public func existingService<Service>(_ service: Service.Type, name: String? = nil) -> Service? {
-        guard let instance = existingService(named: TypeLookup.serviceName(of: service), name: name) else { return nil }
+        guard let instance = existingService(named: TypeLookup.name(of: service), name: name) else { return nil }
         return Conformances.box(instance, as: service, path: bindingPath)?.value
     }
 

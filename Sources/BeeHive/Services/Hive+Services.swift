@@ -112,7 +112,7 @@ extension Hive {
 
     /// Whether an implementation is registered for `service` (and `name`).
     public func hasService<Service>(_ service: Service.Type, name: String? = nil) -> Bool {
-        registration(for: TypeLookup.serviceName(of: service), name: name) != nil
+        registration(for: TypeLookup.name(of: service), name: name) != nil
     }
 
     /// The registration that serves the service named `service` (and `name`), if any.
@@ -123,7 +123,7 @@ extension Hive {
     /// Forgets the shared instance of `service` (BeeHive's `removeServiceWithServiceName:`); the next
     /// request creates a new one. The registration stays.
     public func removeServiceInstance<Service>(_ service: Service.Type, name: String? = nil) {
-        removeServiceInstance(named: TypeLookup.serviceName(of: service), name: name)
+        removeServiceInstance(named: TypeLookup.name(of: service), name: name)
     }
 
     /// Forgets the shared instance of the service named `service`; the registration stays.
@@ -429,7 +429,7 @@ private struct TypedLookup {
         cached = box
         key =
             indexed.map { ServiceKey(service: $0.registration.service, name: $0.registration.name) }
-            ?? ServiceKey(service: TypeLookup.serviceName(of: service), name: name)
+            ?? ServiceKey(service: TypeLookup.name(of: service), name: name)
     }
 
     /// The instance as `Service`; a shared one is kept boxed as `Service` for the cached path.
