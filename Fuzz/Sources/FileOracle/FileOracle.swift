@@ -262,14 +262,7 @@ public func checkLoad(
         check(error.source?.filePath == inputPath, "the error does not name the file: \(error)")
         check(registered.isEmpty, "a rejected file registered \(registered.map(\.value))")
     case .success(let problems):
-        for problem in problems {
-            check(
-                problem.source?.filePath == inputPath && problem.source?.entryIndex != nil,
-                "a problem does not name the file and entry: \(problem)")
-            check(
-                [.malformedEntry, .invalidUTF8, .duplicateRegistration].contains(problem.code),
-                "unexpected problem: \(problem)")
-        }
+        checkEntryProblems(problems)
         for item in registered {
             check(item.index != nil, "registration without an entry index: \(item.value)")
         }
@@ -339,6 +332,18 @@ public func checkLoad(
     }
     for index in list.indices where !covered.contains(index) {
         check(false, "entry \(index) \(list[index]) is neither registered nor reported")
+    }
+}
+
+/// Every problem of a loaded file names the file and an entry, and is one an entry may cost.
+public func checkEntryProblems(_ problems: [Diagnostic]) {
+    for problem in problems {
+        check(
+            problem.source?.filePath == inputPath && problem.source?.entryIndex != nil,
+            "a problem does not name the file and entry: \(problem)")
+        check(
+            [.malformedEntry, .invalidUTF8, .duplicateRegistration].contains(problem.code),
+            "unexpected problem: \(problem)")
     }
 }
 
