@@ -520,6 +520,26 @@ size_t bh_swift_mangled_name(const void *descriptor, char *buffer, size_t capaci
     return capacity && bh_with_chain(descriptor, bh_mangle_chain, &out) ? strlen(buffer) : 0;
 }
 
+static bool bh_qualify_chain(bh_image_walk *walk, const bh_chain *chain, void *context) {
+    bh_mangling *out = context;
+    size_t length = 0;
+    for (size_t i = chain->depth; i-- > 0;) {
+        const char *part = NULL;
+        long n = bh_level_name(walk, chain->levels[i], &part);
+        if (n <= 0 || length + (size_t)n + 2 >= out->capacity) return false;
+        if (length) out->buffer[length++] = '.';
+        memcpy(out->buffer + length, part, (size_t)n);
+        length += (size_t)n;
+    }
+    out->buffer[length] = 0;
+    return length > 0;
+}
+
+size_t bh_swift_qualified_name(const void *descriptor, char *buffer, size_t capacity) {
+    bh_mangling out = {buffer, capacity};
+    return capacity && bh_with_chain(descriptor, bh_qualify_chain, &out) ? strlen(buffer) : 0;
+}
+
 const char *bh_image_path(const void *address) {
     Dl_info info;
     return dladdr(address, &info) && info.dli_fname ? info.dli_fname : NULL;

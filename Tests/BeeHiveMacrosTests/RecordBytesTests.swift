@@ -112,7 +112,8 @@ struct RecordBytesTests {
         #expect(source.contains("to: out, type: type, hint: hint)"), "\(source)")
         #expect(
             source.contains(
-                "write(.service(PluginAPI::GreeterService.self, implementation: "
+                "write(.service(PluginAPI::GreeterService.self, serviceName: \"PluginAPI.GreeterService\", "
+                    + "implementation: "
                     + "App::Outer.Middle.AVeryLongImplementationNameThatGoesOnAndOnForMoreThanSixtyFourBytes.self, "
                     + #"named: "App.Outer.Middle.AVeryLongImplementationNameThatGoesOnAndOnForMoreThanSixtyFourBytes", "#
                     + "upcast:"), "\(source)")

@@ -72,7 +72,7 @@ struct CachedResolutionTests {
                 SharedInstance(entry: entry, generation: entry.generation, box: TypedInstance(index)),
                 for: TypeKey(type: ObjectIdentifier(key), name: nil))
         }
-        let found = keys.map { key in (table.box(for: ObjectIdentifier(key), name: nil) as? TypedInstance<Int>)?.value }
+        let found = keys.map { key in table.box(for: ObjectIdentifier(key), name: nil)?.value(as: Int.self) }
         #expect(found == Array(0..<1000))
         #expect(table.box(for: ObjectIdentifier(Int.self), name: nil) == nil)
         entry.slot = .empty  // the entry's instance changed: its boxes are stale

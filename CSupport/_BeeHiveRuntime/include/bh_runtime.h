@@ -99,6 +99,10 @@ const char *bh_swift_module_name(const void *descriptor);
  * (identifiers that need Punycode, too long). */
 size_t bh_swift_mangled_name(const void *descriptor, char *buffer, size_t capacity);
 
+/* Writes the module-qualified name of a loaded type or protocol ("Module.Outer.Inner") into `buffer`; returns its
+ * length, or 0 when the descriptor's chain cannot be read or the name does not fit. */
+size_t bh_swift_qualified_name(const void *descriptor, char *buffer, size_t capacity);
+
 /* The path of the loaded image that holds `address` (dladdr), or NULL; the string lives while the image is loaded. */
 const char *bh_image_path(const void *address);
 

@@ -1,5 +1,11 @@
 internal import _BeeHiveRuntime
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Finds conformances and makes existentials without the Swift runtime's conformance scan.
 ///
 /// A dynamic cast to a protocol (`instance as? Service`, `type as? any ServiceImplementation.Type`) makes the runtime
@@ -77,6 +83,28 @@ package enum Conformances {
         shape(of: existential).map { ($0.protocol, $0.is_class_bound != 0) }
     }
 
+    /// Whether `name` is the module-qualified name of the protocol whose existential is `service` (`any P`), read from
+    /// the protocol's descriptor (bounded by the loaded images' segments): what lets the first use of an annotated
+    /// service trust the name its typed record gives it, where asking the runtime to print the name costs thousands of
+    /// instructions. False for any other kind of type, and for a name the descriptor cannot give.
+    static func isProtocol(_ service: any Any.Type, named name: String) -> Bool {
+        var shape = bh_existential_shape()
+        guard bh_existential_shape_of(metadata(of: service), &shape) != 0, let descriptor = shape.protocol else {
+            return false
+        }
+        let capacity = 512
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            let length = buffer.withMemoryRebound(to: CChar.self) {
+                bh_swift_qualified_name(descriptor, $0.baseAddress, capacity)
+            }
+            var name = name
+            return length > 0
+                && name.withUTF8 { utf8 in
+                    utf8.count == length && memcmp(utf8.baseAddress!, buffer.baseAddress!, length) == 0
+                }
+        }
+    }
+
     private static func shape<Existential>(of existential: Existential.Type) -> bh_existential_shape? {
         var shape = bh_existential_shape()
         guard bh_existential_shape_of(metadata(of: existential), &shape) != 0, shape.protocol != nil,
@@ -103,7 +131,7 @@ package enum Conformances {
     /// instantiate `Optional<Service>`'s metadata at the first use of every service.
     static func box<Service>(
         _ instance: Any, as service: Service.Type, path: BindingPath
-    ) -> TypedInstance<Service>? {
+    ) -> TypedInstance? {
         guard path == .metadata, let shape = shape(of: service) else { return runtimeCast(instance, to: service) }
         // `Any` is three words of value buffer and the type's metadata (`_BeeHiveRuntime` reads and writes it).
         let any = UnsafeMutablePointer<Any>.allocate(capacity: 1)
@@ -161,7 +189,7 @@ package enum Conformances {
         }
     }
 
-    private static func runtimeCast<T>(_ value: Any, to: T.Type) -> TypedInstance<T>? {
+    private static func runtimeCast<T>(_ value: Any, to: T.Type) -> TypedInstance? {
         RuntimeBinding.countRuntime(.conformance)
         return (value as? T).map(TypedInstance.init)
     }

@@ -19,8 +19,8 @@ internal import _BeeHiveDiscovery
 /// private let record: (UInt32, UInt32, _BeeHiveTypedRecord.Accessor) = (
 ///     0x5254_4842, 2,
 ///     { out, type, hint in
-///         _BeeHiveTypedRecord.write(.service(Tracker.self, implementation: Console.self, named: "App.Console",
-///             upcast: { $0 }), to: out, type: type, hint: hint)
+///         _BeeHiveTypedRecord.write(.service(Tracker.self, serviceName: "App.Tracker", implementation: Console.self,
+///             named: "App.Console", upcast: { $0 }), to: out, type: type, hint: hint)
 ///     })
 /// ```
 public struct _BeeHiveTypedRecord: Sendable {
@@ -36,11 +36,13 @@ public struct _BeeHiveTypedRecord: Sendable {
     /// records of another version are reported and skipped.
     public static let layoutVersion: UInt32 = RecordFormat.typedRecordLayout
 
+    @usableFromInline
     enum Payload: Sendable {
-        /// An implementation of the service `service`, and how to box one of its instances as that service.
+        /// An implementation of the service `service` (named `serviceName` in its JSON record), how to box one of its
+        /// instances as that service, and how to make one (its shared one when asked).
         case service(
-            service: any Any.Type, implementation: any ServiceImplementation.Type,
-            box: @Sendable (Any) -> AnyObject?)
+            service: any Any.Type, serviceName: StaticString, implementation: any ServiceImplementation.Type,
+            box: ServiceBox, make: @Sendable (_ shared: Bool) -> Any)
         /// A module or route handler type.
         case type(any Any.Type)
     }
@@ -53,23 +55,41 @@ public struct _BeeHiveTypedRecord: Sendable {
     let name: StaticString
     let payload: Payload
 
+    @usableFromInline
+    init(name: StaticString, payload: Payload) {
+        self.name = name
+        self.payload = payload
+    }
+
     /// The record of an implementation of `service`.
+    ///
+    /// Inlined into the annotation's accessor, where both types are known: the closures it makes convert and create
+    /// instances with no cast to the service and no generic metadata to instantiate at run time.
     ///
     /// - Parameters:
     ///   - service: The service (a protocol), as the annotation names it.
+    ///   - serviceName: `service`'s module-qualified name, as the JSON record writes it.
     ///   - implementation: The implementation type.
     ///   - name: `implementation`'s module-qualified name, as the JSON record writes it.
     ///   - upcast: Converts an instance to the service: `{ $0 }`, which the compiler checks.
     /// - Returns: The record.
+    @inlinable
     public static func service<Service, Implementation: ServiceImplementation>(
-        _ service: Service.Type, implementation: Implementation.Type, named name: StaticString,
-        upcast: @escaping @Sendable (Implementation) -> Service
+        _ service: Service.Type, serviceName: StaticString, implementation: Implementation.Type,
+        named name: StaticString, upcast: @escaping @Sendable (Implementation) -> Service
     ) -> Self {
         Self(
             name: name,
             payload: .service(
-                service: service, implementation: implementation,
-                box: { instance in (instance as? Implementation).map { TypedInstance(upcast($0)) } }))
+                service: service, serviceName: serviceName, implementation: implementation,
+                box: { instance in
+                    guard let instance = instance as? Implementation else { return nil }
+                    return TypedInstance(upcast(instance))
+                },
+                make: { shared in
+                    guard shared, let instance = Implementation.sharedInstance else { return Implementation() }
+                    return instance
+                }))
     }
 
     /// The record of a module or route handler type.

@@ -7,13 +7,17 @@ import Glibc
 import Musl
 #endif
 
-/// Converts an instance to a `TypedInstance<Service>` of the one service it was registered for, or nil when the
+/// Converts an instance to a ``TypedInstance`` holding the one service it was registered for, or nil when the
 /// instance is of another type. Made where the compiler knows both types, so it needs no conformance look-up.
-typealias ServiceBox = @Sendable (Any) -> AnyObject?
+@usableFromInline
+typealias ServiceBox = @Sendable (Any) -> TypedInstance?
 
-/// The services an implementation was annotated with, and the box that converts an instance to each.
+/// The services an implementation was annotated with, the box that converts an instance to each, and, from a typed
+/// record, how to make an instance without asking the runtime for `Optional<Implementation>`.
 struct ServiceBoxes {
     private(set) var services: [(service: any Any.Type, box: ServiceBox)] = []
+    /// Makes an instance (the shared one when asked); nil when no typed record says how.
+    var make: (@Sendable (_ shared: Bool) -> Any)?
 
     /// The annotated services, as types.
     var types: [any Any.Type] { services.map(\.service) }
@@ -66,7 +70,9 @@ enum TypedRecords {
 
     private struct Store {
         var pending: [Pending] = []
-        var declared: [String: Declared] = [:]
+        var declared = NameTable<Declared>()
+        /// The name that the typed records of a service type give it, by the service type.
+        var serviceNames = AddressTable<(name: String, imageID: UInt64)>()
         /// Whether a thread is calling accessors; others wait for it (on `bound`) instead of calling them again.
         var binding = false
         /// The thread calling accessors: an accessor that asks BeeHive about types gets no answer from typed
@@ -122,7 +128,8 @@ enum TypedRecords {
     static func remove(image imageID: UInt64) {
         store.withLock { store in
             store.pending.removeAll { $0.imageID == imageID }
-            store.declared = store.declared.filter { $0.value.imageID != imageID }
+            store.declared.removeAll { $0.imageID == imageID }
+            store.serviceNames.removeAll { $0.imageID == imageID }
             if store.binding { store.removedWhileBinding.insert(imageID) }
         }
     }
@@ -130,14 +137,14 @@ enum TypedRecords {
     /// The type a typed record declares under `name`.
     static func type(named name: String) -> (any Any.Type)? {
         bindPending()
-        return store.withLock { $0.declared[name]?.type }
+        return store.withLock { $0.declared.value(named: name)?.type }
     }
 
     /// The service implementation a typed record declares under `name`.
     static func implementation(named name: String) -> Declared? {
         bindPending()
         return store.withLock { store in
-            guard let declared = store.declared[name], declared.implementation != nil else { return nil }
+            guard let declared = store.declared.value(named: name), declared.implementation != nil else { return nil }
             return declared
         }
     }
@@ -145,7 +152,13 @@ enum TypedRecords {
     /// The names of the implementations that typed records annotate with the service `service`. Calls no
     /// accessor (it may run under a hive's lock): only records bound by an earlier ``bindPending()`` count.
     static func implementationNames(annotatedWith service: ObjectIdentifier) -> [String] {
-        store.withLock { store in store.declared.filter { $0.value.services.box(for: service) != nil }.map(\.key) }
+        store.withLock { store in
+            var names: [String] = []
+            store.declared.forEach { name, declared in
+                if declared.services.box(for: service) != nil { names.append(name) }
+            }
+            return names
+        }
     }
 
     /// Calls the pending accessors, all at once, outside every lock, and publishes what they made; a thread that
@@ -186,9 +199,10 @@ enum TypedRecords {
                     }
                 }
                 store.withLock { store in
-                    store.declared.reserveCapacity(store.declared.count + made.count)
+                    store.declared.reserveCapacity(made.count)
+                    store.serviceNames.reserveCapacity(made.count)
                     for (record, value) in made where !store.removedWhileBinding.contains(record.imageID) {
-                        publish(value, imageID: record.imageID, in: &store.declared)
+                        publish(value, imageID: record.imageID, in: &store)
                     }
                     store.binding = false
                     store.binder = nil
@@ -239,15 +253,28 @@ enum TypedRecords {
         return .success(buffer.assumingMemoryBound(to: _BeeHiveTypedRecord.self).move())
     }
 
-    private static func publish(_ made: _BeeHiveTypedRecord, imageID: UInt64, in declared: inout [String: Declared]) {
+    private static func publish(_ made: _BeeHiveTypedRecord, imageID: UInt64, in store: inout Store) {
         let name = String(made.name)
         switch made.payload {
         case .type(let type):
-            declared[name] = Declared(type: type, implementation: nil, imageID: imageID)
-        case .service(let service, let implementation, let box):
-            declared[name, default: Declared(type: implementation, implementation: implementation, imageID: imageID)]
-                .services.append(service, box)
+            let declared = Declared(type: type, implementation: nil, imageID: imageID)
+            store.declared.modify(named: name, initial: declared) { $0 = declared }
+        case .service(let service, let serviceName, let implementation, let box, let make):
+            store.declared.modify(
+                named: name, initial: Declared(type: implementation, implementation: implementation, imageID: imageID)
+            ) { declared in
+                declared.services.append(service, box)
+                if declared.services.make == nil { declared.services.make = make }
+            }
+            let id = ObjectIdentifier(service)
+            if store.serviceNames[id] == nil { store.serviceNames[id] = (String(serviceName), imageID) }
         }
+    }
+
+    /// The name the typed records of the service `service` give it (their JSON records' name for it), if any.
+    /// Calls no accessor: only records bound by an earlier ``bindPending()`` count.
+    static func serviceName(of service: ObjectIdentifier) -> String? {
+        store.withLock { $0.serviceNames[service]?.name }
     }
 
     /// One diagnostic per failed record, to the hive that scanned its image (kept, then logged without a lock).

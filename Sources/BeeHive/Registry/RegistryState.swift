@@ -38,20 +38,20 @@ struct Made {
     let boxed: TypedBox?
 }
 
-/// A `TypedInstance<Service>` and the `Service` it holds, as an identifier: compared, not cast, by the unspecialized
-/// path (a cast to `TypedInstance<Service>` would instantiate its metadata for every service asked for).
+/// A ``TypedInstance`` and the type of the value it holds, as an identifier: compared, not cast, by the unspecialized
+/// path.
 struct TypedBox {
     /// `ObjectIdentifier(Service.self)`.
     let type: ObjectIdentifier
-    /// The `TypedInstance<Service>`.
-    let object: AnyObject
+    /// The box, holding a `Service`.
+    let object: TypedInstance
 
     init<Service>(_ value: Service) {
         type = ObjectIdentifier(Service.self)
         object = TypedInstance(value)
     }
 
-    init(type: ObjectIdentifier, object: AnyObject) {
+    init(type: ObjectIdentifier, object: TypedInstance) {
         self.type = type
         self.object = object
     }
@@ -100,11 +100,32 @@ final class ServiceEntry {
     }
 }
 
-/// A shared instance as a value of the service type it was asked for.
+/// A shared instance as a value of the service type it was asked for: storage that holds one `Service`.
+///
+/// Not generic: a generic box would make the runtime instantiate a class's metadata (and an optional's) for every
+/// service at its first use. What the value's type is, the key the box is stored under says (see ``SharedInstance``).
 @usableFromInline
-final class TypedInstance<Service> {
-    @usableFromInline let value: Service
-    init(_ value: Service) { self.value = value }
+final class TypedInstance {
+    @usableFromInline let storage: UnsafeMutableRawPointer
+    @usableFromInline let destroy: @Sendable (UnsafeMutableRawPointer) -> Void
+
+    /// Boxes `value`; inlined where `Service` is known, where `destroy` captures nothing.
+    @inlinable
+    init<Service>(_ value: Service) {
+        storage = UnsafeMutableRawPointer.allocate(
+            byteCount: MemoryLayout<Service>.size, alignment: MemoryLayout<Service>.alignment)
+        storage.initializeMemory(as: Service.self, to: value)
+        destroy = { $0.assumingMemoryBound(to: Service.self).deinitialize(count: 1) }
+    }
+
+    deinit {
+        destroy(storage)
+        storage.deallocate()
+    }
+
+    /// The value, which must be a `Service`.
+    @inlinable
+    func value<Service>(as _: Service.Type) -> Service { storage.assumingMemoryBound(to: Service.self).pointee }
 }
 
 /// A shared instance boxed for the exact type it was asked for: what the cached path of
@@ -112,15 +133,15 @@ final class TypedInstance<Service> {
 struct SharedInstance {
     let entry: ServiceEntry
     let generation: Int
-    /// A `TypedInstance<Service>` whose `Service` is the type of the key it is stored under, and no other.
-    let box: AnyObject
+    /// A box whose value is of the type of the key it is stored under, and no other.
+    let box: TypedInstance
 }
 
 /// Everything a hive knows, behind one lock.
 struct RegistryState {
     var services: [ServiceKey: ServiceEntry] = [:]
     var serviceOrder: [ServiceKey] = []
-    var typeIndex: [TypeKey: ServiceEntry] = [:]
+    var typeIndex = TypeIndex()
     /// The shared instances asked for by type, each boxed as that type (the cached path).
     var sharedInstances = SharedInstanceTable()
     var modules: [String: ModuleDeclaration] = [:]

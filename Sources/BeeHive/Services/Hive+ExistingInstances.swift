@@ -18,7 +18,7 @@ extension Hive {
     ///   registration, or a singleton being made right now on another thread).
     public func existingService<Service>(_ service: Service.Type, name: String? = nil) -> Service? {
         guard let instance = existingService(named: TypeLookup.name(of: service), name: name) else { return nil }
-        return Conformances.box(instance, as: service, path: bindingPath)?.value
+        return Conformances.box(instance, as: service, path: bindingPath)?.value(as: Service.self)
     }
 
     /// The shared instance of the service named `service` if one has been made, without making one.

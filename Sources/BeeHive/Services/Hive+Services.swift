@@ -29,7 +29,7 @@ extension Hive {
         // Inlined and specialized in the caller: a shared instance asked for by this type before is one lock, one
         // dictionary probe and no cast (the box under this type's key holds a `Service`, see `SharedInstance`).
         if shouldCache, let box = sharedInstance(ObjectIdentifier(service), name: name) {
-            return unsafeDowncast(box, to: TypedInstance<Service>.self).value
+            return box.value(as: Service.self)
         }
         return try makeService(service, name: name, shouldCache: shouldCache)
     }
@@ -37,7 +37,7 @@ extension Hive {
     /// The shared instance already made for `type` (and `name`), boxed as that type; `nil` when there is none yet,
     /// or its slot changed since (a removed instance, a withdrawn registration).
     @usableFromInline
-    func sharedInstance(_ type: ObjectIdentifier, name: String?) -> AnyObject? {
+    func sharedInstance(_ type: ObjectIdentifier, name: String?) -> TypedInstance? {
         state.withLock { $0.sharedInstances.box(for: type, name: name) }
     }
 
@@ -49,7 +49,7 @@ extension Hive {
     ) throws(HiveError) -> Service {
         let lookup = TypedLookup(service, name: name, in: self)
         if shouldCache, let cached = lookup.cached {
-            return unsafeDowncast(cached, to: TypedInstance<Service>.self).value
+            return cached.value(as: Service.self)
         }
         let (made, entry, generation) = try self.instance(
             for: lookup.key, typeKey: lookup.typeKey, shouldCache: shouldCache)
@@ -77,11 +77,11 @@ extension Hive {
         _ service: Service.Type, name: String? = nil, shouldCache: Bool = true
     ) async throws(HiveError) -> Service {
         if shouldCache, let box = sharedInstance(ObjectIdentifier(service), name: name) {
-            return unsafeDowncast(box, to: TypedInstance<Service>.self).value
+            return box.value(as: Service.self)
         }
         let lookup = TypedLookup(service, name: name, in: self)
         if shouldCache, let cached = lookup.cached {
-            return unsafeDowncast(cached, to: TypedInstance<Service>.self).value
+            return cached.value(as: Service.self)
         }
         while true {
             switch try attempt(for: lookup.key, typeKey: lookup.typeKey, shouldCache: shouldCache) {
@@ -301,7 +301,7 @@ extension Hive {
     ) throws(HiveError) -> Made {
         switch provider {
         case .implementation(let type, let boxes):
-            let instance = singleton ? Self.makeShared(type) : type.init()
+            let instance = boxes.make?(singleton) ?? (singleton ? Self.makeShared(type) : type.init())
             let boxed = service.flatMap { service in
                 boxes.box(for: service)?(instance).map { TypedBox(type: service, object: $0) }
             }
@@ -409,13 +409,14 @@ extension RegistryState {
 private struct TypedLookup {
     let typeKey: TypeKey
     let key: ServiceKey
-    /// A `TypedInstance<Service>` of the shared instance, if there is one.
-    let cached: AnyObject?
+    /// The shared instance boxed as the service, if there is one.
+    let cached: TypedInstance?
 
     init(_ service: any Any.Type, name: String?, in hive: Hive) {
+        TypedRecords.bindPending()  // accessors are foreign code: called before the lock
         let typeKey = TypeKey(type: ObjectIdentifier(service), name: name)
         var indexed: ServiceEntry?
-        var box: AnyObject?
+        var box: TypedInstance?
         hive.state.withLock { state in
             guard let entry = state.typeIndex[typeKey] else { return }
             indexed = entry
@@ -429,7 +430,16 @@ private struct TypedLookup {
         cached = box
         key =
             indexed.map { ServiceKey(service: $0.registration.service, name: $0.registration.name) }
-            ?? ServiceKey(service: TypeLookup.name(of: service), name: name)
+            ?? ServiceKey(service: Self.typedName(of: service) ?? TypeLookup.name(of: service), name: name)
+    }
+
+    /// The name the typed records of `service` give it, when the protocol's descriptor spells it so (a record written
+    /// under a typealias's name does not count): found without asking the runtime to print the type's name.
+    private static func typedName(of service: any Any.Type) -> String? {
+        guard let name = TypedRecords.serviceName(of: ObjectIdentifier(service)),
+            Conformances.isProtocol(service, named: name)
+        else { return nil }
+        return name
     }
 
     /// The instance as `Service`; a shared one is kept boxed as `Service` for the cached path.
@@ -458,6 +468,6 @@ private struct TypedLookup {
                     SharedInstance(entry: entry, generation: cachedGeneration, box: box.object), for: typeKey)
             }
         }
-        return unsafeDowncast(box.object, to: TypedInstance<Service>.self).value
+        return box.object.value(as: Service.self)
     }
 }

@@ -101,14 +101,20 @@ struct RuntimeBindingTests {
             BindingOuter.Middle.Deepest.only, BindingBase(), BindingDerived(),
         ]
         for value in values {
-            let fast = try #require(Conformances.box(value, as: (any BindingProbe).self, path: .metadata)?.value)
-            let slow = try #require(Conformances.box(value, as: (any BindingProbe).self, path: .runtime)?.value)
+            let fast = try #require(
+                Conformances.box(value, as: (any BindingProbe).self, path: .metadata)?.value(as: (any BindingProbe).self))
+            let slow = try #require(
+                Conformances.box(value, as: (any BindingProbe).self, path: .runtime)?.value(as: (any BindingProbe).self))
             #expect(fast.probe() == slow.probe())
             #expect(ObjectIdentifier(type(of: fast)) == ObjectIdentifier(type(of: slow)))
         }
         let object = BindingClass()
-        let fast = try #require(Conformances.box(object, as: (any ClassBoundProbe).self, path: .metadata)?.value)
-        let slow = try #require(Conformances.box(object, as: (any ClassBoundProbe).self, path: .runtime)?.value)
+        let fast = try #require(
+            Conformances.box(object, as: (any ClassBoundProbe).self, path: .metadata)?
+                .value(as: (any ClassBoundProbe).self))
+        let slow = try #require(
+            Conformances.box(object, as: (any ClassBoundProbe).self, path: .runtime)?
+                .value(as: (any ClassBoundProbe).self))
         #expect(fast === object && slow === object)
         let after = RuntimeBinding.statistics
         // Counters only grow (other suites bind too): each path was taken at least once per value.
@@ -119,10 +125,9 @@ struct RuntimeBindingTests {
     @Test("a composition and a type that does not conform: both paths agree (the cast answers both)")
     func fallbacksAgree() {
         let composed = BindingComposed()
-        let fast = Conformances.box(composed, as: (any ComposedProbe & CustomStringConvertible).self, path: .metadata)?
-            .value
-        let slow = Conformances.box(composed, as: (any ComposedProbe & CustomStringConvertible).self, path: .runtime)?
-            .value
+        typealias Composed = any ComposedProbe & CustomStringConvertible
+        let fast = Conformances.box(composed, as: Composed.self, path: .metadata)?.value(as: Composed.self)
+        let slow = Conformances.box(composed, as: Composed.self, path: .runtime)?.value(as: Composed.self)
         #expect(fast?.description == "composed" && slow?.description == "composed")
         #expect(Conformances.box(BindingComposed(), as: (any BindingProbe).self, path: .metadata) == nil)
         #expect(Conformances.box(BindingComposed(), as: (any BindingProbe).self, path: .runtime) == nil)

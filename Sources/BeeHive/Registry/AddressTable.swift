@@ -1,0 +1,172 @@
+/// A table keyed by a type's metadata address (an `ObjectIdentifier` of a type) or another non-zero word, for the
+/// paths that run at a service's first use and on every cached resolve.
+///
+/// Open addressing with a multiplicative hash: a probe costs a few instructions where a `Dictionary` runs SipHash.
+/// And it asks the runtime for nothing: a `Dictionary` of a key type of our own makes the runtime check that key's
+/// `Hashable` conformance when its storage type is first instantiated, a scan of every conformance record in the
+/// process (about 350 K instructions, at the first use of the first service).
+struct AddressTable<Value> {
+    /// Metadata addresses, 0 for a free slot; a power of two long, at most half full.
+    private var keys: [UInt] = []
+    private var values: [Value?] = []
+    private var count = 0
+
+    /// The value for `type`, if any.
+    subscript(type: ObjectIdentifier) -> Value? {
+        get { self[key: UInt(bitPattern: type)] }
+        set { self[key: UInt(bitPattern: type)] = newValue }
+    }
+
+    /// The value for `address` (not 0), if any.
+    subscript(key address: UInt) -> Value? {
+        get { slot(of: address).flatMap { values[$0] } }
+        set {
+            if let index = slot(of: address) {
+                values[index] = newValue
+                return
+            }
+            guard let newValue else { return }
+            if (count + 1) * 2 > keys.count { grow() }
+            insert(address, newValue)
+        }
+    }
+
+    /// What `body` reads from the value for `type`, read in place (copying a slot out would retain and release
+    /// what it holds); nil when there is no value.
+    func read<Result>(_ type: ObjectIdentifier, _ body: (Value) -> Result?) -> Result? {
+        guard let index = slot(of: UInt(bitPattern: type)) else { return nil }
+        return values.withUnsafeBufferPointer { values in values[index].flatMap(body) }
+    }
+
+    /// Changes the value for `address` (first set to `initial` when there is none) in place.
+    mutating func modify(key address: UInt, initial: @autoclosure () -> Value, _ body: (inout Value) -> Void) {
+        guard let index = slot(of: address), values[index] != nil else {
+            var value = initial()
+            body(&value)
+            self[key: address] = value
+            return
+        }
+        body(&values[index]!)
+    }
+
+    /// Makes room for `count` more values without growing.
+    mutating func reserveCapacity(_ count: Int) {
+        var capacity = max(16, keys.count)
+        while (self.count + count) * 2 > capacity { capacity *= 2 }
+        if capacity > keys.count { grow(to: capacity) }
+    }
+
+    /// Forgets every value.
+    mutating func removeAll() {
+        keys = []
+        values = []
+        count = 0
+    }
+
+    /// Forgets the values that `shouldRemove` picks. O(capacity).
+    mutating func removeAll(where shouldRemove: (Value) -> Bool) {
+        let oldKeys = keys
+        var oldValues = values
+        removeAll()
+        for index in oldKeys.indices where oldKeys[index] != 0 {
+            guard let value = oldValues[index].take(), !shouldRemove(value) else { continue }
+            self[key: oldKeys[index]] = value
+        }
+    }
+
+    /// Calls `body` with every value, in no particular order.
+    func forEach(_ body: (Value) -> Void) {
+        for value in values { value.map(body) }
+    }
+
+    /// The slot holding `address`, if any.
+    private func slot(of address: UInt) -> Int? {
+        guard !keys.isEmpty else { return nil }
+        let mask = keys.count - 1
+        var index = Self.home(of: address, mask: mask)
+        return keys.withUnsafeBufferPointer { keys in
+            while true {
+                let key = keys[index]
+                if key == address { return index }
+                if key == 0 { return nil }
+                index = (index + 1) & mask
+            }
+        }
+    }
+
+    private mutating func insert(_ address: UInt, _ value: Value) {
+        let mask = keys.count - 1
+        var index = Self.home(of: address, mask: mask)
+        while keys[index] != 0 { index = (index + 1) & mask }
+        keys[index] = address
+        values[index] = value
+        count += 1
+    }
+
+    private mutating func grow(to capacity: Int? = nil) {
+        let oldKeys = keys
+        var oldValues = values
+        keys = Array(repeating: 0, count: capacity ?? max(16, keys.count * 2))
+        values = Array(repeating: nil, count: keys.count)
+        count = 0
+        for index in oldKeys.indices where oldKeys[index] != 0 {
+            insert(oldKeys[index], oldValues[index].take()!)
+        }
+    }
+
+    /// Fibonacci hashing of a key (a metadata address, whose low bits are alignment zeros, or a hash).
+    private static func home(of address: UInt, mask: Int) -> Int {
+        Int(truncatingIfNeeded: (address &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+    }
+}
+
+/// Values by name, found through a hash of the name's UTF-8 bytes in an ``AddressTable``: a `Dictionary` keyed by
+/// `String` would make the runtime look `String`'s `Hashable` conformance up (a scan of every conformance record) at
+/// the first use of the first annotated service.
+struct NameTable<Value> {
+    private var buckets = AddressTable<[(name: String, value: Value)]>()
+
+    /// The value named `name`, if any.
+    func value(named name: String) -> Value? {
+        buckets[key: Self.hash(name)]?.first { $0.name == name }?.value
+    }
+
+    /// Changes the value named `name` (first set to `initial` when there is none) with `body`.
+    mutating func modify(named name: String, initial: @autoclosure () -> Value, _ body: (inout Value) -> Void) {
+        buckets.modify(key: Self.hash(name), initial: []) { bucket in
+            if let index = bucket.firstIndex(where: { $0.name == name }) {
+                body(&bucket[index].value)
+            } else {
+                var value = initial()
+                body(&value)
+                bucket.append((name, value))
+            }
+        }
+    }
+
+    /// Makes room for `count` more names without growing.
+    mutating func reserveCapacity(_ count: Int) { buckets.reserveCapacity(count) }
+
+    /// Forgets the values that `shouldRemove` picks.
+    mutating func removeAll(where shouldRemove: (Value) -> Bool) {
+        var kept: [(name: String, value: Value)] = []
+        buckets.forEach { bucket in kept += bucket.filter { !shouldRemove($0.value) } }
+        buckets.removeAll()
+        for (name, value) in kept { modify(named: name, initial: value) { _ in } }
+    }
+
+    /// Calls `body` with every name and value, in no particular order.
+    func forEach(_ body: (String, Value) -> Void) {
+        buckets.forEach { bucket in for entry in bucket { body(entry.name, entry.value) } }
+    }
+
+    /// FNV-1a of the name's UTF-8 bytes, never 0 (the table's free slot).
+    private static func hash(_ name: String) -> UInt {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var name = name
+        name.withUTF8 { bytes in
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        }
+        return hash == 0 ? 1 : UInt(truncatingIfNeeded: hash)
+    }
+}
