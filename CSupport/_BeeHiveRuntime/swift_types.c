@@ -540,6 +540,28 @@ size_t bh_swift_qualified_name(const void *descriptor, char *buffer, size_t capa
     return capacity && bh_with_chain(descriptor, bh_qualify_chain, &out) ? strlen(buffer) : 0;
 }
 
+typedef struct {
+    bh_mangling out;
+    int class_bound; /* the existential's */
+} bh_protocol_naming;
+
+/* The name of the existential's one protocol, when the existential is that protocol alone: a protocol whose own class
+ * constraint (bit 16 of its flags: 0 for `AnyObject`) is the existential's, not `P & AnyObject`. */
+static bool bh_name_protocol_chain(bh_image_walk *walk, const bh_chain *chain, void *context) {
+    bh_protocol_naming *naming = context;
+    ContextDescriptorFlags flags = chain->levels[0]->base.Flags;
+    if (ContextDescriptorFlags_kind(flags) != ContextDescriptorKind_Protocol) return false;
+    if ((((flags >> 16) & 1) == 0) != (naming->class_bound != 0)) return false;
+    return bh_qualify_chain(walk, chain, &naming->out);
+}
+
+size_t bh_swift_existential_name(const void *metadata, char *buffer, size_t capacity) {
+    bh_existential_shape shape;
+    if (!capacity || !bh_existential_shape_of(metadata, &shape)) return 0;
+    bh_protocol_naming naming = {{buffer, capacity}, shape.is_class_bound};
+    return bh_with_chain(shape.protocol, bh_name_protocol_chain, &naming) ? strlen(buffer) : 0;
+}
+
 const char *bh_image_path(const void *address) {
     Dl_info info;
     return dladdr(address, &info) && info.dli_fname ? info.dli_fname : NULL;

@@ -4,7 +4,7 @@ import SwiftSyntaxMacros
 
 /// What one annotation writes: its JSON record (into `section`), the image note, and a typed record whose
 /// accessor makes the `_BeeHiveTypedRecord` described by `typedRecord` when its reader's guard (the expected record
-/// type and a stamp) is this copy of BeeHive's (layout version 2).
+/// type and a stamp) is this copy of BeeHive's (layout version 3).
 struct Annotation {
     /// The record's section: `beehive_services`, `beehive_mods` or `beehive_routes`.
     let section: String

@@ -51,9 +51,7 @@ func serviceAnnotation(
         pairs.append(("name", .string(try arguments.string(name, role: "service name"))))
     }
     let typed =
-        "service(\(service.checkedSpelling).self, "
-        + "serviceName: \"\(Annotation.swiftStringContents(service.recordName))\", "
-        + "implementation: \(implementation.checkedSpelling).self, "
+        "service(\(service.checkedSpelling).self, implementation: \(implementation.checkedSpelling).self, "
         + "named: \"\(Annotation.swiftStringContents(implementation.recordName))\", "
         + "upcast: \(check).implementationOfTheService(\(implementation.checkedSpelling).self))"
     return ServiceAnnotation(

@@ -106,14 +106,13 @@ struct RecordBytesTests {
         #expect(source.contains(#"@section("beehive_types") @used"#))
         #expect(
             source.contains(
-                "(UInt32, UInt32, BeeHive::_BeeHiveTypedRecord.Accessor) = (0x5254_4842, 2, { out, type, hint in"))
+                "(UInt32, UInt32, BeeHive::_BeeHiveTypedRecord.Accessor) = (0x5254_4842, 3, { out, type, hint in"))
         // The accessor writes only for the copy of BeeHive that asks (the guard), and says whether it wrote.
         #expect(source.contains("BeeHive::_BeeHiveTypedRecord.write(.service("), "\(source)")
         #expect(source.contains("to: out, type: type, hint: hint)"), "\(source)")
         #expect(
             source.contains(
-                "write(.service(PluginAPI::GreeterService.self, serviceName: \"PluginAPI.GreeterService\", "
-                    + "implementation: "
+                "write(.service(PluginAPI::GreeterService.self, implementation: "
                     + "App::Outer.Middle.AVeryLongImplementationNameThatGoesOnAndOnForMoreThanSixtyFourBytes.self, "
                     + #"named: "App.Outer.Middle.AVeryLongImplementationNameThatGoesOnAndOnForMoreThanSixtyFourBytes", "#
                     + "upcast:"), "\(source)")

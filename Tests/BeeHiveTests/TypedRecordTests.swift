@@ -13,8 +13,8 @@ struct TypedGreeterImpl: TypedGreeter, ServiceImplementation {
 let typedGreeterAccessor: _BeeHiveTypedRecord.Accessor = { out, type, hint in
     _BeeHiveTypedRecord.write(
         .service(
-            TypedGreeter.self, serviceName: "BeeHiveTests.TypedGreeter", implementation: TypedGreeterImpl.self,
-            named: "BeeHiveTests.TypedGreeterImpl", upcast: { $0 }), to: out, type: type, hint: hint)
+            TypedGreeter.self, implementation: TypedGreeterImpl.self, named: "BeeHiveTests.TypedGreeterImpl",
+            upcast: { $0 }), to: out, type: type, hint: hint)
 }
 
 @Suite("Typed records (the Swift macros' second record)", .serialized)

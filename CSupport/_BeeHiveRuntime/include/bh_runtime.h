@@ -103,6 +103,11 @@ size_t bh_swift_mangled_name(const void *descriptor, char *buffer, size_t capaci
  * length, or 0 when the descriptor's chain cannot be read or the name does not fit. */
 size_t bh_swift_qualified_name(const void *descriptor, char *buffer, size_t capacity);
 
+/* Writes the name of the existential `metadata` as the runtime prints it ("Module.P") when it is `any P` of one Swift
+ * protocol, alone (not composed with `AnyObject` or a class); returns its length, or 0 for any other type or a chain
+ * that cannot be read. */
+size_t bh_swift_existential_name(const void *metadata, char *buffer, size_t capacity);
+
 /* The path of the loaded image that holds `address` (dladdr), or NULL; the string lives while the image is loaded. */
 const char *bh_image_path(const void *address);
 

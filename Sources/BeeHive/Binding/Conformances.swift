@@ -1,11 +1,5 @@
 internal import _BeeHiveRuntime
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// Finds conformances and makes existentials without the Swift runtime's conformance scan.
 ///
 /// A dynamic cast to a protocol (`instance as? Service`, `type as? any ServiceImplementation.Type`) makes the runtime
@@ -83,25 +77,17 @@ package enum Conformances {
         shape(of: existential).map { ($0.protocol, $0.is_class_bound != 0) }
     }
 
-    /// Whether `name` is the module-qualified name of the protocol whose existential is `service` (`any P`), read from
-    /// the protocol's descriptor (bounded by the loaded images' segments): what lets the first use of an annotated
-    /// service trust the name its typed record gives it, where asking the runtime to print the name costs thousands of
-    /// instructions. False for any other kind of type, and for a name the descriptor cannot give.
-    static func isProtocol(_ service: any Any.Type, named name: String) -> Bool {
-        var shape = bh_existential_shape()
-        guard bh_existential_shape_of(metadata(of: service), &shape) != 0, let descriptor = shape.protocol else {
-            return false
-        }
+    /// The name of `type` when it is the existential of one Swift protocol (`any P`, class-bound or not), read from the
+    /// protocol's descriptor (bounded by the loaded images' segments) and spelt as the runtime prints it: what lets a
+    /// service's first request skip asking the runtime to print its name (thousands of instructions). Nil for any other
+    /// type, which the runtime names.
+    static func existentialName(of type: any Any.Type) -> String? {
         let capacity = 512
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             let length = buffer.withMemoryRebound(to: CChar.self) {
-                bh_swift_qualified_name(descriptor, $0.baseAddress, capacity)
+                bh_swift_existential_name(metadata(of: type), $0.baseAddress, capacity)
             }
-            var name = name
-            return length > 0
-                && name.withUTF8 { utf8 in
-                    utf8.count == length && memcmp(utf8.baseAddress!, buffer.baseAddress!, length) == 0
-                }
+            return length > 0 ? String(decoding: buffer[..<length], as: UTF8.self) : nil
         }
     }
 

@@ -224,5 +224,8 @@ package enum TypeLookup {
     }
 
     /// The module-qualified name of a type (a service, implementation, module or handler), as the runtime spells it.
-    package static func name(of type: Any.Type) -> String { _typeName(type, qualified: true) }
+    /// A protocol's existential (`any P`) is named from its descriptor; other types by the runtime.
+    package static func name(of type: Any.Type) -> String {
+        Conformances.existentialName(of: type) ?? _typeName(type, qualified: true)
+    }
 }

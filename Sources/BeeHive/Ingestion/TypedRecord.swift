@@ -17,10 +17,10 @@ internal import _BeeHiveDiscovery
 /// ```swift
 /// @section("beehive_types") @used
 /// private let record: (UInt32, UInt32, _BeeHiveTypedRecord.Accessor) = (
-///     0x5254_4842, 2,
+///     0x5254_4842, 3,
 ///     { out, type, hint in
-///         _BeeHiveTypedRecord.write(.service(Tracker.self, serviceName: "App.Tracker", implementation: Console.self,
-///             named: "App.Console", upcast: { $0 }), to: out, type: type, hint: hint)
+///         _BeeHiveTypedRecord.write(.service(Tracker.self, implementation: Console.self, named: "App.Console",
+///             upcast: { $0 }), to: out, type: type, hint: hint)
 ///     })
 /// ```
 public struct _BeeHiveTypedRecord: Sendable {
@@ -38,11 +38,11 @@ public struct _BeeHiveTypedRecord: Sendable {
 
     @usableFromInline
     enum Payload: Sendable {
-        /// An implementation of the service `service` (named `serviceName` in its JSON record), how to box one of its
-        /// instances as that service, and how to make one (its shared one when asked).
+        /// An implementation of the service `service`, how to box one of its instances as that service, and how to
+        /// make one (its shared one when asked).
         case service(
-            service: any Any.Type, serviceName: StaticString, implementation: any ServiceImplementation.Type,
-            box: ServiceBox, make: @Sendable (_ shared: Bool) -> Any)
+            service: any Any.Type, implementation: any ServiceImplementation.Type, box: ServiceBox,
+            make: @Sendable (_ shared: Bool) -> Any)
         /// A module or route handler type.
         case type(any Any.Type)
     }
@@ -68,20 +68,19 @@ public struct _BeeHiveTypedRecord: Sendable {
     ///
     /// - Parameters:
     ///   - service: The service (a protocol), as the annotation names it.
-    ///   - serviceName: `service`'s module-qualified name, as the JSON record writes it.
     ///   - implementation: The implementation type.
     ///   - name: `implementation`'s module-qualified name, as the JSON record writes it.
     ///   - upcast: Converts an instance to the service: `{ $0 }`, which the compiler checks.
     /// - Returns: The record.
     @inlinable
     public static func service<Service, Implementation: ServiceImplementation>(
-        _ service: Service.Type, serviceName: StaticString, implementation: Implementation.Type,
-        named name: StaticString, upcast: @escaping @Sendable (Implementation) -> Service
+        _ service: Service.Type, implementation: Implementation.Type, named name: StaticString,
+        upcast: @escaping @Sendable (Implementation) -> Service
     ) -> Self {
         Self(
             name: name,
             payload: .service(
-                service: service, serviceName: serviceName, implementation: implementation,
+                service: service, implementation: implementation,
                 box: { instance in
                     guard let instance = instance as? Implementation else { return nil }
                     return TypedInstance(upcast(instance))

@@ -71,8 +71,6 @@ enum TypedRecords {
     private struct Store {
         var pending: [Pending] = []
         var declared = NameTable<Declared>()
-        /// The name that the typed records of a service type give it, by the service type.
-        var serviceNames = AddressTable<(name: String, imageID: UInt64)>()
         /// Whether a thread is calling accessors; others wait for it (on `bound`) instead of calling them again.
         var binding = false
         /// The thread calling accessors: an accessor that asks BeeHive about types gets no answer from typed
@@ -129,7 +127,6 @@ enum TypedRecords {
         store.withLock { store in
             store.pending.removeAll { $0.imageID == imageID }
             store.declared.removeAll { $0.imageID == imageID }
-            store.serviceNames.removeAll { $0.imageID == imageID }
             if store.binding { store.removedWhileBinding.insert(imageID) }
         }
     }
@@ -200,7 +197,6 @@ enum TypedRecords {
                 }
                 store.withLock { store in
                     store.declared.reserveCapacity(made.count)
-                    store.serviceNames.reserveCapacity(made.count)
                     for (record, value) in made where !store.removedWhileBinding.contains(record.imageID) {
                         publish(value, imageID: record.imageID, in: &store)
                     }
@@ -259,22 +255,14 @@ enum TypedRecords {
         case .type(let type):
             let declared = Declared(type: type, implementation: nil, imageID: imageID)
             store.declared.modify(named: name, initial: declared) { $0 = declared }
-        case .service(let service, let serviceName, let implementation, let box, let make):
+        case .service(let service, let implementation, let box, let make):
             store.declared.modify(
                 named: name, initial: Declared(type: implementation, implementation: implementation, imageID: imageID)
             ) { declared in
                 declared.services.append(service, box)
                 if declared.services.make == nil { declared.services.make = make }
             }
-            let id = ObjectIdentifier(service)
-            if store.serviceNames[id] == nil { store.serviceNames[id] = (String(serviceName), imageID) }
         }
-    }
-
-    /// The name the typed records of the service `service` give it (their JSON records' name for it), if any.
-    /// Calls no accessor: only records bound by an earlier ``bindPending()`` count.
-    static func serviceName(of service: ObjectIdentifier) -> String? {
-        store.withLock { $0.serviceNames[service]?.name }
     }
 
     /// One diagnostic per failed record, to the hive that scanned its image (kept, then logged without a lock).

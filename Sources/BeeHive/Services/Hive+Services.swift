@@ -430,16 +430,7 @@ private struct TypedLookup {
         cached = box
         key =
             indexed.map { ServiceKey(service: $0.registration.service, name: $0.registration.name) }
-            ?? ServiceKey(service: Self.typedName(of: service) ?? TypeLookup.name(of: service), name: name)
-    }
-
-    /// The name the typed records of `service` give it, when the protocol's descriptor spells it so (a record written
-    /// under a typealias's name does not count): found without asking the runtime to print the type's name.
-    private static func typedName(of service: any Any.Type) -> String? {
-        guard let name = TypedRecords.serviceName(of: ObjectIdentifier(service)),
-            Conformances.isProtocol(service, named: name)
-        else { return nil }
-        return name
+            ?? ServiceKey(service: TypeLookup.name(of: service), name: name)
     }
 
     /// The instance as `Service`; a shared one is kept boxed as `Service` for the cached path.
