@@ -70,7 +70,7 @@ enum TypedRecords {
 
     private struct Store {
         var pending: [Pending] = []
-        var declared = NameTable<Declared>()
+        var declared = KeyedTable<String, Declared>()
         /// Whether a thread is calling accessors; others wait for it (on `bound`) instead of calling them again.
         var binding = false
         /// The thread calling accessors: an accessor that asks BeeHive about types gets no answer from typed
@@ -134,14 +134,14 @@ enum TypedRecords {
     /// The type a typed record declares under `name`.
     static func type(named name: String) -> (any Any.Type)? {
         bindPending()
-        return store.withLock { $0.declared.value(named: name)?.type }
+        return store.withLock { $0.declared[name]?.type }
     }
 
     /// The service implementation a typed record declares under `name`.
     static func implementation(named name: String) -> Declared? {
         bindPending()
         return store.withLock { store in
-            guard let declared = store.declared.value(named: name), declared.implementation != nil else { return nil }
+            guard let declared = store.declared[name], declared.implementation != nil else { return nil }
             return declared
         }
     }
@@ -254,10 +254,10 @@ enum TypedRecords {
         switch made.payload {
         case .type(let type):
             let declared = Declared(type: type, implementation: nil, imageID: imageID)
-            store.declared.modify(named: name, initial: declared) { $0 = declared }
+            store.declared[name] = declared
         case .service(let service, let implementation, let box, let make):
             store.declared.modify(
-                named: name, initial: Declared(type: implementation, implementation: implementation, imageID: imageID)
+                name, initial: Declared(type: implementation, implementation: implementation, imageID: imageID)
             ) { declared in
                 declared.services.append(service, box)
                 if declared.services.make == nil { declared.services.make = make }

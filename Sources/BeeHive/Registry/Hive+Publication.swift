@@ -68,7 +68,7 @@ extension Hive {
 /// entries to offer the registry (the first of each origin) and the others (which can never hold the key).
 ///
 /// A key seen once costs two array slots; only keys seen again get a set of origins and a list of candidates.
-private struct Batch<Key: Hashable> {
+private struct Batch<Key: TableKey> {
     /// The keys, in order of first appearance.
     private(set) var keys: [Key] = []
     /// For each key, the index of its first entry.
@@ -79,7 +79,7 @@ private struct Batch<Key: Hashable> {
     private var keyIndex: [Int] = []
 
     init<Element: HasRegistrationSource>(_ elements: [Element], key: (Element) -> Key) {
-        var position: [Key: Int] = [:]
+        var position = KeyedTable<Key, Int>()
         var firstOrigin: [RegistrationOrigin] = []
         var origins: [Int: Set<RegistrationOrigin>] = [:]
         keyIndex.reserveCapacity(elements.count)

@@ -7,9 +7,14 @@ import Musl
 #endif
 
 /// The key services are registered under: the service's name and the registration's name.
-struct ServiceKey: Hashable {
+struct ServiceKey: Hashable, TableKey {
     let service: String
     let name: String?
+
+    var tableHash: UInt {
+        guard let name else { return service.tableHash }
+        return (service.tableHash &* 31 &+ name.tableHash) | 1
+    }
 }
 
 /// The key of the typed-lookup index: the service type's identity and the registration's name.
@@ -139,7 +144,7 @@ struct SharedInstance {
 
 /// Everything a hive knows, behind one lock.
 struct RegistryState {
-    var services: [ServiceKey: ServiceEntry] = [:]
+    var services = KeyedTable<ServiceKey, ServiceEntry>()
     var serviceOrder: [ServiceKey] = []
     var typeIndex = TypeIndex()
     /// The shared instances asked for by type, each boxed as that type (the cached path).
@@ -152,7 +157,7 @@ struct RegistryState {
     /// Service registrations that lost to an earlier one with the same key, in the order they came, at most one
     /// per origin (see ``RegistrationOrigin``): when the winner's image is unloaded, the first of these whose image
     /// is still there takes over.
-    var shadowedServices: [ServiceKey: Shadows<(ServiceRegistration, Provider)>] = [:]
+    var shadowedServices = KeyedTable<ServiceKey, Shadows<(ServiceRegistration, Provider)>>()
     /// Module declarations that lost to an earlier one of the same name, likewise.
     var shadowedModules: [String: Shadows<ModuleDeclaration>] = [:]
     var diagnostics = DiagnosticLog()
@@ -174,7 +179,7 @@ struct RegistryState {
         let origin = RegistrationOrigin(registration.source)
         let winner = RegistrationOrigin(existing.source)
         if winner.isWithdrawable && origin != winner {
-            shadowedServices[key, default: Shadows()].add((registration, entry.provider), from: origin)
+            shadowedServices.modify(key, initial: Shadows()) { $0.add((registration, entry.provider), from: origin) }
         }
         return existing
     }
@@ -201,7 +206,7 @@ struct RegistryState {
         routeGeneration += 1
     }
 
-    /// Fills an empty dictionary slot (one hash lookup through the subscript's modify accessor).
+    /// Fills an empty slot of the table.
     private static func insert(
         _ entry: ServiceEntry, into slot: inout ServiceEntry?, existing: inout ServiceRegistration?
     ) {
@@ -211,7 +216,7 @@ struct RegistryState {
     /// Makes room for `count` more services.
     mutating func reserve(_ count: Int) {
         guard count > 1 else { return }
-        services.reserveCapacity(services.count + count)
+        services.reserveCapacity(count)
         serviceOrder.reserveCapacity(serviceOrder.count + count)
     }
 
@@ -235,11 +240,11 @@ struct RegistryState {
         var result = Withdrawal()
         let belongs = { (source: RegistrationSource) in source.imageID == imageID }
 
-        for key in Array(shadowedServices.keys) {
+        for key in shadowedServices.keys {
             shadowedServices[key]!.removeAll(from: imageID)
             if shadowedServices[key]!.isEmpty { shadowedServices[key] = nil }
         }
-        for (key, entry) in services where belongs(entry.registration.source) {
+        for (key, entry) in services.entries where belongs(entry.registration.source) {
             result.withdrawn += 1
             result.released.append(entry)
             if let (registration, provider) = shadowedServices[key]?.removeFirst() {
