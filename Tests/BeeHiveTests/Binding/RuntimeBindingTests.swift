@@ -100,11 +100,10 @@ struct RuntimeBindingTests {
             BindingClass(), BindingStruct(), BindingEnum.only, BindingWideStruct(), BindingOuter.Inner(),
             BindingOuter.Middle.Deepest.only, BindingBase(), BindingDerived(),
         ]
+        typealias Probe = any BindingProbe
         for value in values {
-            let fast = try #require(
-                Conformances.box(value, as: (any BindingProbe).self, path: .metadata)?.value(as: (any BindingProbe).self))
-            let slow = try #require(
-                Conformances.box(value, as: (any BindingProbe).self, path: .runtime)?.value(as: (any BindingProbe).self))
+            let fast = try #require(Conformances.box(value, as: Probe.self, path: .metadata)?.value(as: Probe.self))
+            let slow = try #require(Conformances.box(value, as: Probe.self, path: .runtime)?.value(as: Probe.self))
             #expect(fast.probe() == slow.probe())
             #expect(ObjectIdentifier(type(of: fast)) == ObjectIdentifier(type(of: slow)))
         }
