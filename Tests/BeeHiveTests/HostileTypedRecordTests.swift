@@ -69,17 +69,7 @@ struct HostileTypedRecordTests {
 
     /// Builds the plugin into a folder of its own; returns its path.
     static func build(in folder: URL) throws -> String {
-        let source = folder.appendingPathComponent("hostile.c")
-        try Data(Self.source.utf8).write(to: source)
-        let plugin = folder.appendingPathComponent("libhostile.so").path
-        try Command.run(
-            "cc",
-            [
-                "-shared", "-fPIC", "-O1",
-                "-I" + Command.repository.appendingPathComponent("CSupport/CBeeHive/include").path,
-                source.path, "-o", plugin,
-            ])
-        return plugin
+        try Command.buildCPlugin(Self.source, named: "libhostile.so", in: folder)
     }
 
     @Test("each bad record is one diagnostic naming image and record; valid ones stay; rescan after dlclose is safe")

@@ -43,16 +43,7 @@ struct NoteRunTests {
                 "beehive-note-run-\(getpid())-\(run)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let source = folder.appendingPathComponent("noterun.c")
-            try Data(Self.source(run: run).utf8).write(to: source)
-            let plugin = folder.appendingPathComponent("libnoterun\(run).so").path
-            try Command.run(
-                "cc",
-                [
-                    "-shared", "-fPIC", "-O1",
-                    "-I" + Command.repository.appendingPathComponent("CSupport/CBeeHive/include").path,
-                    source.path, "-o", plugin,
-                ])
+            let plugin = try Command.buildCPlugin(Self.source(run: run), named: "libnoterun\(run).so", in: folder)
             let handle = try #require(dlopen(plugin, RTLD_NOW | RTLD_LOCAL))
             defer { dlclose(handle) }
             let hive = Hive(options: Hive.Options(scansLoadedImages: true))

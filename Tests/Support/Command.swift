@@ -44,6 +44,21 @@ package enum Command {
         return stdout
     }
 
+    /// Builds the C source `source` into the shared library `library` in `folder`, with `beehive.h` on the include
+    /// path; returns the library's path.
+    package static func buildCPlugin(_ source: String, named library: String, in folder: URL) throws -> String {
+        let file = folder.appendingPathComponent(library + ".c")
+        try Data(source.utf8).write(to: file)
+        let plugin = folder.appendingPathComponent(library).path
+        try run(
+            "cc",
+            [
+                "-shared", "-fPIC", "-O1", "-I" + repository.appendingPathComponent("CSupport/CBeeHive/include").path,
+                file.path, "-o", plugin,
+            ])
+        return plugin
+    }
+
     /// Parses `key=value` lines.
     package static func keyValues(_ output: String) -> [String: String] {
         var result: [String: String] = [:]

@@ -150,11 +150,7 @@ enum TypedRecords {
     /// accessor (it may run under a hive's lock): only records bound by an earlier ``bindPending()`` count.
     static func implementationNames(annotatedWith service: ObjectIdentifier) -> [String] {
         store.withLock { store in
-            var names: [String] = []
-            store.declared.forEach { name, declared in
-                if declared.services.box(for: service) != nil { names.append(name) }
-            }
-            return names
+            store.declared.entries.filter { $0.value.services.box(for: service) != nil }.map(\.key)
         }
     }
 
@@ -198,7 +194,7 @@ enum TypedRecords {
                 store.withLock { store in
                     store.declared.reserveCapacity(made.count)
                     for (record, value) in made where !store.removedWhileBinding.contains(record.imageID) {
-                        publish(value, imageID: record.imageID, in: &store)
+                        publish(value, imageID: record.imageID, in: &store.declared)
                     }
                     store.binding = false
                     store.binder = nil
@@ -249,18 +245,19 @@ enum TypedRecords {
         return .success(buffer.assumingMemoryBound(to: _BeeHiveTypedRecord.self).move())
     }
 
-    private static func publish(_ made: _BeeHiveTypedRecord, imageID: UInt64, in store: inout Store) {
+    private static func publish(
+        _ made: _BeeHiveTypedRecord, imageID: UInt64, in declared: inout KeyedTable<String, Declared>
+    ) {
         let name = String(made.name)
         switch made.payload {
         case .type(let type):
-            let declared = Declared(type: type, implementation: nil, imageID: imageID)
-            store.declared[name] = declared
+            declared[name] = Declared(type: type, implementation: nil, imageID: imageID)
         case .service(let service, let implementation, let box, let make):
-            store.declared.modify(
+            declared.modify(
                 name, initial: Declared(type: implementation, implementation: implementation, imageID: imageID)
-            ) { declared in
-                declared.services.append(service, box)
-                if declared.services.make == nil { declared.services.make = make }
+            ) { entry in
+                entry.services.append(service, box)
+                if entry.services.make == nil { entry.services.make = make }
             }
         }
     }
