@@ -31,12 +31,6 @@ struct KeyedTable<Key: TableKey, Value> {
         }
     }
 
-    /// The value for `key`, or `initial` when there is none, to read or change in place.
-    subscript(key: Key, default initial: @autoclosure () -> Value) -> Value {
-        get { self[key] ?? initial() }
-        set { self[key] = newValue }
-    }
-
     /// Changes the value for `key` (first set to `initial` when there is none) with `body`.
     mutating func modify(_ key: Key, initial: @autoclosure () -> Value, _ body: (inout Value) -> Void) {
         buckets.modify(key: key.tableHash, initial: []) { bucket in

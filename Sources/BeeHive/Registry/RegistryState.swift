@@ -170,9 +170,8 @@ struct RegistryState {
     mutating func add(_ entry: ServiceEntry) -> ServiceRegistration? {
         let registration = entry.registration
         let key = ServiceKey(service: registration.service, name: registration.name)
-        var existing: ServiceRegistration?
-        Self.insert(entry, into: &services[key], existing: &existing)
-        guard let existing else {
+        guard let existing = services[key]?.registration else {
+            services[key] = entry
             serviceOrder.append(key)
             return nil
         }
@@ -204,13 +203,6 @@ struct RegistryState {
         guard !declarations.isEmpty else { return }
         routes.append(contentsOf: declarations)
         routeGeneration += 1
-    }
-
-    /// Fills an empty slot of the table.
-    private static func insert(
-        _ entry: ServiceEntry, into slot: inout ServiceEntry?, existing: inout ServiceRegistration?
-    ) {
-        if let taken = slot { existing = taken.registration } else { slot = entry }
     }
 
     /// Makes room for `count` more services.
