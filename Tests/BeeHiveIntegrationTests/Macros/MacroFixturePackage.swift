@@ -17,7 +17,10 @@ enum MacroFixturePackage {
         let scratch = path.appendingPathComponent(".build-\(configuration)")
         let result: Result<(products: URL, log: String), Command.Failure>
         do {
-            // -v: the link commands, so that a test can see the linker's flags (--gc-sections in release).
+            // -v: the link commands, so that a test can see the linker's flags (--gc-sections in release). An
+            // incremental build whose objects did not change links nothing: MacroApp is removed so that it is linked.
+            try? FileManager.default.removeItem(
+                at: scratch.appendingPathComponent(configuration).appendingPathComponent("MacroApp"))
             let log = try Command.run(
                 "swift",
                 ["build", "-v", "-c", configuration, "--package-path", path.path, "--scratch-path", scratch.path])
