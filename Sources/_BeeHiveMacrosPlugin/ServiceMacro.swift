@@ -53,7 +53,7 @@ func serviceAnnotation(
     let typed =
         "service(\(service.checkedSpelling).self, implementation: \(implementation.checkedSpelling).self, "
         + "named: \"\(Annotation.swiftStringContents(implementation.recordName))\", "
-        + "upcast: \(check).implementationOfTheService(\(implementation.checkedSpelling).self))"
+        + "upcast: { \(check).implementationOfTheService($0) })"
     return ServiceAnnotation(
         annotation: Annotation(section: RecordBytes.servicesSection, pairs: pairs, typedRecord: typed),
         written: "\(arguments.macro)(\(arguments.unlabelled[serviceIndex].trimmedDescription))", service: service,
@@ -97,11 +97,11 @@ func conformanceCheck(
     let access = placement == .member ? "" : "private "
     return """
         \(raw: access)enum \(raw: name) {
-            static func implementationOfTheService<T: \(raw: annotation.service.checkedSpelling)>(
-                _: T.Type
-            ) -> @Sendable (T) -> T { { $0 } }
+            static func implementationOfTheService<T: \(raw: annotation.service.checkedSpelling)>(_ instance: T) -> T {
+                instance
+            }
             @available(*, unavailable, message: "\(raw: message)")
-            static func implementationOfTheService<T, S>(_: T.Type) -> @Sendable (T) -> S { fatalError() }
+            static func implementationOfTheService<T, S>(_ instance: T) -> S { fatalError() }
         }
         """
 }

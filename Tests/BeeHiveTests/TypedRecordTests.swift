@@ -39,7 +39,7 @@ struct TypedRecordTests {
         }
         #expect(TypeLookup.type(named: "BeeHiveTests.TypedGreeterImpl") == TypedGreeterImpl.self)
         let typed = try #require(TypedRecords.implementation(named: "BeeHiveTests.TypedGreeterImpl"))
-        #expect(typed.services.box(for: ObjectIdentifier(TypedGreeter.self)) != nil)
+        #expect(typed.services.maker(for: ObjectIdentifier(TypedGreeter.self)) != nil)
 
         let hive = Hive()
         try hive.register(service: "BeeHiveTests.TypedGreeter", impl: "BeeHiveTests.TypedGreeterImpl")

@@ -17,7 +17,7 @@ internal import _BeeHiveDiscovery
 /// ```swift
 /// @section("beehive_types") @used
 /// private let record: (UInt32, UInt32, _BeeHiveTypedRecord.Accessor) = (
-///     0x5254_4842, 3,
+///     0x5254_4842, 4,
 ///     { out, type, hint in
 ///         _BeeHiveTypedRecord.write(.service(Tracker.self, implementation: Console.self, named: "App.Console",
 ///             upcast: { $0 }), to: out, type: type, hint: hint)
@@ -38,11 +38,9 @@ public struct _BeeHiveTypedRecord: Sendable {
 
     @usableFromInline
     enum Payload: Sendable {
-        /// An implementation of the service `service`, how to box one of its instances as that service, and how to
-        /// make one (its shared one when asked).
-        case service(
-            service: any Any.Type, implementation: any ServiceImplementation.Type, box: ServiceBox,
-            make: @Sendable (_ shared: Bool) -> Any)
+        /// An implementation of the service `service`, and how to make one (its shared one when asked) boxed as that
+        /// service.
+        case service(service: any Any.Type, implementation: any ServiceImplementation.Type, make: ServiceMaker)
         /// A module or route handler type.
         case type(any Any.Type)
     }
@@ -51,20 +49,20 @@ public struct _BeeHiveTypedRecord: Sendable {
     /// not an accessor that wrote nothing or something else.
     var stamp: UInt64 = 0
     /// The module-qualified name of the implementation, module or handler type, exactly as its JSON record
-    /// writes it.
-    let name: StaticString
+    /// writes it: a string literal of the annotating module, so reading it allocates nothing.
+    let name: String
     let payload: Payload
 
     @usableFromInline
-    init(name: StaticString, payload: Payload) {
+    init(name: String, payload: Payload) {
         self.name = name
         self.payload = payload
     }
 
     /// The record of an implementation of `service`.
     ///
-    /// Inlined into the annotation's accessor, where both types are known: the closures it makes convert and create
-    /// instances with no cast to the service and no generic metadata to instantiate at run time.
+    /// Inlined into the annotating module's accessor, where both types are known: the closure it makes creates an
+    /// instance and boxes it as the service with no cast and no generic metadata to instantiate at run time.
     ///
     /// - Parameters:
     ///   - service: The service (a protocol), as the annotation names it.
@@ -74,20 +72,16 @@ public struct _BeeHiveTypedRecord: Sendable {
     /// - Returns: The record.
     @inlinable
     public static func service<Service, Implementation: ServiceImplementation>(
-        _ service: Service.Type, implementation: Implementation.Type, named name: StaticString,
+        _ service: Service.Type, implementation: Implementation.Type, named name: String,
         upcast: @escaping @Sendable (Implementation) -> Service
     ) -> Self {
         Self(
             name: name,
             payload: .service(
                 service: service, implementation: implementation,
-                box: { instance in
-                    guard let instance = instance as? Implementation else { return nil }
-                    return TypedInstance(upcast(instance))
-                },
                 make: { shared in
-                    guard shared, let instance = Implementation.sharedInstance else { return Implementation() }
-                    return instance
+                    let instance = shared ? (Implementation.sharedInstance ?? Implementation()) : Implementation()
+                    return (instance, TypedInstance(upcast(instance)))
                 }))
     }
 
@@ -97,7 +91,7 @@ public struct _BeeHiveTypedRecord: Sendable {
     ///   - type: The type.
     ///   - name: Its module-qualified name, as the JSON record writes it.
     /// - Returns: The record.
-    public static func type(_ type: any Any.Type, named name: StaticString) -> Self {
+    public static func type(_ type: any Any.Type, named name: String) -> Self {
         Self(name: name, payload: .type(type))
     }
 

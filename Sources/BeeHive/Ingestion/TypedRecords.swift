@@ -7,27 +7,32 @@ import Glibc
 import Musl
 #endif
 
-/// Converts an instance to a ``TypedInstance`` holding the one service it was registered for, or nil when the
-/// instance is of another type. Made where the compiler knows both types, so it needs no conformance look-up.
+/// Makes an instance of an implementation (its shared one when asked) and boxes it as the one service its typed record
+/// was written for. Made where the compiler knows both types, so it needs no cast and no conformance look-up.
 @usableFromInline
-typealias ServiceBox = @Sendable (Any) -> TypedInstance?
+typealias ServiceMaker = @Sendable (_ shared: Bool) -> (instance: Any, boxed: TypedInstance)
 
-/// The services an implementation was annotated with, the box that converts an instance to each, and, from a typed
-/// record, how to make an instance without asking the runtime for `Optional<Implementation>`.
+/// The services an implementation was annotated with, and for each how to make an instance boxed as that service.
+/// The first one is held inline: most implementations serve one service, and then this allocates nothing.
 struct ServiceBoxes {
-    private(set) var services: [(service: any Any.Type, box: ServiceBox)] = []
-    /// Makes an instance (the shared one when asked); nil when no typed record says how.
-    var make: (@Sendable (_ shared: Bool) -> Any)?
+    private var first: (service: any Any.Type, make: ServiceMaker)?
+    private var others: [(service: any Any.Type, make: ServiceMaker)] = []
 
     /// The annotated services, as types.
-    var types: [any Any.Type] { services.map(\.service) }
+    var types: [any Any.Type] { (first.map { [$0.service] } ?? []) + others.map(\.service) }
 
-    mutating func append(_ service: any Any.Type, _ box: @escaping ServiceBox) { services.append((service, box)) }
-
-    /// The box that converts an instance to `service`, if the implementation was annotated with it.
-    func box(for service: ObjectIdentifier) -> ServiceBox? {
-        services.first { ObjectIdentifier($0.service) == service }?.box
+    mutating func append(_ service: any Any.Type, _ make: @escaping ServiceMaker) {
+        if first == nil { first = (service, make) } else { others.append((service, make)) }
     }
+
+    /// How to make an instance boxed as `service`, if the implementation was annotated with it.
+    func maker(for service: ObjectIdentifier) -> ServiceMaker? {
+        if let first, ObjectIdentifier(first.service) == service { return first.make }
+        return others.first { ObjectIdentifier($0.service) == service }?.make
+    }
+
+    /// How to make an instance, whatever it is then used as; nil when no typed record says how.
+    var anyMaker: ServiceMaker? { first?.make }
 }
 
 /// The types that the typed records of loaded images declare, by the name their JSON records give them: what lets
@@ -53,19 +58,35 @@ enum TypedRecords {
         let imageID: UInt64
     }
 
-    /// An accessor not called yet, with where its record lies and the hive to tell when it fails.
-    struct Pending {
-        let accessor: _BeeHiveTypedRecord.Accessor
+    /// Where the typed records of one section lie and the hive to tell when one fails: shared by the section's
+    /// pending accessors.
+    final class Origin {
         let imageID: UInt64
         let imagePath: String
         let section: String
-        let offset: Int
         let sectionFileOffset: UInt64
         weak var reporter: Hive?
-        /// The base address of the image that holds the accessor, and the loader's count of unloaded images when
-        /// the record was added: once that count moves, the image must still be the one mapped there.
+        /// The base address of the image that holds the accessors, and the loader's count of unloaded images when
+        /// the records were added: once that count moves, the image must still be the one mapped there.
         let imageBase: UInt
         let unloads: UInt64
+
+        init(_ section: RecordSection, reporter: Hive?, imageBase: UInt, unloads: UInt64) {
+            imageID = section.imageID
+            imagePath = section.imagePath
+            self.section = section.sectionName
+            sectionFileOffset = section.fileOffset
+            self.reporter = reporter
+            self.imageBase = imageBase
+            self.unloads = unloads
+        }
+    }
+
+    /// An accessor not called yet, and where its record lies.
+    struct Pending {
+        let accessor: _BeeHiveTypedRecord.Accessor
+        let offset: Int
+        let origin: Origin
     }
 
     private struct Store {
@@ -94,8 +115,7 @@ enum TypedRecords {
         let size = RecordFormat.typedRecordSize
         var accessors: [Pending] = []
         accessors.reserveCapacity(section.bytes.count / size)
-        let unloads = ImageScanner.unloadedImageCount
-        var imageBase: UInt?
+        var origin: Origin?
         var offset = 0
         while offset + size <= section.bytes.count {
             defer { offset += size }
@@ -107,13 +127,16 @@ enum TypedRecords {
                 let pointer = UnsafeRawPointer(bitPattern: address)
             else { continue }  // padding, or an entry the scanner reported and zeroed
             // The scanner checked that every accessor lies in this image's code: one look-up gives the image.
-            let base = imageBase ?? Self.imageBase(of: pointer)
-            imageBase = base
+            let shared =
+                origin
+                ?? Origin(
+                    section, reporter: reporter, imageBase: imageBase(of: pointer),
+                    unloads: ImageScanner.unloadedImageCount)
+            origin = shared
             accessors.append(
                 Pending(
-                    accessor: unsafeBitCast(pointer, to: _BeeHiveTypedRecord.Accessor.self), imageID: section.imageID,
-                    imagePath: section.imagePath, section: section.sectionName, offset: offset,
-                    sectionFileOffset: section.fileOffset, reporter: reporter, imageBase: base, unloads: unloads))
+                    accessor: unsafeBitCast(pointer, to: _BeeHiveTypedRecord.Accessor.self), offset: offset,
+                    origin: shared))
         }
         guard !accessors.isEmpty else { return }
         store.withLock { store in
@@ -125,7 +148,7 @@ enum TypedRecords {
     /// Forgets the records of an unloaded image: their accessors and closures are gone with it.
     static func remove(image imageID: UInt64) {
         store.withLock { store in
-            store.pending.removeAll { $0.imageID == imageID }
+            store.pending.removeAll { $0.origin.imageID == imageID }
             store.declared.removeAll { $0.imageID == imageID }
             if store.binding { store.removedWhileBinding.insert(imageID) }
         }
@@ -150,7 +173,7 @@ enum TypedRecords {
     /// accessor (it may run under a hive's lock): only records bound by an earlier ``bindPending()`` count.
     static func implementationNames(annotatedWith service: ObjectIdentifier) -> [String] {
         store.withLock { store in
-            store.declared.entries.filter { $0.value.services.box(for: service) != nil }.map(\.key)
+            store.declared.entries.filter { $0.value.services.maker(for: service) != nil }.map(\.key)
         }
     }
 
@@ -181,10 +204,10 @@ enum TypedRecords {
                 // An image unloaded since its records were added, by a hive that has not rescanned since, is not
                 // called into: its records are dropped (that hive's rescan withdraws its registrations).
                 for record in pending
-                where record.unloads == unloads
+                where record.origin.unloads == unloads
                     || imageBase(
                         of: UnsafeRawPointer(
-                            unsafeBitCast(record.accessor, to: UnsafeRawPointer.self))) == record.imageBase
+                            unsafeBitCast(record.accessor, to: UnsafeRawPointer.self))) == record.origin.imageBase
                 {
                     switch call(record.accessor) {
                     case .success(let value): made.append((record, value))
@@ -193,8 +216,8 @@ enum TypedRecords {
                 }
                 store.withLock { store in
                     store.declared.reserveCapacity(made.count)
-                    for (record, value) in made where !store.removedWhileBinding.contains(record.imageID) {
-                        publish(value, imageID: record.imageID, in: &store.declared)
+                    for (record, value) in made where !store.removedWhileBinding.contains(record.origin.imageID) {
+                        publish(value, imageID: record.origin.imageID, in: &store.declared)
                     }
                     store.binding = false
                     store.binder = nil
@@ -248,33 +271,30 @@ enum TypedRecords {
     private static func publish(
         _ made: _BeeHiveTypedRecord, imageID: UInt64, in declared: inout KeyedTable<String, Declared>
     ) {
-        let name = String(made.name)
         switch made.payload {
         case .type(let type):
-            declared[name] = Declared(type: type, implementation: nil, imageID: imageID)
-        case .service(let service, let implementation, let box, let make):
+            declared[made.name] = Declared(type: type, implementation: nil, imageID: imageID)
+        case .service(let service, let implementation, let make):
             declared.modify(
-                name, initial: Declared(type: implementation, implementation: implementation, imageID: imageID)
-            ) { entry in
-                entry.services.append(service, box)
-                if entry.services.make == nil { entry.services.make = make }
-            }
+                made.name, initial: Declared(type: implementation, implementation: implementation, imageID: imageID)
+            ) { $0.services.append(service, make) }
         }
     }
 
     /// One diagnostic per failed record, to the hive that scanned its image (kept, then logged without a lock).
     private static func report(_ failures: [(Pending, String)]) {
         for (record, reason) in failures {
-            guard let hive = record.reporter else { continue }
+            let origin = record.origin
+            guard let hive = origin.reporter else { continue }
             let source = RegistrationSource.annotation(
-                image: record.imagePath, section: record.section, offset: record.offset,
-                sectionFileOffset: record.sectionFileOffset, imageID: record.imageID)
+                image: origin.imagePath, section: origin.section, offset: record.offset,
+                sectionFileOffset: origin.sectionFileOffset, imageID: origin.imageID)
             hive.record([
                 Diagnostic(
                     .error,
                     HiveError(
                         .malformedRecord,
-                        "typed record at offset \(record.offset) of section \(record.section): \(reason); it was "
+                        "typed record at offset \(record.offset) of section \(origin.section): \(reason); it was "
                             + "skipped, and its service resolves by name",
                         source: source))
             ])
@@ -309,12 +329,5 @@ private final class BindSignal: @unchecked Sendable {
         generation &+= 1
         pthread_cond_broadcast(condition)
         pthread_mutex_unlock(mutex)
-    }
-}
-
-extension String {
-    /// The text of a static string.
-    fileprivate init(_ text: StaticString) {
-        self = text.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
     }
 }

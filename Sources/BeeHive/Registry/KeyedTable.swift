@@ -3,28 +3,32 @@ protocol TableKey: Equatable {
     var tableHash: UInt { get }
 }
 
-/// Values by key, found through the key's hash in an ``AddressTable``: a `Dictionary` keyed by `String` or by a key
-/// type of our own would make the runtime look that key's `Hashable` conformance up when its storage type is first
+/// Values by key, found through the key's hash by open addressing: a `Dictionary` keyed by `String` or by a key type
+/// of our own would make the runtime look that key's `Hashable` conformance up when its storage type is first
 /// instantiated (a scan of every conformance record, ~330 K instructions), at registration or at a service's first
-/// use. Here the conformance is the compiler's.
+/// use. Here the conformance is the compiler's, and a key costs no allocation of its own.
 struct KeyedTable<Key: TableKey, Value> {
-    private var buckets = AddressTable<[(key: Key, value: Value)]>()
+    /// The slots' hashes, 0 for a slot never used; a power of two long, at most half used (removed keys included).
+    private var hashes: [UInt] = []
+    /// The keys and values; nil in a free slot and in a removed key's slot, which keeps its hash so that probes
+    /// go on past it.
+    private var slots: [(key: Key, value: Value)?] = []
+    /// Slots with a hash: keys and removed keys.
+    private var used = 0
     /// The number of keys.
     private(set) var count = 0
 
     /// The value for `key`, if any; setting nil removes it.
     subscript(key: Key) -> Value? {
-        get { buckets[key: key.tableHash]?.first { $0.key == key }?.value }
+        get {
+            guard let index = index(of: key, hash: key.tableHash) else { return nil }
+            return slots.withUnsafeBufferPointer { $0[index]?.value }  // copies the value, not the key
+        }
         set {
-            let hash = key.tableHash
             guard let newValue else {
-                guard var bucket = buckets[key: hash], let index = bucket.firstIndex(where: { $0.key == key }) else {
-                    return
-                }
-                buckets[key: hash] = nil
-                bucket.remove(at: index)
+                guard let index = index(of: key, hash: key.tableHash) else { return }
+                slots[index] = nil
                 count -= 1
-                if !bucket.isEmpty { buckets[key: hash] = bucket }
                 return
             }
             modify(key, initial: newValue) { $0 = newValue }
@@ -33,56 +37,94 @@ struct KeyedTable<Key: TableKey, Value> {
 
     /// Changes the value for `key` (first set to `initial` when there is none) with `body`.
     mutating func modify(_ key: Key, initial: @autoclosure () -> Value, _ body: (inout Value) -> Void) {
-        buckets.modify(key: key.tableHash, initial: []) { bucket in
-            if let index = bucket.firstIndex(where: { $0.key == key }) {
-                body(&bucket[index].value)
-            } else {
-                var value = initial()
-                body(&value)
-                bucket.append((key, value))
-                count += 1
-            }
+        let hash = key.tableHash
+        if let index = index(of: key, hash: hash) {
+            body(&slots[index]!.value)
+            return
         }
+        var value = initial()
+        body(&value)
+        if (used + 1) * 2 > hashes.count { grow(to: max(16, (count + 1) * 4)) }
+        insert(hash, (key, value))
     }
 
     var isEmpty: Bool { count == 0 }
 
     /// Makes room for `count` more keys without growing.
-    mutating func reserveCapacity(_ count: Int) { buckets.reserveCapacity(count) }
+    mutating func reserveCapacity(_ count: Int) {
+        var capacity = max(16, hashes.count)
+        while (used + count) * 2 > capacity { capacity *= 2 }
+        if capacity > hashes.count { grow(to: capacity) }
+    }
 
     /// Forgets the values that `shouldRemove` picks.
     mutating func removeAll(where shouldRemove: (Value) -> Bool) {
-        var kept: [(key: Key, value: Value)] = []
-        buckets.forEach { bucket in kept += bucket.filter { !shouldRemove($0.value) } }
-        buckets.removeAll()
-        count = 0
-        for (key, value) in kept { self[key] = value }
+        for index in slots.indices {
+            guard let entry = slots[index], shouldRemove(entry.value) else { continue }
+            slots[index] = nil
+            count -= 1
+        }
     }
 
     /// Calls `body` with every key and value, in no particular order.
     func forEach(_ body: (Key, Value) -> Void) {
-        buckets.forEach { bucket in for entry in bucket { body(entry.key, entry.value) } }
+        for case let (key, value)? in slots { body(key, value) }
     }
 
     /// The keys and values, in no particular order.
-    var entries: [(key: Key, value: Value)] {
-        var entries: [(key: Key, value: Value)] = []
-        forEach { key, value in entries.append((key, value)) }
-        return entries
-    }
+    var entries: [(key: Key, value: Value)] { slots.compactMap { $0 } }
 
     /// The keys, in no particular order.
-    var keys: [Key] {
-        var keys: [Key] = []
-        forEach { key, _ in keys.append(key) }
-        return keys
-    }
+    var keys: [Key] { slots.compactMap { $0?.key } }
 
     /// The values, in no particular order.
-    var values: [Value] {
-        var values: [Value] = []
-        forEach { _, value in values.append(value) }
-        return values
+    var values: [Value] { slots.compactMap { $0?.value } }
+
+    /// The slot holding `key`, if any.
+    private func index(of key: Key, hash: UInt) -> Int? {
+        guard !hashes.isEmpty else { return nil }
+        let mask = hashes.count - 1
+        var index = Self.home(of: hash, mask: mask)
+        return slots.withUnsafeBufferPointer { slots in  // compares keys in place, copying no value
+            while true {
+                let found = hashes[index]
+                if found == 0 { return nil }
+                if found == hash, slots[index]?.key == key { return index }
+                index = (index + 1) & mask
+            }
+        }
+    }
+
+    /// Puts a key that is not in the table into the first slot never used on its probe.
+    private mutating func insert(_ hash: UInt, _ entry: (key: Key, value: Value)) {
+        let mask = hashes.count - 1
+        var index = Self.home(of: hash, mask: mask)
+        while hashes[index] != 0 { index = (index + 1) & mask }
+        hashes[index] = hash
+        slots[index] = entry
+        used += 1
+        count += 1
+    }
+
+    /// Moves the keys into `capacity` slots (a power of two), leaving removed keys behind.
+    private mutating func grow(to capacity: Int) {
+        var size = 16
+        while size < capacity { size *= 2 }
+        let oldHashes = hashes
+        var oldSlots = slots
+        hashes = Array(repeating: 0, count: size)
+        slots = Array(repeating: nil, count: size)
+        used = 0
+        count = 0
+        for index in oldHashes.indices {
+            guard let entry = oldSlots[index].take() else { continue }
+            insert(oldHashes[index], entry)
+        }
+    }
+
+    /// Fibonacci hashing of a hash, for the table's mask.
+    private static func home(of hash: UInt, mask: Int) -> Int {
+        Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
     }
 }
 

@@ -1,5 +1,3 @@
-import Dispatch
-
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -72,15 +70,62 @@ enum InstanceSlot {
 /// Marks an instance being created: other threads wait for it, the creating thread must not.
 package final class CreationTicket: @unchecked Sendable {
     private let thread = pthread_self()
-    private let group = DispatchGroup()
+    /// The mutex that guards `finished` and `continuations`, and the condition blocking waiters wait on: one
+    /// allocation, no dispatch object.
+    private let sync = UnsafeMutablePointer<(mutex: pthread_mutex_t, condition: pthread_cond_t)>.allocate(capacity: 1)
+    private var finished = false
+    /// Async waiters' resumptions, called by ``finish()``. Closures, not `CheckedContinuation<Void, Never>`s: an array
+    /// of those makes the runtime look up `Never: Error` (a scan of every conformance record) when it is first used.
+    private var waiters: [@Sendable () -> Void] = []
 
-    package init() { group.enter() }
-    package func finish() { group.leave() }
-    package func wait() { group.wait() }
+    package init() {
+        sync.initialize(to: (pthread_mutex_t(), pthread_cond_t()))
+        pthread_mutex_init(&sync.pointee.mutex, nil)
+        pthread_cond_init(&sync.pointee.condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(&sync.pointee.condition)
+        pthread_mutex_destroy(&sync.pointee.mutex)
+        sync.deallocate()
+    }
+
+    /// Marks the instance made (or its creation failed): wakes every waiter.
+    package func finish() {
+        pthread_mutex_lock(&sync.pointee.mutex)
+        finished = true
+        pthread_cond_broadcast(&sync.pointee.condition)
+        guard !waiters.isEmpty else {
+            pthread_mutex_unlock(&sync.pointee.mutex)
+            return
+        }
+        let waiting = waiters
+        waiters = []
+        pthread_mutex_unlock(&sync.pointee.mutex)
+        for resume in waiting { resume() }
+    }
+
+    /// Blocks the calling thread until ``finish()``.
+    package func wait() {
+        pthread_mutex_lock(&sync.pointee.mutex)
+        while !finished { pthread_cond_wait(&sync.pointee.condition, &sync.pointee.mutex) }
+        pthread_mutex_unlock(&sync.pointee.mutex)
+    }
+
     /// Waits for the instance without blocking a thread (for async callers, e.g. the module manager).
     package func wait() async {
-        await withCheckedContinuation { continuation in group.notify(queue: .global()) { continuation.resume() } }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            pthread_mutex_lock(&sync.pointee.mutex)
+            guard finished else {
+                waiters.append { continuation.resume() }
+                pthread_mutex_unlock(&sync.pointee.mutex)
+                return
+            }
+            pthread_mutex_unlock(&sync.pointee.mutex)
+            continuation.resume()
+        }
     }
+
     package var isOnCurrentThread: Bool { pthread_equal(thread, pthread_self()) != 0 }
 }
 

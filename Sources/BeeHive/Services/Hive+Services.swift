@@ -301,11 +301,12 @@ extension Hive {
     ) throws(HiveError) -> Made {
         switch provider {
         case .implementation(let type, let boxes):
-            let instance = boxes.make?(singleton) ?? (singleton ? Self.makeShared(type) : type.init())
-            let boxed = service.flatMap { service in
-                boxes.box(for: service)?(instance).map { TypedBox(type: service, object: $0) }
+            if let service, let make = boxes.maker(for: service) {
+                let made = make(singleton)
+                return Made(instance: made.instance, boxed: TypedBox(type: service, object: made.boxed))
             }
-            return Made(instance: instance, boxed: boxed)
+            let instance = boxes.anyMaker?(singleton).instance ?? (singleton ? Self.makeShared(type) : type.init())
+            return Made(instance: instance, boxed: nil)
         case .factory(_, let factory):
             do {
                 return try factory(self)
