@@ -13,9 +13,11 @@ internal import _BeeHiveRuntime
 /// Only the common shapes are assembled: a single protocol without a superclass constraint, implemented
 /// unconditionally by a non-generic type. Anything else is the cast's answer.
 package enum Conformances {
-    private struct Key: Hashable {
+    private struct Key: TableKey {
         let type: UnsafeRawPointer
         let `protocol`: UnsafeRawPointer
+
+        var tableHash: UInt { (UInt(bitPattern: type) &* 0x9E37_79B9_7F4A_7C15 ^ UInt(bitPattern: `protocol`)) | 1 }
     }
 
     private struct Found {
@@ -23,8 +25,11 @@ package enum Conformances {
         let image: UnsafeRawPointer
     }
 
-    /// Conformance descriptors, by module; a module is read again when the loader has loaded images since.
-    private static let modules = LockedValue<[String: (loadedImages: UInt64, records: [Key: Found])]>([:])
+    /// Conformance descriptors, by module; a module is read again when the loader has loaded images since. In
+    /// ``KeyedTable``s: a `Dictionary` keyed by `String` or `Key` makes the runtime scan every conformance record for
+    /// the key's `Hashable` conformance when it is first made.
+    private static let modules = LockedValue(KeyedTable<String, ModuleRecords>())
+    private typealias ModuleRecords = (loadedImages: UInt64, records: KeyedTable<Key, Found>)
 
     /// The metadata address of a type.
     static func metadata(of type: any Any.Type) -> UnsafeRawPointer {
@@ -46,7 +51,7 @@ package enum Conformances {
             guard let (records, problems) = SwiftConformances.records(ofModule: module) else { return nil }
             RuntimeBinding.note(problems)
             RuntimeBinding.deliver(to: nil)
-            var table: [Key: Found] = [:]
+            var table = KeyedTable<Key, Found>()
             table.reserveCapacity(records.count)
             let corrupt = RuntimeBinding.corruptImages
             for record in records where corrupt.isEmpty || !corrupt.contains(UInt(bitPattern: record.image)) {

@@ -81,11 +81,29 @@ package enum RuntimeBinding {
     private struct State {
         /// By the image's lowest address (page-aligned, so its low bit is free): the image's state; with the low bit
         /// set, the outcome of its conformance self-check.
-        var images: [UInt: ImageState] = [:]
+        var images = ImageStates()
         var pending: [Diagnostic] = []
         /// Every diagnostic made, delivered or not (at most two per image).
         var made: [Diagnostic] = []
         var statistics = Statistics()
+    }
+
+    /// Image states by address, in an ``AddressTable``: a `Dictionary` keyed by `UInt` makes the runtime scan every
+    /// conformance record for `UInt: Hashable` when it is first made, at the first binding by name.
+    private struct ImageStates {
+        private var table = AddressTable<(image: UInt, state: ImageState)>()
+
+        subscript(image: UInt) -> ImageState? {
+            get { table[key: image]?.state }
+            set { table[key: image] = newValue.map { (image, $0) } }
+        }
+
+        /// Every image and its state, in no particular order.
+        var entries: [(image: UInt, state: ImageState)] {
+            var entries: [(image: UInt, state: ImageState)] = []
+            table.forEach { entries.append($0) }
+            return entries
+        }
     }
 
     private static let state = LockedValue(State())
@@ -107,7 +125,7 @@ package enum RuntimeBinding {
 
     /// The images and their states, for tests: by the image's path.
     package static var imageStates: [String: ImageState] {
-        let images = state.withLock { $0.images }
+        let images = state.withLock { $0.images.entries }
         var byPath: [String: ImageState] = [:]
         for (image, state) in images where image & 1 == 0 {
             let path = UnsafeRawPointer(bitPattern: image).flatMap(RuntimeImage.path(of:)) ?? "\(image)"
@@ -174,8 +192,8 @@ package enum RuntimeBinding {
     }
 
     /// The images whose metadata is corrupt, by their lowest address.
-    static var corruptImages: Set<UInt> {
-        state.withLock { state in Set(state.images.lazy.filter { $0.value == .corrupt }.map(\.key)) }
+    static var corruptImages: [UInt] {
+        state.withLock { state in state.images.entries.filter { $0.state == .corrupt }.map(\.image) }
     }
 
     /// Compares the first binding of `image` with the runtime's own answer: `agrees` is called once per image (outside

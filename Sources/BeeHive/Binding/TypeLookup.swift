@@ -20,15 +20,17 @@ package enum TypeLookup {
     /// The named types and protocols of one module, as the loaded images had them.
     private struct ModuleIndex {
         let loadedImages: UInt64
-        let entries: [String: [SwiftTypes.Entry]]
+        let entries: KeyedTable<String, [SwiftTypes.Entry]>
         /// Whether an image could not be read for a version BeeHive does not know: a miss asks the runtime.
         let hasUnreadImages: Bool
     }
 
-    /// By path: the runtime's path keeps its own cache, so that switching paths never serves the other's answer.
-    private static let metadataCache = LockedValue<[String: Cached]>([:])
-    private static let runtimeCache = LockedValue<[String: Cached]>([:])
-    private static let modules = LockedValue<[Substring: ModuleIndex]>([:])
+    /// By path: the runtime's path keeps its own cache, so that switching paths never serves the other's answer. In
+    /// ``KeyedTable``s: a `Dictionary` keyed by `String` makes the runtime scan every conformance record for
+    /// `String: Hashable` when it is first made, at the first look-up by name.
+    private static let metadataCache = LockedValue(KeyedTable<String, Cached>())
+    private static let runtimeCache = LockedValue(KeyedTable<String, Cached>())
+    private static let modules = LockedValue(KeyedTable<String, ModuleIndex>())
     /// Images of retired plugins (by mapped path): their types are no longer found by name, so that a new version
     /// that names its types as the old one did is found instead (the old one stays mapped).
     private static let retiredImages = LockedValue<Set<String>>([])
@@ -36,9 +38,9 @@ package enum TypeLookup {
     /// Stops finding the types of the image at `path` by name (a retired plugin); forgets the cached look-ups.
     package static func retire(imagePath path: String) {
         retiredImages.withLock { _ = $0.insert(path) }
-        metadataCache.withLock { $0.removeAll() }
-        runtimeCache.withLock { $0.removeAll() }
-        modules.withLock { $0.removeAll() }
+        metadataCache.withLock { $0 = KeyedTable() }
+        runtimeCache.withLock { $0 = KeyedTable() }
+        modules.withLock { $0 = KeyedTable() }
     }
 
     /// How many images the dynamic loader has loaded so far: a lookup that failed may succeed once it grows.
@@ -77,14 +79,14 @@ package enum TypeLookup {
     /// nil when the images cannot be enumerated.
     /// - Parameter refreshing: Whether to read the module again when images were loaded since it was read.
     static func declarations(named name: String, refreshing: Bool = false) -> [SwiftTypes.Entry]? {
-        index(of: name.prefix { $0 != "." }, refreshing: refreshing).map { $0.entries[name] ?? [] }
+        index(of: moduleName(of: name), refreshing: refreshing).map { $0.entries[name] ?? [] }
     }
 
     /// The names of the loaded types (or protocols) of `name`'s module closest to `name`, a typo's likely intent;
     /// of every module when that module has none.
     package static func closestNames(to name: String, protocols: Bool = false, limit: Int = 3) -> [String] {
         let kinds: Set<SwiftTypes.Kind> = protocols ? [.protocol] : [.class, .struct, .enum]
-        let module = name.prefix { $0 != "." }
+        let module = moduleName(of: name)
         let candidates = index(of: module)?.entries.values.joined().filter { kinds.contains($0.kind) } ?? []
         guard candidates.isEmpty else {
             return ClosestNames.closest(to: name, among: Set(candidates.map(\.name)), limit: limit)
@@ -112,7 +114,7 @@ package enum TypeLookup {
         if declarations.contains(where: \.isGeneric) {
             return "found a generic type, which a name cannot make (it needs its type arguments)"
         }
-        let module = name.prefix { $0 != "." }
+        let module = moduleName(of: name)
         if index(of: module)?.entries.isEmpty ?? false { return "found no module \(module) in any loaded image" }
         return "found none"
     }
@@ -137,30 +139,34 @@ package enum TypeLookup {
     /// more images.
     private static func index(of module: Substring, refreshing: Bool = false) -> ModuleIndex? {
         let loaded = loadedImageCount
+        let module = String(module)
         if let known = modules.withLock({ $0[module] }), !(refreshing && known.loadedImages != loaded) {
             return known
         }
-        guard let walk = SwiftTypes.entries(inModule: String(module)) else { return nil }
+        guard let walk = SwiftTypes.entries(inModule: module) else { return nil }
         RuntimeBinding.note(walk.problems)
         let corrupt = RuntimeBinding.corruptImages
+        var entries = KeyedTable<String, [SwiftTypes.Entry]>()
+        entries.reserveCapacity(walk.entries.count)
+        for entry in walk.entries where isReadable(entry, corrupt) {
+            entries.modify(entry.name, initial: []) { $0.append(entry) }
+        }
         let index = ModuleIndex(
-            loadedImages: loaded,
-            entries: Dictionary(grouping: walk.entries.filter { isReadable($0, corrupt) }, by: \.name),
-            hasUnreadImages: walk.problems.contains { !$0.isCorrupt })
+            loadedImages: loaded, entries: entries, hasUnreadImages: walk.problems.contains { !$0.isCorrupt })
         modules.withLock { $0[module] = index }
         return index
     }
 
     /// Whether an entry comes from an image whose metadata is not corrupt (a walk that stopped in an image may have
     /// given entries of it before it stopped).
-    private static func isReadable(_ entry: SwiftTypes.Entry, _ corrupt: Set<UInt>) -> Bool {
+    private static func isReadable(_ entry: SwiftTypes.Entry, _ corrupt: [UInt]) -> Bool {
         corrupt.isEmpty || !corrupt.contains(UInt(bitPattern: entry.image))
     }
 
     /// The metadata path: the module's index, the type from its access function, the image's self-check.
     private static func metadataBinding(named name: String) -> (Any.Type, BindingPath)? {
-        let module = name.prefix { $0 != "." }
-        guard module.count < name.count, let index = index(of: module, refreshing: true) else {
+        let module = moduleName(of: name)
+        guard module.endIndex < name.endIndex, let index = index(of: module, refreshing: true) else {
             return typeByMangledName(name).map { ($0, .runtime) }
         }
         let entries = index.entries[name] ?? []
@@ -184,6 +190,12 @@ package enum TypeLookup {
         // An image BeeHive could not read (a metadata version it does not know) may hold it: the runtime reads it.
         if index.hasUnreadImages, let type = typeByMangledName(name) { return (type, .runtime) }
         return nil
+    }
+
+    /// The module of a module-qualified name: what precedes its first dot (all of it when there is none). Found in the
+    /// UTF-8 bytes: walking a string's characters costs ~5 K instructions for a 20-character name.
+    private static func moduleName(of name: String) -> Substring {
+        name[..<(name.utf8.firstIndex(of: UInt8(ascii: ".")) ?? name.endIndex)]
     }
 
     /// The Swift runtime's look-up, trying each kind of each level.
