@@ -13,16 +13,31 @@ import Musl
 typealias ServiceMaker = @Sendable (_ shared: Bool) -> (instance: Any, boxed: TypedInstance)
 
 /// The services an implementation was annotated with, and for each how to make an instance boxed as that service.
-/// The first one is held inline: most implementations serve one service, and then this allocates nothing.
-struct ServiceBoxes {
-    private var first: (service: any Any.Type, make: ServiceMaker)?
-    private var others: [(service: any Any.Type, make: ServiceMaker)] = []
+///
+/// Immutable and shared: a provider or a declared type holding it is copied with one retain. The first service is
+/// held inline: most implementations serve one service, and then no array is made. Sendable because nothing in it
+/// changes: types and `@Sendable` closures, all `let`.
+final class ServiceBoxes: @unchecked Sendable {
+    /// Holds no service: for implementations no typed record describes.
+    static let none = ServiceBoxes(first: nil, others: [])
+
+    private let first: (service: any Any.Type, make: ServiceMaker)?
+    private let others: [(service: any Any.Type, make: ServiceMaker)]
+
+    private init(
+        first: (service: any Any.Type, make: ServiceMaker)?, others: [(service: any Any.Type, make: ServiceMaker)]
+    ) {
+        self.first = first
+        self.others = others
+    }
 
     /// The annotated services, as types.
     var types: [any Any.Type] { (first.map { [$0.service] } ?? []) + others.map(\.service) }
 
-    mutating func append(_ service: any Any.Type, _ make: @escaping ServiceMaker) {
-        if first == nil { first = (service, make) } else { others.append((service, make)) }
+    /// These services and `service`, made by `make`.
+    func adding(_ service: any Any.Type, _ make: @escaping ServiceMaker) -> ServiceBoxes {
+        guard let first else { return ServiceBoxes(first: (service, make), others: []) }
+        return ServiceBoxes(first: first, others: others + [(service, make)])
     }
 
     /// How to make an instance boxed as `service`, if the implementation was annotated with it.
@@ -54,13 +69,17 @@ enum TypedRecords {
         let type: any Any.Type
         let implementation: (any ServiceImplementation.Type)?
         /// The services the implementation was annotated with, and the boxes that convert to them.
-        var services = ServiceBoxes()
+        var services = ServiceBoxes.none
         let imageID: UInt64
     }
 
-    /// Where the typed records of one section lie and the hive to tell when one fails: shared by the section's
-    /// pending accessors.
-    final class Origin {
+    /// The typed records of one section whose accessors were not called yet: where they lie, the hive to tell when
+    /// one fails, and each record's offset and accessor.
+    ///
+    /// The offsets and accessors are copied out of the section into memory of its own (the section's bytes may be a
+    /// buffer its reader frees), as pairs of words: a Swift array of them would make the runtime instantiate its
+    /// storage type at registration. Sections wait in a list for the same reason.
+    final class PendingSection {
         let imageID: UInt64
         let imagePath: String
         let section: String
@@ -70,27 +89,68 @@ enum TypedRecords {
         /// the records were added: once that count moves, the image must still be the one mapped there.
         let imageBase: UInt
         let unloads: UInt64
+        /// The next section in the list of pending ones.
+        var next: PendingSection?
+        /// Pairs of words: a record's offset in the section, then its accessor's address.
+        private let words: UnsafeMutableBufferPointer<UInt>
 
-        init(_ section: RecordSection, reporter: Hive?, imageBase: UInt, unloads: UInt64) {
+        /// The accessors of `section`'s well-formed entries (checked by the scanner: magic, layout version, an
+        /// accessor inside the image's code); nil when it has none.
+        init?(_ section: RecordSection, reporter: Hive?) {
+            let size = RecordFormat.typedRecordSize
+            let bytes = section.bytes
+            let words = UnsafeMutableBufferPointer<UInt>.allocate(capacity: 2 * (bytes.count / size))
+            var count = 0
+            var offset = 0
+            while offset + size <= bytes.count {
+                defer { offset += size }
+                let address = bytes.loadUnaligned(
+                    fromByteOffset: offset + RecordFormat.typedRecordAccessorOffset, as: UInt.self)
+                guard bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self) == _BeeHiveTypedRecord.magic,
+                    bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+                        == _BeeHiveTypedRecord.layoutVersion,
+                    address != 0
+                else { continue }  // padding, or an entry the scanner reported and zeroed
+                words[2 * count] = UInt(offset)
+                words[2 * count + 1] = address
+                count += 1
+            }
+            guard count > 0 else {
+                words.deallocate()
+                return nil
+            }
+            self.words = UnsafeMutableBufferPointer(rebasing: words[..<(2 * count)])
             imageID = section.imageID
             imagePath = section.imagePath
             self.section = section.sectionName
             sectionFileOffset = section.fileOffset
             self.reporter = reporter
-            self.imageBase = imageBase
-            self.unloads = unloads
+            // The scanner checked that every accessor lies in this image's code: one look-up gives the image.
+            imageBase = ImageScanner.imageBase(of: UnsafeRawPointer(bitPattern: words[1])!)
+            unloads = ImageScanner.unloadedImageCount
+        }
+
+        deinit { words.deallocate() }
+
+        /// Whether the image that held the accessors is still mapped where it was: no image was unloaded since they
+        /// were added, or the image at the first accessor's address is still the one that was there.
+        var isMapped: Bool {
+            unloads == ImageScanner.unloadedImageCount
+                || ImageScanner.imageBase(of: UnsafeRawPointer(bitPattern: words[1])!) == imageBase
+        }
+
+        /// Calls `body` with each record's offset and accessor, in the section's order.
+        func forEach(_ body: (_ offset: Int, _ accessor: _BeeHiveTypedRecord.Accessor) -> Void) {
+            for pair in stride(from: 0, to: words.count, by: 2) {
+                body(Int(words[pair]), unsafeBitCast(words[pair + 1], to: _BeeHiveTypedRecord.Accessor.self))
+            }
         }
     }
 
-    /// An accessor not called yet, and where its record lies.
-    struct Pending {
-        let accessor: _BeeHiveTypedRecord.Accessor
-        let offset: Int
-        let origin: Origin
-    }
-
     private struct Store {
-        var pending: [Pending] = []
+        /// The sections whose accessors were not called yet, oldest first.
+        var pending: PendingSection?
+        var lastPending: PendingSection?
         var declared = KeyedTable<String, Declared>()
         /// Whether a thread is calling accessors; others wait for it (on `bound`) instead of calling them again.
         var binding = false
@@ -99,6 +159,22 @@ enum TypedRecords {
         var binder: pthread_t?
         /// Images unloaded while accessors were being called: their records are not published.
         var removedWhileBinding: Set<UInt64> = []
+
+        /// Unlinks the pending sections that `shouldRemove` picks.
+        mutating func removePending(where shouldRemove: (PendingSection) -> Bool) {
+            var kept: PendingSection?
+            var last: PendingSection?
+            var section = pending
+            while let current = section {
+                section = current.next
+                current.next = nil
+                guard !shouldRemove(current) else { continue }
+                if let last { last.next = current } else { kept = current }
+                last = current
+            }
+            pending = kept
+            lastPending = last
+        }
     }
 
     private static let store = LockedValue(Store())
@@ -112,35 +188,10 @@ enum TypedRecords {
     /// accessor inside the image's code) for the first question. `reporter` gets the diagnostics of the records
     /// that fail when they are called.
     static func add(_ section: RecordSection, reporter: Hive? = nil) {
-        let size = RecordFormat.typedRecordSize
-        var accessors: [Pending] = []
-        accessors.reserveCapacity(section.bytes.count / size)
-        var origin: Origin?
-        var offset = 0
-        while offset + size <= section.bytes.count {
-            defer { offset += size }
-            let address = section.bytes.loadUnaligned(
-                fromByteOffset: offset + RecordFormat.typedRecordAccessorOffset, as: UInt.self)
-            guard section.bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self) == _BeeHiveTypedRecord.magic,
-                section.bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
-                    == _BeeHiveTypedRecord.layoutVersion,
-                let pointer = UnsafeRawPointer(bitPattern: address)
-            else { continue }  // padding, or an entry the scanner reported and zeroed
-            // The scanner checked that every accessor lies in this image's code: one look-up gives the image.
-            let shared =
-                origin
-                ?? Origin(
-                    section, reporter: reporter, imageBase: imageBase(of: pointer),
-                    unloads: ImageScanner.unloadedImageCount)
-            origin = shared
-            accessors.append(
-                Pending(
-                    accessor: unsafeBitCast(pointer, to: _BeeHiveTypedRecord.Accessor.self), offset: offset,
-                    origin: shared))
-        }
-        guard !accessors.isEmpty else { return }
+        guard let pending = PendingSection(section, reporter: reporter) else { return }
         store.withLock { store in
-            store.pending += accessors
+            if let last = store.lastPending { last.next = pending } else { store.pending = pending }
+            store.lastPending = pending
             unbound.store(true, ordering: .releasing)
         }
     }
@@ -148,7 +199,7 @@ enum TypedRecords {
     /// Forgets the records of an unloaded image: their accessors and closures are gone with it.
     static func remove(image imageID: UInt64) {
         store.withLock { store in
-            store.pending.removeAll { $0.origin.imageID == imageID }
+            store.removePending { $0.imageID == imageID }
             store.declared.removeAll { $0.imageID == imageID }
             if store.binding { store.removedWhileBinding.insert(imageID) }
         }
@@ -182,47 +233,47 @@ enum TypedRecords {
     static func bindPending() {
         guard unbound.load(ordering: .acquiring) else { return }
         while true {
-            enum Step { case done, wait, bind([Pending]) }
+            enum Step { case done, wait, bind(PendingSection) }
             let step: Step = store.withLock { store in
                 if store.binding {
                     return store.binder.map { pthread_equal($0, pthread_self()) != 0 } == true ? .done : .wait
                 }
-                guard !store.pending.isEmpty else { return .done }
+                guard let pending = store.pending else { return .done }
                 store.binding = true
                 store.binder = pthread_self()
-                defer { store.pending = [] }
-                return .bind(store.pending)
+                store.pending = nil
+                store.lastPending = nil
+                return .bind(pending)
             }
             switch step {
             case .done: return
             case .wait: bound.wait { store.withLock { !$0.binding } }
             case .bind(let pending):
-                var made: [(Pending, _BeeHiveTypedRecord)] = []
-                var failures: [(Pending, String)] = []
-                made.reserveCapacity(pending.count)
-                let unloads = ImageScanner.unloadedImageCount
+                var made: [(PendingSection, _BeeHiveTypedRecord)] = []
+                var failures: [(PendingSection, offset: Int, String)] = []
+                let buffer = UnsafeMutableRawPointer.allocate(
+                    byteCount: MemoryLayout<_BeeHiveTypedRecord>.size,
+                    alignment: MemoryLayout<_BeeHiveTypedRecord>.alignment)
+                defer { buffer.deallocate() }
                 // An image unloaded since its records were added, by a hive that has not rescanned since, is not
                 // called into: its records are dropped (that hive's rescan withdraws its registrations).
-                for record in pending
-                where record.origin.unloads == unloads
-                    || imageBase(
-                        of: UnsafeRawPointer(
-                            unsafeBitCast(record.accessor, to: UnsafeRawPointer.self))) == record.origin.imageBase
-                {
-                    switch call(record.accessor) {
-                    case .success(let value): made.append((record, value))
-                    case .failure(let reason): failures.append((record, reason))
+                for section in sequence(first: pending, next: { $0.next }) where section.isMapped {
+                    section.forEach { offset, accessor in
+                        switch call(accessor, into: buffer) {
+                        case .success(let value): made.append((section, value))
+                        case .failure(let reason): failures.append((section, offset, reason))
+                        }
                     }
                 }
                 store.withLock { store in
                     store.declared.reserveCapacity(made.count)
-                    for (record, value) in made where !store.removedWhileBinding.contains(record.origin.imageID) {
-                        publish(value, imageID: record.origin.imageID, in: &store.declared)
+                    for (section, value) in made where !store.removedWhileBinding.contains(section.imageID) {
+                        publish(value, imageID: section.imageID, in: &store.declared)
                     }
                     store.binding = false
                     store.binder = nil
                     store.removedWhileBinding = []
-                    if store.pending.isEmpty { unbound.store(false, ordering: .releasing) }
+                    if store.pending == nil { unbound.store(false, ordering: .releasing) }
                 }
                 bound.signal()
                 report(failures)
@@ -230,22 +281,18 @@ enum TypedRecords {
         }
     }
 
-    /// The base address of the loaded image that holds `address`, or 0.
-    private static func imageBase(of address: UnsafeRawPointer) -> UInt { ImageScanner.imageBase(of: address) }
-
     /// What calling one accessor gave.
     private enum Outcome {
         case success(_BeeHiveTypedRecord)
         case failure(String)
     }
 
-    /// Calls an accessor with this copy's guard, into zeroed memory; reads a record only once its stamp shows
-    /// that this library wrote it.
-    private static func call(_ accessor: _BeeHiveTypedRecord.Accessor) -> Outcome {
+    /// Calls an accessor with this copy's guard, into `buffer` (room for one record) once zeroed; reads a record only
+    /// once its stamp shows that this library wrote it, and moves it out, leaving `buffer` uninitialized.
+    private static func call(
+        _ accessor: _BeeHiveTypedRecord.Accessor, into buffer: UnsafeMutableRawPointer
+    ) -> Outcome {
         let size = MemoryLayout<_BeeHiveTypedRecord>.size
-        let buffer = UnsafeMutableRawPointer.allocate(
-            byteCount: size, alignment: MemoryLayout<_BeeHiveTypedRecord>.alignment)
-        defer { buffer.deallocate() }
         buffer.initializeMemory(as: UInt8.self, repeating: 0, count: size)
         var stamp = UInt64.random(in: 1...UInt64.max)
         var expected: any Any.Type = _BeeHiveTypedRecord.self
@@ -277,24 +324,23 @@ enum TypedRecords {
         case .service(let service, let implementation, let make):
             declared.modify(
                 made.name, initial: Declared(type: implementation, implementation: implementation, imageID: imageID)
-            ) { $0.services.append(service, make) }
+            ) { $0.services = $0.services.adding(service, make) }
         }
     }
 
     /// One diagnostic per failed record, to the hive that scanned its image (kept, then logged without a lock).
-    private static func report(_ failures: [(Pending, String)]) {
-        for (record, reason) in failures {
-            let origin = record.origin
+    private static func report(_ failures: [(PendingSection, offset: Int, String)]) {
+        for (origin, offset, reason) in failures {
             guard let hive = origin.reporter else { continue }
             let source = RegistrationSource.annotation(
-                image: origin.imagePath, section: origin.section, offset: record.offset,
+                image: origin.imagePath, section: origin.section, offset: offset,
                 sectionFileOffset: origin.sectionFileOffset, imageID: origin.imageID)
             hive.record([
                 Diagnostic(
                     .error,
                     HiveError(
                         .malformedRecord,
-                        "typed record at offset \(record.offset) of section \(origin.section): \(reason); it was "
+                        "typed record at offset \(offset) of section \(origin.section): \(reason); it was "
                             + "skipped, and its service resolves by name",
                         source: source))
             ])

@@ -295,7 +295,7 @@ extension Hive {
             let type = entry.type,
             let implementation = Conformances.implementation(type, path: Hive.defaultBindingPath)
         else { return nil }
-        return .implementation(implementation, boxes: ServiceBoxes())
+        return .implementation(implementation, boxes: .none)
     }
 
     /// Whether the image of `handle` holds Swift code (it hands metadata to the Swift runtime).

@@ -49,6 +49,9 @@ struct AddressTable<Value> {
         body(&values[index]!)
     }
 
+    /// Whether no value was ever stored (since the last ``removeAll()``).
+    var isEmpty: Bool { count == 0 }
+
     /// Makes room for `count` more values without growing.
     mutating func reserveCapacity(_ count: Int) {
         var capacity = max(16, keys.count)

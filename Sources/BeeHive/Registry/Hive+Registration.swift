@@ -70,7 +70,7 @@ extension Hive {
             record([Diagnostic(.error, refused)])
             throw refused
         }
-        return try register(registration, .implementation(impl, boxes: ServiceBoxes()), type: service)
+        return try register(registration, .implementation(impl, boxes: .none), type: service)
     }
 
     /// Registers a factory for `service`, in code: ``register(_:name:scope:fileID:line:factory:)`` with the
@@ -154,7 +154,9 @@ extension Hive {
         state.withLock { state in
             let key = ServiceKey(service: registration.service, name: registration.name)
             if let type, let entry = state.entry(for: key) {
-                state.typeIndex[TypeKey(type: ObjectIdentifier(type), name: registration.name)] = entry
+                state.typeIndex.set(
+                    entry, for: TypeKey(type: ObjectIdentifier(type), name: registration.name),
+                    expected: state.services.count)
             }
         }
         try failIfStrict(problems)

@@ -16,11 +16,13 @@ struct SharedInstanceTable {
         return unnamed.read(type) { $0.entry.generation == $0.generation ? $0.box : nil }
     }
 
-    /// Remembers `shared` as the box for `key`'s type and name.
-    mutating func set(_ shared: SharedInstance, for key: TypeKey) {
+    /// Remembers `shared` as the box for `key`'s type and name. The first unnamed box sizes the table for `expected`
+    /// types, so that it does not grow (copying every box) during the first uses.
+    mutating func set(_ shared: SharedInstance, for key: TypeKey, expected: Int) {
         if key.name != nil {
             named[key] = shared
         } else {
+            if unnamed.isEmpty { unnamed.reserveCapacity(expected) }
             unnamed[key.type] = shared
         }
     }
@@ -39,13 +41,17 @@ struct TypeIndex {
     private var named: [TypeKey: ServiceEntry] = [:]
 
     subscript(key: TypeKey) -> ServiceEntry? {
-        get { key.name == nil ? unnamed[key.type] : named[key] }
-        set {
-            if key.name == nil {
-                unnamed[key.type] = newValue
-            } else {
-                named[key] = newValue
-            }
+        key.name == nil ? unnamed[key.type] : named[key]
+    }
+
+    /// Indexes `entry` under `key`. The first unnamed entry sizes the index for `expected` types, so that it does not
+    /// grow (copying every entry) during the first uses.
+    mutating func set(_ entry: ServiceEntry, for key: TypeKey, expected: Int) {
+        if key.name == nil {
+            if unnamed.isEmpty { unnamed.reserveCapacity(expected) }
+            unnamed[key.type] = entry
+        } else {
+            named[key] = entry
         }
     }
 

@@ -183,7 +183,7 @@ extension Hive {
                     unqualified: state.unqualifiedEntry(for: key)?.registration,
                     hints: state.missingHints(for: key, type: typeKey?.type))
             }
-            if let typeKey { state.typeIndex[typeKey] = entry }
+            if let typeKey { state.typeIndex.set(entry, for: typeKey, expected: state.services.count) }
             if shouldCache {
                 switch entry.slot {
                 case .ready(let instance):
@@ -271,7 +271,7 @@ extension Hive {
                 resolved = .implementation(implementation, boxes: typed.services)
             } else if let type = TypeLookup.type(named: name, for: self) {
                 if let implementation = Conformances.implementation(type, path: bindingPath) {
-                    resolved = .implementation(implementation, boxes: ServiceBoxes())
+                    resolved = .implementation(implementation, boxes: .none)
                 } else {
                     resolved = .unresolvable(
                         HiveError(
@@ -424,7 +424,8 @@ private struct TypedLookup {
             guard let typed = entry.typedInstance, typed.type == typeKey.type else { return }
             // Boxed as this very type: the cached path may return it from now on.
             state.sharedInstances.set(
-                SharedInstance(entry: entry, generation: entry.generation, box: typed.object), for: typeKey)
+                SharedInstance(entry: entry, generation: entry.generation, box: typed.object), for: typeKey,
+                expected: state.services.count)
             box = typed.object
         }
         self.typeKey = typeKey
@@ -457,7 +458,8 @@ private struct TypedLookup {
                 guard entry.generation == cachedGeneration else { return }
                 entry.typedInstance = box
                 state.sharedInstances.set(
-                    SharedInstance(entry: entry, generation: cachedGeneration, box: box.object), for: typeKey)
+                    SharedInstance(entry: entry, generation: cachedGeneration, box: box.object), for: typeKey,
+                    expected: state.services.count)
             }
         }
         return box.object.value(as: Service.self)
