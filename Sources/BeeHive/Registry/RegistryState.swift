@@ -30,8 +30,9 @@ enum Provider {
     /// A factory closure.
     case factory(ServiceScope, @Sendable (Hive) throws -> Made)
     /// A type name that did not resolve; the error is kept so it is reported once. An unknown type is
-    /// looked up again after the loader loaded more images than `loadedImages`.
-    case unresolvable(HiveError, loadedImages: UInt64?)
+    /// looked up again after the loader loaded more images than `loadedImages`. Boxed (`indirect`): the error is
+    /// large, and every provider would otherwise be copied at its size on each look-up.
+    indirect case unresolvable(HiveError, loadedImages: UInt64?)
 }
 
 /// An instance a provider made, and, when the compiler knew its service type, the instance boxed as that type: the
