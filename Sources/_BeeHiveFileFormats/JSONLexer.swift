@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// The tokens of JSON (RFC 8259), read in place from a buffer: whitespace, strings (every escape, surrogate pairs,
 /// control bytes, unterminated strings, UTF-8), numbers (the leading-zero rule, the 64-bit integer range) and
 /// literals. BeeHive's two JSON readers share it: ``JSONFileReader`` (any JSON, a value that cannot be represented
@@ -48,9 +54,10 @@ package struct JSONLexer {
     /// - Returns: Whether `text` was there; when not, the cursor has not moved.
     package mutating func consume(_ text: StaticString) -> Bool {
         let count = text.utf8CodeUnitCount
-        guard bytes.count - index >= count else { return false }
-        let start = text.utf8Start
-        for offset in 0..<count where bytes[index + offset] != start[offset] { return false }
+        guard count > 0 else { return true }
+        guard bytes.count - index >= count, let base = bytes.baseAddress,
+            memcmp(base + index, text.utf8Start, count) == 0
+        else { return false }
         index += count
         return true
     }
