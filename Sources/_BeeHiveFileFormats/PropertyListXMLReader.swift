@@ -6,7 +6,7 @@
 /// `<dict>` (`<key>`/value pairs), `<array>`, `<string>`, `<integer>` (decimal or `0x` hex), `<real>`,
 /// `<true/>`, `<false/>`, `<date>` (`YYYY-MM-DDTHH:MM:SSZ`) and `<data>` (base64). Text may use the five
 /// predefined entities, character references and CDATA sections; other entities are not expanded. The text
-/// is UTF-8.
+/// is UTF-8: a file whose XML declaration names another encoding (other than ASCII) is refused.
 ///
 /// Structure errors (an unknown element, a missing end tag) fail the file. Content that cannot be read (an
 /// `<integer>` that is not a number, a bad date, text that is not UTF-8) is ``FileValue/invalid(_:)`` and
@@ -28,6 +28,7 @@ struct PropertyListXMLReader {
     static func read(_ bytes: UnsafeRawBufferPointer) throws(FileSyntaxError) -> FileValue {
         var reader = PropertyListXMLReader(bytes)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { reader.index = 3 }
+        try reader.checkDeclaredEncoding()
         try reader.skipMarkup(allowingDoctype: true)
         let root = try reader.startTag(expected: "<plist> or a property list element")
         let value: FileValue
@@ -49,6 +50,35 @@ struct PropertyListXMLReader {
     }
 
     // MARK: - Markup
+
+    /// Refuses a file whose XML declaration names an encoding other than UTF-8 (or its subset ASCII): its text would
+    /// be read as UTF-8 and mean other characters (a `moduleClass` in Big5 read as Arabic).
+    private func checkDeclaredEncoding() throws(FileSyntaxError) {
+        guard starts(with: "<?xml"), let byte = bytes.dropFirst(index + 5).first, FileReader.isWhitespace(byte)
+        else { return }
+        var at = index + 5
+        while at < bytes.count, !starts(with: "?>", at: at) {
+            guard starts(with: "encoding", at: at) else {
+                at += 1
+                continue
+            }
+            at += 8
+            while at < bytes.count, FileReader.isWhitespace(bytes[at]) { at += 1 }
+            guard at < bytes.count, bytes[at] == UInt8(ascii: "=") else { continue }
+            at += 1
+            while at < bytes.count, FileReader.isWhitespace(bytes[at]) { at += 1 }
+            guard at < bytes.count, bytes[at] == UInt8(ascii: "\"") || bytes[at] == UInt8(ascii: "'") else { return }
+            let quote = bytes[at]
+            let start = at + 1
+            var end = start
+            while end < bytes.count, bytes[end] != quote, end - start < 40 { end += 1 }
+            let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+            guard !["utf-8", "utf8", "us-ascii", "ascii"].contains(name.lowercased()) else { return }
+            throw error(
+                "expected a property list in UTF-8; its XML declaration names the encoding \"\(name)\" (at byte "
+                    + "\(start)). BeeHive reads UTF-8 only: convert the file (iconv -f \(name) -t UTF-8)", at: start)
+        }
+    }
 
     private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
 

@@ -412,6 +412,27 @@ extension FileRegistrationTests {
                     + "line 1, column 1)")
         }
 
+        @Test("an XML plist that declares another encoding than UTF-8 is refused, naming it; UTF-8 and ASCII load")
+        func declaredEncoding() throws {
+            // "App" and the bytes D8 B9, which Big5 (ms950) reads as one Chinese character and UTF-8 as Arabic.
+            let big5: [UInt8] =
+                Array("<?xml version=\"1.0\" encoding=\"ms950\"?><plist><array><string>App".utf8) + [0xD8, 0xB9]
+                + Array("</string></array></plist>".utf8)
+            let error = try rejection(big5)
+            #expect(
+                error?.message
+                    == "expected an XML or binary property list or JSON; cannot parse it as an XML property list: "
+                    + "expected a property list in UTF-8; its XML declaration names the encoding \"ms950\" (at byte "
+                    + "30). BeeHive reads UTF-8 only: convert the file (iconv -f ms950 -t UTF-8) (at byte 30, line 1, "
+                    + "column 31)")
+            for encoding in ["UTF-8", "utf8", "US-ASCII"] {
+                let file = "<?xml version='1.0' encoding='\(encoding)'?><plist><dict/></plist>"
+                let hive = Hive()
+                try hive.loadServices(from: try temporaryFile("declared.plist", Array(file.utf8)))
+                #expect(hive.diagnostics.isEmpty, "\(encoding): \(hive.diagnostics)")
+            }
+        }
+
         @Test("a directory, a FIFO with no writer and /dev/zero fail without hanging")
         func notRegularFiles() throws {
             let hive = Hive()

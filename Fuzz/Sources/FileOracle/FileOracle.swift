@@ -48,7 +48,9 @@ public indirect enum FileValue: CustomStringConvertible {
             } else if decimal.description.allSatisfy({ $0.isNumber || $0 == "-" }) {
                 self = .other("an integer beyond 64 bits")
             } else {
-                self = .real(decimal.doubleValue)
+                // `doubleValue` is not correctly rounded (-8446744073709550.808 gives …550, not the nearest
+                // Double, …551); BeeHive's reader rounds correctly, as Swift's `Double(String)` does.
+                self = .real(Double(decimal.description) ?? decimal.doubleValue)
             }
         case let number as NSNumber:
             switch String(cString: number.objCType) {
