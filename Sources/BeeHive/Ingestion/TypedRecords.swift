@@ -68,7 +68,7 @@ enum TypedRecords {
     struct Declared {
         let type: any Any.Type
         let implementation: (any ServiceImplementation.Type)?
-        /// The services the implementation was annotated with, and the boxes that convert to them.
+        /// The services the implementation was annotated with, and how to make an instance boxed as each.
         var services = ServiceBoxes.none
         let imageID: UInt64
     }

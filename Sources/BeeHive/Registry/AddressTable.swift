@@ -86,7 +86,7 @@ struct AddressTable<Value> {
     private func slot(of address: UInt) -> Int? {
         guard !keys.isEmpty else { return nil }
         let mask = keys.count - 1
-        var index = Self.home(of: address, mask: mask)
+        var index = homeSlot(of: address, mask: mask)
         return keys.withUnsafeBufferPointer { keys in
             while true {
                 let key = keys[index]
@@ -99,7 +99,7 @@ struct AddressTable<Value> {
 
     private mutating func insert(_ address: UInt, _ value: Value) {
         let mask = keys.count - 1
-        var index = Self.home(of: address, mask: mask)
+        var index = homeSlot(of: address, mask: mask)
         while keys[index] != 0 { index = (index + 1) & mask }
         keys[index] = address
         values[index] = value
@@ -117,9 +117,11 @@ struct AddressTable<Value> {
             insert(oldKeys[index], value)
         }
     }
+}
 
-    /// Fibonacci hashing of a key (a metadata address, whose low bits are alignment zeros, or a hash).
-    private static func home(of address: UInt, mask: Int) -> Int {
-        Int(truncatingIfNeeded: (address &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
-    }
+/// The slot where the probe for `key` starts in a table of `mask + 1` slots: Fibonacci hashing, which spreads keys
+/// whose low bits are alike (metadata addresses, whose low bits are alignment zeros). ``AddressTable`` and
+/// ``KeyedTable`` probe from it.
+func homeSlot(of key: UInt, mask: Int) -> Int {
+    Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
 }

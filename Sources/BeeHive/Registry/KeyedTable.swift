@@ -84,7 +84,7 @@ struct KeyedTable<Key: TableKey, Value> {
     private func index(of key: Key, hash: UInt) -> Int? {
         guard !hashes.isEmpty else { return nil }
         let mask = hashes.count - 1
-        var index = Self.home(of: hash, mask: mask)
+        var index = homeSlot(of: hash, mask: mask)
         return slots.withUnsafeBufferPointer { slots in  // compares keys in place, copying no value
             while true {
                 let found = hashes[index]
@@ -98,7 +98,7 @@ struct KeyedTable<Key: TableKey, Value> {
     /// Puts a key that is not in the table into the first slot never used on its probe.
     private mutating func insert(_ hash: UInt, _ entry: (key: Key, value: Value)) {
         let mask = hashes.count - 1
-        var index = Self.home(of: hash, mask: mask)
+        var index = homeSlot(of: hash, mask: mask)
         while hashes[index] != 0 { index = (index + 1) & mask }
         hashes[index] = hash
         slots[index] = entry
@@ -120,11 +120,6 @@ struct KeyedTable<Key: TableKey, Value> {
             guard let entry = oldSlots[index].take() else { continue }
             insert(oldHashes[index], entry)
         }
-    }
-
-    /// Fibonacci hashing of a hash, for the table's mask.
-    private static func home(of hash: UInt, mask: Int) -> Int {
-        Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
     }
 }
 
