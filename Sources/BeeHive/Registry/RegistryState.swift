@@ -71,7 +71,7 @@ enum InstanceSlot {
 /// Marks an instance being created: other threads wait for it, the creating thread must not.
 package final class CreationTicket: @unchecked Sendable {
     private let thread = pthread_self()
-    /// The mutex that guards `finished` and `continuations`, and the condition blocking waiters wait on: one
+    /// The mutex that guards `finished` and `waiters`, and the condition blocking waiters wait on: one
     /// allocation, no dispatch object.
     private let sync = UnsafeMutablePointer<(mutex: pthread_mutex_t, condition: pthread_cond_t)>.allocate(capacity: 1)
     private var finished = false
