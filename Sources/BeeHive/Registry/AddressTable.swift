@@ -38,17 +38,6 @@ struct AddressTable<Value> {
         return values.withUnsafeBufferPointer { values in values[index].flatMap(body) }
     }
 
-    /// Changes the value for `address` (first set to `initial` when there is none) in place.
-    mutating func modify(key address: UInt, initial: @autoclosure () -> Value, _ body: (inout Value) -> Void) {
-        guard let index = slot(of: address), values[index] != nil else {
-            var value = initial()
-            body(&value)
-            self[key: address] = value
-            return
-        }
-        body(&values[index]!)
-    }
-
     /// Whether no value was ever stored (since the last ``removeAll()``).
     var isEmpty: Bool { count == 0 }
 
@@ -64,17 +53,6 @@ struct AddressTable<Value> {
         keys = []
         values = []
         count = 0
-    }
-
-    /// Forgets the values that `shouldRemove` picks. O(capacity).
-    mutating func removeAll(where shouldRemove: (Value) -> Bool) {
-        let oldKeys = keys
-        var oldValues = values
-        removeAll()
-        for index in oldKeys.indices where oldKeys[index] != 0 {
-            guard let value = oldValues[index].take(), !shouldRemove(value) else { continue }
-            self[key: oldKeys[index]] = value
-        }
     }
 
     /// Calls `body` with every value, in no particular order.

@@ -66,11 +66,6 @@ struct KeyedTable<Key: TableKey, Value> {
         }
     }
 
-    /// Calls `body` with every key and value, in no particular order.
-    func forEach(_ body: (Key, Value) -> Void) {
-        for case let (key, value)? in slots { body(key, value) }
-    }
-
     /// The keys and values, in no particular order.
     var entries: [(key: Key, value: Value)] { slots.compactMap { $0 } }
 
