@@ -59,6 +59,14 @@ package enum FileReader {
             throw FileSyntaxError(
                 format, "expected UTF-8 text; found a UTF-16 byte-order mark (save the file as UTF-8)", at: 0)
         }
+        // UTF-16 and UTF-32 text without a byte-order mark (RFC 4627 §3): a NUL byte among the first four, which
+        // neither JSON nor XML allows there in UTF-8.
+        if format != .binaryPropertyList, let nul = bytes.prefix(4).firstIndex(of: 0) {
+            throw FileSyntaxError(
+                format,
+                "expected UTF-8 text; found a NUL byte at offset \(nul), as UTF-16 or UTF-32 text without a "
+                    + "byte-order mark has (save the file as UTF-8)", at: nul)
+        }
         switch format {
         case .json: return try JSONFileReader.read(bytes)
         case .xmlPropertyList: return try PropertyListXMLReader.read(bytes)

@@ -139,7 +139,59 @@ package struct JSONFileReader {
         // beyond the range of a 64-bit float costs the entry that holds it, like an integer beyond 64 bits.
         let real = Double(text) ?? .nan
         if real.isInfinite { return .invalid("the number \(lexer.excerpt(range)), beyond the 64-bit float range") }
+        // Beyond 2^53 a float does not hold every integer: an integer written with a fraction or an exponent
+        // (`-922337203685477582.0`) is read from its digits, as the number the file says.
+        if real.magnitude >= 0x1p53, real.magnitude <= 0x1p63, let exact = exactInteger(number) {
+            return .integer(exact)
+        }
         return .real(real)
+    }
+
+    /// The value of `number` (which has a fraction or an exponent) when it is an integer of the 64-bit range,
+    /// computed from its digits; nil otherwise.
+    private func exactInteger(_ number: JSONLexer.Number) -> Int? {
+        let bytes = lexer.bytes
+        let negative = bytes[number.start] == UInt8(ascii: "-")
+        // The significant digits (integer part and fraction) and the power of ten they are scaled by.
+        var digits = Array(bytes[(negative ? number.start + 1 : number.start)..<number.integerEnd])
+        var index = number.integerEnd
+        if index < number.end, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            while index < number.end, bytes[index] &- UInt8(ascii: "0") < 10 {
+                digits.append(bytes[index])
+                index += 1
+            }
+        }
+        var scale = number.integerEnd - index + (index > number.integerEnd ? 1 : 0)
+        if index < number.end {  // the exponent, after "e" and an optional sign
+            index += 1
+            let negativeExponent = bytes[index] == UInt8(ascii: "-")
+            if bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") { index += 1 }
+            var exponent = 0
+            while index < number.end {
+                exponent = min(exponent * 10 + Int(bytes[index] &- UInt8(ascii: "0")), 1 << 20)
+                index += 1
+            }
+            scale += negativeExponent ? -exponent : exponent
+        }
+        if scale < 0 {
+            guard -scale <= digits.count, digits.suffix(-scale).allSatisfy({ $0 == UInt8(ascii: "0") }) else {
+                return nil
+            }
+            digits.removeLast(-scale)
+            scale = 0
+        }
+        // Accumulated negatively: the negative range is one larger, so Int.min fits.
+        var value = 0
+        for digit in digits + [UInt8](repeating: UInt8(ascii: "0"), count: min(scale, 20)) {
+            let (shifted, o1) = value.multipliedReportingOverflow(by: 10)
+            let (next, o2) = shifted.subtractingReportingOverflow(Int(digit &- UInt8(ascii: "0")))
+            guard !o1, !o2 else { return nil }
+            value = next
+        }
+        if negative { return value }
+        let (positive, overflow) = (0).subtractingReportingOverflow(value)
+        return overflow ? nil : positive
     }
 
     /// A string; the cursor is on its opening quote.

@@ -245,6 +245,28 @@ extension FileRegistrationTests {
             #expect(problems[2].message.hasPrefix(#"expected a level 0, 1, 2"#) && problems[2].message.hasSuffix("1.5"))
         }
 
+        @Test("modules: an integer beyond 2^53 written with a fraction or an exponent is read from its digits")
+        func integralRealsBeyondFloatPrecision() throws {
+            let hive = Hive()
+            let path = try temporaryFile(
+                "BeeHive.json",
+                Array(
+                    """
+                    {"moduleClasses":[
+                      {"moduleClass":"T.A","modulePriority":-922337203685477582.0},
+                      {"moduleClass":"T.B","modulePriority":9223372036854775.807e3},
+                      {"moduleClass":"T.C","modulePriority":922337203685477582.5},
+                      {"moduleClass":"T.D","modulePriority":9.3e18}
+                    ]}
+                    """.utf8))
+            let problems = try hive.loadModules(from: path)
+            let priorities = hive.moduleDeclarations.map { "\($0.name) \($0.priority)" }
+            // A fraction beyond a float's precision is a float's reading, as JSONSerialization's; beyond 64 bits
+            // the entry is refused.
+            #expect(priorities == ["T.A -922337203685477582", "T.B 9223372036854775807", "T.C 922337203685477632"])
+            #expect(problems.map(\.source?.entryIndex) == [3])
+        }
+
         @Test("a binary plist's UTF-16 strings and shared objects load")
         func binaryStrings() throws {
             var plist = BinaryPropertyListBuilder()
@@ -410,6 +432,20 @@ extension FileRegistrationTests {
                     == "expected an XML or binary property list or JSON; cannot parse it as an XML property list: "
                     + "expected UTF-8 text; found a UTF-16 byte-order mark (save the file as UTF-8) (at byte 0, "
                     + "line 1, column 1)")
+        }
+
+        @Test("a UTF-16 or UTF-32 file without a byte-order mark is refused with the reason")
+        func utf16WithoutByteOrderMark() throws {
+            let utf32: [UInt8] = "[]".utf8.flatMap { [$0, 0, 0, 0] }
+            let utf16: [UInt8] = "<plist><array/></plist>".utf8.flatMap { [$0, 0] }
+            for (file, format) in [(utf32, "JSON"), (utf16, "an XML property list")] {
+                let error = try rejection(file)
+                #expect(
+                    error?.message
+                        == "expected an XML or binary property list or JSON; cannot parse it as \(format): expected "
+                        + "UTF-8 text; found a NUL byte at offset 1, as UTF-16 or UTF-32 text without a byte-order "
+                        + "mark has (save the file as UTF-8) (at byte 1, line 1, column 2)")
+            }
         }
 
         @Test("an XML plist that declares another encoding than UTF-8 is refused, naming it; UTF-8 and ASCII load")

@@ -20,6 +20,9 @@ public indirect enum FileValue: CustomStringConvertible {
     /// Reads a file the way `Hive` chooses its format: JSON when the first byte that is not whitespace (or part
     /// of a byte order mark) is `{` or `[`, else an XML or binary property list. `nil` when it does not parse.
     public static func read(_ data: Data) -> FileValue? {
+        // Foundation reads UTF-16 and UTF-32 text without a byte-order mark (a NUL among the first four bytes);
+        // BeeHive reads UTF-8 only and refuses such a file with that reason.
+        if !data.starts(with: Array("bplist".utf8)), data.prefix(4).contains(0) { return nil }
         let first = data.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
             return (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])).map(FileValue.init)
