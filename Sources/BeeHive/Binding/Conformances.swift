@@ -25,11 +25,27 @@ package enum Conformances {
         let image: UnsafeRawPointer
     }
 
-    /// Conformance descriptors, by module; a module is read again when the loader has loaded images since. In
-    /// ``KeyedTable``s: a `Dictionary` keyed by `String` or `Key` makes the runtime scan every conformance record for
-    /// the key's `Hashable` conformance when it is first made.
-    private static let modules = LockedValue(KeyedTable<String, ModuleRecords>())
-    private typealias ModuleRecords = (loadedImages: UInt64, records: KeyedTable<Key, Found>)
+    /// The conformance descriptors of one module, read when the loader had loaded `loadedImages` images. Immutable.
+    private final class ModuleRecords: @unchecked Sendable {
+        let loadedImages: UInt64
+        let records: KeyedTable<Key, Found>
+
+        init(loadedImages: UInt64, records: KeyedTable<Key, Found>) {
+            self.loadedImages = loadedImages
+            self.records = records
+        }
+    }
+
+    /// Conformance descriptors by module, read again when a look-up misses after the loader loaded more images; and
+    /// by type descriptor, the records of the type's module, so that a type asked about again is not named again
+    /// (naming its module costs more than the rest of the look-up). In ``KeyedTable``s: a `Dictionary` keyed by
+    /// `String` or `Key` makes the runtime scan every conformance record for the key's `Hashable` conformance when it
+    /// is first made.
+    private struct Known {
+        var modules = KeyedTable<String, ModuleRecords>()
+        var byType = AddressTable<ModuleRecords>()
+    }
+    private static let known = LockedValue(Known())
 
     /// The metadata address of a type.
     static func metadata(of type: any Any.Type) -> UnsafeRawPointer {
@@ -42,28 +58,40 @@ package enum Conformances {
         of type: any Any.Type, to protocolDescriptor: UnsafeRawPointer
     ) -> (table: UnsafeRawPointer, image: UnsafeRawPointer)? {
         let metadata = metadata(of: type)
-        guard let (descriptor, module) = SwiftConformances.descriptor(of: metadata) else { return nil }
+        guard let descriptor = SwiftConformances.typeDescriptor(of: metadata) else { return nil }
         let key = Key(type: descriptor, protocol: protocolDescriptor)
-        let loaded = TypeLookup.loadedImageCount
-        let known = modules.withLock { $0[module] }
-        var found = known?.records[key]
-        if found == nil, known?.loadedImages != loaded {
-            guard let (records, problems) = SwiftConformances.records(ofModule: module) else { return nil }
-            RuntimeBinding.note(problems)
-            RuntimeBinding.deliver(to: nil)
-            var table = KeyedTable<Key, Found>()
-            table.reserveCapacity(records.count)
-            let corrupt = RuntimeBinding.corruptImages
-            for record in records where corrupt.isEmpty || !corrupt.contains(UInt(bitPattern: record.image)) {
-                table[Key(type: record.type, protocol: record.protocol)] = Found(
-                    conformance: record.conformance, image: record.image)
+        var module = known.withLock { $0.byType[key: UInt(bitPattern: descriptor)] }
+        if module?.records[key] == nil {
+            guard let name = SwiftConformances.moduleName(of: descriptor) else { return nil }
+            let loaded = TypeLookup.loadedImageCount
+            module = known.withLock { $0.modules[name] }
+            if module?.records[key] == nil, module?.loadedImages != loaded {
+                guard let read = records(ofModule: name, loaded: loaded) else { return nil }
+                module = read
             }
-            modules.withLock { $0[module] = (loaded, table) }
-            found = table[key]
+            known.withLock { $0.byType[key: UInt(bitPattern: descriptor)] = module }
         }
-        guard let found, let table = SwiftConformances.witnessTable(found.conformance, for: metadata)
+        guard let found = module?.records[key],
+            let table = SwiftConformances.witnessTable(found.conformance, for: metadata)
         else { return nil }
         return (table, found.image)
+    }
+
+    /// The conformance records of `module` in the loaded images (`loaded` of them), read now and kept.
+    private static func records(ofModule module: String, loaded: UInt64) -> ModuleRecords? {
+        guard let (records, problems) = SwiftConformances.records(ofModule: module) else { return nil }
+        RuntimeBinding.note(problems)
+        RuntimeBinding.deliver(to: nil)
+        var table = KeyedTable<Key, Found>()
+        table.reserveCapacity(records.count)
+        let corrupt = RuntimeBinding.corruptImages
+        for record in records where corrupt.isEmpty || !corrupt.contains(UInt(bitPattern: record.image)) {
+            table[Key(type: record.type, protocol: record.protocol)] = Found(
+                conformance: record.conformance, image: record.image)
+        }
+        let read = ModuleRecords(loadedImages: loaded, records: table)
+        known.withLock { $0.modules[module] = read }
+        return read
     }
 
     /// Whether `type` conforms to the protocol `protocolDescriptor`, decided from the two types alone: from the

@@ -117,12 +117,14 @@ enum SwiftConformances {
         return available != 0 ? (collector.records, collector.problems) : nil
     }
 
-    /// The context descriptor of a class, struct or enum type, and the name of its module.
-    static func descriptor(of metadata: UnsafeRawPointer) -> (descriptor: UnsafeRawPointer, module: String)? {
-        guard let descriptor = bh_swift_type_descriptor(metadata), let module = bh_swift_module_name(descriptor) else {
-            return nil
-        }
-        return (descriptor, String(cString: module))
+    /// The context descriptor of a class, struct or enum type.
+    static func typeDescriptor(of metadata: UnsafeRawPointer) -> UnsafeRawPointer? {
+        bh_swift_type_descriptor(metadata)
+    }
+
+    /// The name of the module that declares the type `descriptor`.
+    static func moduleName(of descriptor: UnsafeRawPointer) -> String? {
+        bh_swift_module_name(descriptor).map { String(cString: $0) }
     }
 
     /// The witness table of the type `metadata` for `conformance`.

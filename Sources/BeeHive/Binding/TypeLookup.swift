@@ -17,12 +17,19 @@ package enum TypeLookup {
         case missing(loadedImages: UInt64)
     }
 
-    /// The named types and protocols of one module, as the loaded images had them.
-    private struct ModuleIndex {
+    /// The named types and protocols of one module, as the loaded images had them. Immutable, and a class: a look-up
+    /// copies one reference out of the lock, not the tables.
+    private final class ModuleIndex: @unchecked Sendable {
         let loadedImages: UInt64
         let entries: KeyedTable<String, [SwiftTypes.Entry]>
         /// Whether an image could not be read for a version BeeHive does not know: a miss asks the runtime.
         let hasUnreadImages: Bool
+
+        init(loadedImages: UInt64, entries: KeyedTable<String, [SwiftTypes.Entry]>, hasUnreadImages: Bool) {
+            self.loadedImages = loadedImages
+            self.entries = entries
+            self.hasUnreadImages = hasUnreadImages
+        }
     }
 
     /// By path: the runtime's path keeps its own cache, so that switching paths never serves the other's answer. In

@@ -7,8 +7,17 @@ extension Hive {
         /// duplicate, and file loading throws when any entry was rejected. Default: `false`, where the
         /// first registration of a service wins and later ones are reported as warnings.
         public var isStrict: Bool
-        /// Where diagnostics are logged.
-        public var logger: Logger
+        /// Where diagnostics are logged: `Logger(label: "BeeHive")` unless set.
+        ///
+        /// The default logger is made when it is first used (the first diagnostic), not with the options: making a
+        /// logger sets up swift-log's global state, about 85 K instructions that a start without diagnostics
+        /// would pay for nothing.
+        public var logger: Logger {
+            get { customLogger ?? Self.defaultLogger }
+            set { customLogger = newValue }
+        }
+        private var customLogger: Logger?
+        private static let defaultLogger = Logger(label: "BeeHive")
         /// Whether the hive registers the annotation records of the loaded images. The shared hive
         /// always does; other hives do only when this is set.
         public var scansLoadedImages: Bool
@@ -45,7 +54,7 @@ extension Hive {
         /// Creates options.
         /// - Parameters:
         ///   - isStrict: Fail loudly on duplicates and rejected entries.
-        ///   - logger: Where diagnostics are logged.
+        ///   - logger: Where diagnostics are logged; nil for `Logger(label: "BeeHive")`, made at the first diagnostic.
         ///   - scansLoadedImages: Register the annotation records of the loaded images.
         ///   - scansAllImages: Open every image, not only those with a BeeHive note.
         ///   - recordSections: The record sections to register; nil for all.
@@ -53,14 +62,14 @@ extension Hive {
         ///   - bindsNamesFromMetadata: Bind names from the images' metadata (`true`), by the runtime's look-ups
         ///     (`false`), or as `BEEHIVE_RUNTIME_BINDING` says (nil).
         public init(
-            isStrict: Bool = false, logger: Logger = Logger(label: "BeeHive"), scansLoadedImages: Bool = false,
+            isStrict: Bool = false, logger: Logger? = nil, scansLoadedImages: Bool = false,
             scansAllImages: Bool = false, recordSections: Set<String>? = nil, diagnosticLimit: Int = 1_000,
             bindsNamesFromMetadata: Bool? = nil
         ) {
             self.bindsNamesFromMetadata = bindsNamesFromMetadata
             self.diagnosticLimit = diagnosticLimit
             self.isStrict = isStrict
-            self.logger = logger
+            self.customLogger = logger
             self.scansLoadedImages = scansLoadedImages
             self.scansAllImages = scansAllImages
             self.recordSections = recordSections
