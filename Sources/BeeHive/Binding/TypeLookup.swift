@@ -19,16 +19,52 @@ package enum TypeLookup {
 
     /// The named types and protocols of one module, as the loaded images had them. Immutable, and a class: a look-up
     /// copies one reference out of the lock, not the tables.
+    ///
+    /// The entries lie in one array; a table gives the last entry of each name, and each entry the one of that name
+    /// before it: nearly every name has one entry, and an array per name would cost an allocation per type.
     private final class ModuleIndex: @unchecked Sendable {
         let loadedImages: UInt64
-        let entries: KeyedTable<String, [SwiftTypes.Entry]>
+        /// Every named type and protocol of the module, in the walk's order.
+        let all: [SwiftTypes.Entry]
+        /// By name, the position in ``all`` of the last entry of that name.
+        private let last: KeyedTable<String, Int>
+        /// By position in ``all``, the position of the entry of the same name before it, or -1.
+        private let previous: [Int]
         /// Whether an image could not be read for a version BeeHive does not know: a miss asks the runtime.
         let hasUnreadImages: Bool
 
-        init(loadedImages: UInt64, entries: KeyedTable<String, [SwiftTypes.Entry]>, hasUnreadImages: Bool) {
+        init(loadedImages: UInt64, entries: [SwiftTypes.Entry], hasUnreadImages: Bool) {
+            var last = KeyedTable<String, Int>()
+            last.reserveCapacity(entries.count)
+            var previous = [Int](repeating: -1, count: entries.count)
+            for (position, entry) in entries.enumerated() {
+                last.modify(entry.name, initial: -1) { before in
+                    previous[position] = before
+                    before = position
+                }
+            }
             self.loadedImages = loadedImages
-            self.entries = entries
+            self.all = entries
+            self.last = last
+            self.previous = previous
             self.hasUnreadImages = hasUnreadImages
+        }
+
+        /// The entries named `name`, in the walk's order.
+        func entries(named name: String) -> [SwiftTypes.Entry] {
+            var found: [SwiftTypes.Entry] = []
+            var position = last[name] ?? -1
+            while position >= 0 {
+                found.append(all[position])
+                position = previous[position]
+            }
+            return found.reversed()
+        }
+
+        /// The one entry named `name`, when there is exactly one (no array to make).
+        func onlyEntry(named name: String) -> SwiftTypes.Entry? {
+            guard let position = last[name], previous[position] < 0 else { return nil }
+            return all[position]
         }
     }
 
@@ -86,7 +122,7 @@ package enum TypeLookup {
     /// nil when the images cannot be enumerated.
     /// - Parameter refreshing: Whether to read the module again when images were loaded since it was read.
     static func declarations(named name: String, refreshing: Bool = false) -> [SwiftTypes.Entry]? {
-        index(of: moduleName(of: name), refreshing: refreshing).map { $0.entries[name] ?? [] }
+        index(of: moduleName(of: name), refreshing: refreshing).map { $0.entries(named: name) }
     }
 
     /// The names of the loaded types (or protocols) of `name`'s module closest to `name`, a typo's likely intent;
@@ -94,7 +130,7 @@ package enum TypeLookup {
     package static func closestNames(to name: String, protocols: Bool = false, limit: Int = 3) -> [String] {
         let kinds: Set<SwiftTypes.Kind> = protocols ? [.protocol] : [.class, .struct, .enum]
         let module = moduleName(of: name)
-        let candidates = index(of: module)?.entries.values.joined().filter { kinds.contains($0.kind) } ?? []
+        let candidates = index(of: module)?.all.filter { kinds.contains($0.kind) } ?? []
         guard candidates.isEmpty else {
             return ClosestNames.closest(to: name, among: Set(candidates.map(\.name)), limit: limit)
         }
@@ -122,7 +158,7 @@ package enum TypeLookup {
             return "found a generic type, which a name cannot make (it needs its type arguments)"
         }
         let module = moduleName(of: name)
-        if index(of: module)?.entries.isEmpty ?? false { return "found no module \(module) in any loaded image" }
+        if index(of: module)?.all.isEmpty ?? false { return "found no module \(module) in any loaded image" }
         return "found none"
     }
 
@@ -153,13 +189,9 @@ package enum TypeLookup {
         guard let walk = SwiftTypes.entries(inModule: module) else { return nil }
         RuntimeBinding.note(walk.problems)
         let corrupt = RuntimeBinding.corruptImages
-        var entries = KeyedTable<String, [SwiftTypes.Entry]>()
-        entries.reserveCapacity(walk.entries.count)
-        for entry in walk.entries where isReadable(entry, corrupt) {
-            entries.modify(entry.name, initial: []) { $0.append(entry) }
-        }
         let index = ModuleIndex(
-            loadedImages: loaded, entries: entries, hasUnreadImages: walk.problems.contains { !$0.isCorrupt })
+            loadedImages: loaded, entries: walk.entries.filter { isReadable($0, corrupt) },
+            hasUnreadImages: walk.problems.contains { !$0.isCorrupt })
         modules.withLock { $0[module] = index }
         return index
     }
@@ -176,27 +208,36 @@ package enum TypeLookup {
         guard module.endIndex < name.endIndex, let index = index(of: module, refreshing: true) else {
             return typeByMangledName(name).map { ($0, .runtime) }
         }
-        let entries = index.entries[name] ?? []
-        let retired = entries.count > 1 ? retiredImages.withLock { $0 } : []
-        for entry in entries
-        where entry.kind != .protocol && (retired.isEmpty || !retired.contains(entry.imagePath ?? "")) {
-            // An image that disagreed or is corrupt is not asked for its type (its access function is its own code).
-            if let state = RuntimeBinding.imageState(entry.image), state != .agreed {
-                if state == .runtime, let type = typeByMangledName(name) { return (type, .runtime) }
-                continue
+        if let only = index.onlyEntry(named: name) {
+            if let found = binding(of: only, named: name) { return found }
+        } else {
+            let retired = retiredImages.withLock { $0 }
+            for entry in index.entries(named: name)
+            where retired.isEmpty || !retired.contains(entry.imagePath ?? "") {
+                if let found = binding(of: entry, named: name) { return found }
             }
-            guard let type = entry.type else { continue }
-            var answer: Any.Type?
-            let trusted = RuntimeBinding.selfCheck(image: entry.image, what: "the type \(name)") {
-                answer = entry.mangledName.flatMap { _typeByName($0) } ?? typeByMangledName(name)
-                return answer.map { ObjectIdentifier($0) == ObjectIdentifier(type) } ?? false
-            }
-            if trusted { return (type, .metadata) }
-            if let answer = answer ?? typeByMangledName(name) { return (answer, .runtime) }
         }
         // An image BeeHive could not read (a metadata version it does not know) may hold it: the runtime reads it.
         if index.hasUnreadImages, let type = typeByMangledName(name) { return (type, .runtime) }
         return nil
+    }
+
+    /// The type of `entry`, named `name`: from its access function when its image's self-check trusts it, else the
+    /// runtime's answer; nil for a protocol, or an image that is corrupt or disagreed.
+    private static func binding(of entry: SwiftTypes.Entry, named name: String) -> (Any.Type, BindingPath)? {
+        guard entry.kind != .protocol else { return nil }
+        // An image that disagreed or is corrupt is not asked for its type (its access function is its own code).
+        if let state = RuntimeBinding.imageState(entry.image), state != .agreed {
+            return state == .runtime ? typeByMangledName(name).map { ($0, .runtime) } : nil
+        }
+        guard let type = entry.type else { return nil }
+        var answer: Any.Type?
+        let trusted = RuntimeBinding.selfCheck(image: entry.image, what: "the type \(name)") {
+            answer = entry.mangledName.flatMap { _typeByName($0) } ?? typeByMangledName(name)
+            return answer.map { ObjectIdentifier($0) == ObjectIdentifier(type) } ?? false
+        }
+        if trusted { return (type, .metadata) }
+        return (answer ?? typeByMangledName(name)).map { ($0, .runtime) }
     }
 
     /// The module of a module-qualified name: what precedes its first dot (all of it when there is none). Found in the
