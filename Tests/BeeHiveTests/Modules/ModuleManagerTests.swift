@@ -147,15 +147,20 @@ struct ModuleLifecycleTests {
     @Test("unknown module names and types that are not modules are reported; the other modules still run")
     func badModules() async throws {
         let (manager, log, hive) = makeManager()
+        // A name not found is looked up again once the loader has loaded another image (other suites load plugins
+        // while this one runs), and each look-up reports it once.
+        let loadedBefore = TypeLookup.loadedImageCount
         try hive.declareModule("BeeHiveTests.NoSuchModule")
         try hive.declareModule("BeeHiveTests.PlainType")
         try await manager.register(ModuleA.self)
         manager.refresh()
         await manager.start()
+        let lookups = 1 + Int(TypeLookup.loadedImageCount - loadedBefore)
         #expect(log.events("init") == ["ModuleA"])
         let codes = hive.diagnostics.map(\.code)
         #expect(codes.contains(.unknownType) && codes.contains(.notAModule))
-        #expect(hive.diagnostics.filter { $0.code == .unknownType }.count == 1, "reported once, not per event")
+        let unknown = hive.diagnostics.filter { $0.code == .unknownType }.count
+        #expect(unknown >= 1 && unknown <= lookups, "reported once per look-up, not per event")
     }
 
     @Test("a handler that throws is reported, and the modules after it still get the event")
