@@ -229,6 +229,8 @@ typedef struct {
     bh_module_filter module;
     bh_runtime_problem_fn problem;
     void *context;
+    /* The lowest address of the one image to read, or 0 for every image. */
+    uintptr_t only_image;
     /* one of: */
     bh_swift_type_fn visit_type;
     bh_swift_conformance_fn visit_conformance;
@@ -402,6 +404,10 @@ int bh_swift_types(const char *module, bh_swift_type_fn visit, bh_runtime_proble
 
 static bool bh_visit_conformance_sections(const MetadataSectionsHead *sections, void *context) {
     bh_walk *walk = context;
+    if (walk->only_image) {
+        const bh_segment *holder = bh_bounds_find(&walk->bounds, (uintptr_t)sections, sizeof *sections);
+        if (!holder || walk->bounds.image_starts[holder->image] != walk->only_image) return true;
+    }
     bh_image_walk image;
     if (!bh_open_image(walk, sections, &image)) return true;
     const TargetProtocolConformanceRecord *records =
@@ -458,10 +464,11 @@ static bool bh_visit_conformance_sections(const MetadataSectionsHead *sections, 
     return true;
 }
 
-int bh_swift_conformances(
-    const char *module, bh_swift_conformance_fn visit, bh_runtime_problem_fn problem, void *context) {
+int bh_swift_conformances(const char *module, const void *image, bh_swift_conformance_fn visit,
+                          bh_runtime_problem_fn problem, void *context) {
     if (!module) return 0;
-    bh_walk walk = {.problem = problem, .context = context, .visit_conformance = visit};
+    bh_walk walk = {
+        .problem = problem, .context = context, .only_image = (uintptr_t)image, .visit_conformance = visit};
     return bh_walk_all(&walk, module, bh_visit_conformance_sections);
 }
 
@@ -477,7 +484,8 @@ static bool bh_with_chain(
     bool done = false;
     const bh_segment *holder = bh_bounds_find(bounds, (uintptr_t)descriptor, sizeof(TargetNamedContextDescriptor));
     if (holder) {
-        bh_image_walk walk = {bounds, holder->image, NULL, false, holder, {0}};
+        bh_image_walk walk = {
+            bounds, holder->image, (const void *)bounds->image_starts[holder->image], false, holder, {0}};
         bh_chain chain;
         if (bh_read_chain(&walk, descriptor, &chain)) done = body(&walk, &chain, context);
     }
@@ -485,13 +493,22 @@ static bool bh_with_chain(
     return done;
 }
 
+typedef struct {
+    const char *name;
+    const void *image;
+} bh_module_of;
+
 static bool bh_module_of_chain(bh_image_walk *walk, const bh_chain *chain, void *context) {
-    return bh_level_name(walk, chain->levels[chain->depth - 1], context) > 0;
+    bh_module_of *out = context;
+    out->image = walk->start;
+    return bh_level_name(walk, chain->levels[chain->depth - 1], &out->name) > 0;
 }
 
-const char *bh_swift_module_name(const void *descriptor) {
-    const char *module = NULL;
-    return bh_with_chain(descriptor, bh_module_of_chain, &module) ? module : NULL;
+const char *bh_swift_module_name(const void *descriptor, const void **image) {
+    bh_module_of out = {NULL, NULL};
+    if (!bh_with_chain(descriptor, bh_module_of_chain, &out)) return NULL;
+    if (image) *image = out.image;
+    return out.name;
 }
 
 typedef struct {

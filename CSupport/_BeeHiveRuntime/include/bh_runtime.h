@@ -68,10 +68,11 @@ typedef struct {
 
 typedef void (*bh_swift_conformance_fn)(void *context, const bh_swift_conformance *conformance);
 
-/* Calls `visit` for every conformance record, in every Swift image loaded, of a type of module `module`, and
- * `problem` once for each image that cannot be read. Returns 0 when the runtime cannot enumerate the images. */
-int bh_swift_conformances(
-    const char *module, bh_swift_conformance_fn visit, bh_runtime_problem_fn problem, void *context);
+/* Calls `visit` for every conformance record, in the Swift image whose lowest address is `image` (every Swift image
+ * loaded when NULL), of a type of module `module`, and `problem` once for each image read that cannot be read.
+ * Returns 0 when the runtime cannot enumerate the images. */
+int bh_swift_conformances(const char *module, const void *image, bh_swift_conformance_fn visit,
+                          bh_runtime_problem_fn problem, void *context);
 
 /* ---- Types, conformances and existentials --------------------------------------------------------------------- */
 
@@ -91,8 +92,9 @@ const void *bh_swift_conforms_to_protocol(const void *metadata, const void *prot
 const void *bh_swift_type_descriptor(const void *type);
 
 /* The name of the module a context descriptor of a loaded type belongs to (its descriptor came from the runtime), or
- * NULL; the parent chain is followed only inside loaded images' readable segments. */
-const char *bh_swift_module_name(const void *descriptor);
+ * NULL; the parent chain is followed only inside loaded images' readable segments. When `image` is not NULL, it
+ * receives the lowest address of the image that holds the descriptor. */
+const char *bh_swift_module_name(const void *descriptor, const void **image);
 
 /* Writes the name of a type a walk gave as the runtime's look-up by mangled name takes it ("6Module5OuterV5InnerC":
  * each level's kind read from its descriptor) into `buffer`; returns its length, or 0 when it cannot be spelt so

@@ -36,13 +36,24 @@ package enum Conformances {
         }
     }
 
-    /// Conformance descriptors by module, read again when a look-up misses after the loader loaded more images; and
-    /// by type descriptor, the records of the type's module, so that a type asked about again is not named again
-    /// (naming its module costs more than the rest of the look-up). In ``KeyedTable``s: a `Dictionary` keyed by
+    /// A module in one image.
+    private struct ModuleKey: TableKey {
+        let name: String
+        let image: UnsafeRawPointer
+
+        var tableHash: UInt { name.tableHash ^ (UInt(bitPattern: image) &* 0x9E37_79B9_7F4A_7C15) | 1 }
+    }
+
+    /// Conformance descriptors by module and image, read again when a look-up misses after the loader loaded more
+    /// images; and by type descriptor, the records of the type's module, so that a type asked about again is not named
+    /// again (naming its module costs more than the rest of the look-up). In ``KeyedTable``s: a `Dictionary` keyed by
     /// `String` or `Key` makes the runtime scan every conformance record for the key's `Hashable` conformance when it
     /// is first made.
+    ///
+    /// Only the image that holds the type is read: a conformance declared in another image (a plugin's retroactive
+    /// one) is not found here, and the cast, which the callers fall back to, finds it.
     private struct Known {
-        var modules = KeyedTable<String, ModuleRecords>()
+        var modules = KeyedTable<ModuleKey, ModuleRecords>()
         var byType = AddressTable<ModuleRecords>()
     }
     private static let known = LockedValue(Known())
@@ -62,11 +73,12 @@ package enum Conformances {
         let key = Key(type: descriptor, protocol: protocolDescriptor)
         var module = known.withLock { $0.byType[key: UInt(bitPattern: descriptor)] }
         if module?.records[key] == nil {
-            guard let name = SwiftConformances.moduleName(of: descriptor) else { return nil }
+            guard let (name, image) = SwiftConformances.module(of: descriptor) else { return nil }
+            let moduleKey = ModuleKey(name: name, image: image)
             let loaded = TypeLookup.loadedImageCount
-            module = known.withLock { $0.modules[name] }
+            module = known.withLock { $0.modules[moduleKey] }
             if module?.records[key] == nil, module?.loadedImages != loaded {
-                guard let read = records(ofModule: name, loaded: loaded) else { return nil }
+                guard let read = records(of: moduleKey, loaded: loaded) else { return nil }
                 module = read
             }
             known.withLock { $0.byType[key: UInt(bitPattern: descriptor)] = module }
@@ -77,9 +89,11 @@ package enum Conformances {
         return (table, found.image)
     }
 
-    /// The conformance records of `module` in the loaded images (`loaded` of them), read now and kept.
-    private static func records(ofModule module: String, loaded: UInt64) -> ModuleRecords? {
-        guard let (records, problems) = SwiftConformances.records(ofModule: module) else { return nil }
+    /// The conformance records of `module` in its image (the loader having loaded `loaded` images), read now and kept.
+    private static func records(of module: ModuleKey, loaded: UInt64) -> ModuleRecords? {
+        guard let (records, problems) = SwiftConformances.records(ofModule: module.name, in: module.image) else {
+            return nil
+        }
         RuntimeBinding.note(problems)
         RuntimeBinding.deliver(to: nil)
         var table = KeyedTable<Key, Found>()

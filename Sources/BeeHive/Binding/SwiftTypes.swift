@@ -97,14 +97,17 @@ enum SwiftConformances {
         let image: UnsafeRawPointer
     }
 
-    /// Every unconditional conformance of a non-generic type of `module`, in every loaded image, with the images that
-    /// could not be read; nil when the Swift runtime cannot enumerate its images.
-    static func records(ofModule module: String) -> (records: [Record], problems: [RuntimeImage.Problem])? {
+    /// Every unconditional conformance of a non-generic type of `module` declared in `image` (the image's lowest
+    /// address), with the problem if the image could not be read; nil when the Swift runtime cannot enumerate its
+    /// images.
+    static func records(
+        ofModule module: String, in image: UnsafeRawPointer
+    ) -> (records: [Record], problems: [RuntimeImage.Problem])? {
         let collector = RuntimeImage.Collector()
         let available = withExtendedLifetime(collector) {
             module.withCString { name in
                 bh_swift_conformances(
-                    name,
+                    name, image,
                     { context, found in
                         guard let context, let found = found?.pointee, let type = found.type,
                             let proto = found.protocol, let conformance = found.conformance, let image = found.image
@@ -122,9 +125,11 @@ enum SwiftConformances {
         bh_swift_type_descriptor(metadata)
     }
 
-    /// The name of the module that declares the type `descriptor`.
-    static func moduleName(of descriptor: UnsafeRawPointer) -> String? {
-        bh_swift_module_name(descriptor).map { String(cString: $0) }
+    /// The name of the module that declares the type `descriptor`, and the image that holds it (its lowest address).
+    static func module(of descriptor: UnsafeRawPointer) -> (name: String, image: UnsafeRawPointer)? {
+        var image: UnsafeRawPointer?
+        guard let name = bh_swift_module_name(descriptor, &image), let image else { return nil }
+        return (String(cString: name), image)
     }
 
     /// The witness table of the type `metadata` for `conformance`.

@@ -7,16 +7,24 @@ protocol TableKey: Equatable {
 /// of our own would make the runtime look that key's `Hashable` conformance up when its storage type is first
 /// instantiated (a scan of every conformance record, ~330 K instructions), at registration or at a service's first
 /// use. Here the conformance is the compiler's, and a key costs no allocation of its own.
-struct KeyedTable<Key: TableKey, Value> {
+///
+/// The type itself asks nothing of `Key`; its operations do (`where Key: TableKey`). A generic requirement on the type
+/// would make the runtime check it whenever it makes the type's metadata from a mangled name (a global's or a stored
+/// property's type), which looks the conformance up: a scan of every conformance record, ~215 K instructions, the
+/// first time per key type.
+struct KeyedTable<Key, Value> {
     /// The slots' hashes, 0 for a slot never used; a power of two long, at most half used (removed keys included).
-    private var hashes: [UInt] = []
+    fileprivate var hashes: [UInt] = []
     /// The keys and values; nil in a free slot and in a removed key's slot, which keeps its hash so that probes
     /// go on past it.
-    private var slots: [(key: Key, value: Value)?] = []
+    fileprivate var slots: [(key: Key, value: Value)?] = []
     /// Slots with a hash: keys and removed keys.
-    private var used = 0
+    fileprivate var used = 0
     /// The number of keys.
-    private(set) var count = 0
+    fileprivate(set) var count = 0
+}
+
+extension KeyedTable where Key: TableKey {
 
     /// The value for `key`, if any; setting nil removes it.
     subscript(key: Key) -> Value? {

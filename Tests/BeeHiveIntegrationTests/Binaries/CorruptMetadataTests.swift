@@ -4,8 +4,9 @@ import Testing
 
 /// Plugins whose Swift metadata lies: a small Swift shared library compiled here with swiftc, then corrupted byte by
 /// byte in a copy (a relative pointer sent outside the image, a name left unterminated), opened by PluginLab in a child
-/// process, which then creates a host service by name. Each case must end with exit status 0, the host type resolved,
-/// and one diagnostic that names the plugin and what was out of bounds.
+/// process, which then asks for a plugin type and creates a host service by name. Each case must end with exit status
+/// 0, the host type resolved, and one diagnostic that names the plugin and what was out of bounds. (A type's
+/// conformances are read from the image that holds the type only: a plugin nobody asks about is not read for them.)
 @Suite("Real binaries: plugins with corrupted Swift metadata (PluginLab in a child process)", .serialized)
 struct CorruptMetadataTests {
     /// One way to corrupt the plugin, and what its diagnostic says.
@@ -94,13 +95,14 @@ struct CorruptMetadataTests {
     }
 
     @Test(
-        "the host still resolves its type by name; one diagnostic names the plugin and what was outside",
+        "asking for a plugin type: one diagnostic names the plugin and what was outside; the host still resolves its type",
         arguments: corruptions)
     func hostResolvesAndOneDiagnostic(_ corruption: Corruption) throws {
         let folder = try LabFolder()
         let plugin = try corruptedPlugin(corruption, in: folder)
         var script = LabScript()
         let open = script.open(plugin)
+        let plugins = script.add("resolve:Hostile.HostileStruct")  // no LabService: an error, after reading the plugin
         let resolve = script.add("resolve:PluginLab.LabServiceImpl")
         let again = script.add("resolve:PluginLab.LabServiceImpl")
         let diagnostics = script.diagnostics()
@@ -108,6 +110,7 @@ struct CorruptMetadataTests {
 
         try #require(run.outcome.succeeded, "\(run)")
         #expect(run.value(open, "open")?.hasPrefix("handle:") == true, "\(run)")
+        #expect(run.value(plugins, "resolve")?.hasPrefix("error") == true, "\(run)")
         #expect(run.value(resolve, "resolve") == "LabServiceImpl", "\(run)")
         #expect(run.value(again, "resolve") == "LabServiceImpl", "\(run)")
         let found = self.diagnostics(run, diagnostics, about: plugin)
