@@ -222,6 +222,16 @@ static bool bh_module_matches(bh_module_filter *filter, bh_image_walk *walk, con
     return filter->last_match;
 }
 
+/* Whether `descriptor`'s parent is, by a direct relative pointer, the module the filter last found not to be the wanted
+ * one: its record is skipped without reading its chain (a type's chain is [type, module]; the module was read and
+ * checked when first met). The parent's address is compared, never followed; an indirect parent takes the long way. */
+static bool bh_in_other_module(const bh_module_filter *filter, const TargetNamedContextDescriptor *descriptor) {
+    if (!filter->wanted || !filter->last || filter->last_match) return false;
+    int32_t offset = descriptor->base.Parent.offset;
+    if (offset == 0 || (offset & 1)) return false;
+    return (const void *)((uintptr_t)&descriptor->base.Parent + (intptr_t)offset) == filter->last;
+}
+
 /* ---- The walk over every image's sections --------------------------------------------------------------------- */
 
 typedef struct {
@@ -304,6 +314,7 @@ static bool bh_expect_kind(
 static void bh_report_type(bh_walk *walk, bh_image_walk *image, const TargetNamedContextDescriptor *descriptor) {
     /* A descriptor of a later format version may have another head: not indexed (the runtime's path finds it). */
     if (ContextDescriptorFlags_version(descriptor->base.Flags) != 0) return;
+    if (bh_in_other_module(&walk->module, descriptor)) return;
     bh_chain chain;
     if (!bh_read_chain(image, descriptor, &chain) || !bh_module_matches(&walk->module, image, &chain)) return;
     unsigned kind = ContextDescriptorFlags_kind(descriptor->base.Flags);
@@ -455,6 +466,7 @@ static bool bh_visit_conformance_sections(const MetadataSectionsHead *sections, 
         if (kind < ContextDescriptorKind_Class || kind > ContextDescriptorKind_Enum ||
             ContextDescriptorFlags_isGeneric(t->base.Flags) || ContextDescriptorFlags_version(t->base.Flags) != 0)
             continue;
+        if (bh_in_other_module(&walk->module, t)) continue;
         bh_chain chain;
         if (!bh_read_chain(&image, t, &chain) || !bh_module_matches(&walk->module, &image, &chain)) continue;
         bh_swift_conformance found = {t, p, conformance, image.start};
