@@ -39,10 +39,10 @@ const void *bh_swift_type_descriptor(const void *type) {
     return swift_getTypeContextDescriptor && type ? swift_getTypeContextDescriptor(type) : NULL;
 }
 
-/* ---- A flag the Swift layer reads on every binding without a lock (no Synchronization library needed) ---- */
+/* ---- Flags the Swift layer reads without a lock (no Synchronization library to load) ---- */
 
-static int bh_pending_flag;
+static int bh_flags[BH_FLAG_COUNT];
 
-int bh_runtime_pending(void) { return __atomic_load_n(&bh_pending_flag, __ATOMIC_ACQUIRE); }
+int bh_flag(bh_flag_id flag) { return __atomic_load_n(&bh_flags[flag], __ATOMIC_ACQUIRE); }
 
-void bh_runtime_set_pending(int pending) { __atomic_store_n(&bh_pending_flag, pending, __ATOMIC_RELEASE); }
+void bh_set_flag(bh_flag_id flag, int value) { __atomic_store_n(&bh_flags[flag], value, __ATOMIC_RELEASE); }

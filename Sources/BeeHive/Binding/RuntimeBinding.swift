@@ -175,7 +175,7 @@ package enum RuntimeBinding {
                 $0.pending += diagnostics
                 $0.made += diagnostics
             }
-            bh_runtime_set_pending(1)
+            bh_set_flag(BH_FLAG_RUNTIME_PENDING, 1)
         }
     }
 
@@ -235,17 +235,17 @@ package enum RuntimeBinding {
                 $0.pending.append(diagnostic)
                 $0.made.append(diagnostic)
             }
-            bh_runtime_set_pending(1)
+            bh_set_flag(BH_FLAG_RUNTIME_PENDING, 1)
         }
         return agreed || state.withLock { $0.images[key] == .agreed }
     }
 
     /// Records the diagnostics not yet recorded in `hive` (or the shared hive, once it exists).
     static func deliver(to hive: Hive?) {
-        guard bh_runtime_pending() != 0, let hive = hive ?? Hive.sharedIfCreated else { return }
+        guard bh_flag(BH_FLAG_RUNTIME_PENDING) != 0, let hive = hive ?? Hive.sharedIfCreated else { return }
         let pending = state.withLock { state -> [Diagnostic] in
             defer { state.pending = [] }
-            bh_runtime_set_pending(0)
+            bh_set_flag(BH_FLAG_RUNTIME_PENDING, 0)
             return state.pending
         }
         if !pending.isEmpty { hive.record(pending) }

@@ -1,5 +1,5 @@
-import Synchronization
 internal import _BeeHiveDiscovery
+internal import _BeeHiveRuntime
 
 #if canImport(Glibc)
 import Glibc
@@ -178,9 +178,12 @@ enum TypedRecords {
     }
 
     private static let store = LockedValue(Store())
-    /// Whether accessors wait to be called or are being called: what lets ``bindPending()`` cost one atomic load
-    /// once everything is bound.
-    private static let unbound = Atomic<Bool>(false)
+    /// Whether accessors wait to be called or are being called (`BH_FLAG_TYPED_RECORDS_UNBOUND`, an atomic flag in
+    /// C): what lets ``bindPending()`` cost one atomic load once everything is bound.
+    private static var unbound: Bool {
+        get { bh_flag(BH_FLAG_TYPED_RECORDS_UNBOUND) != 0 }
+        set { bh_set_flag(BH_FLAG_TYPED_RECORDS_UNBOUND, newValue ? 1 : 0) }
+    }
     /// Signalled when a thread has published what its accessors made.
     private static let bound = BindSignal()
 
@@ -192,7 +195,7 @@ enum TypedRecords {
         store.withLock { store in
             if let last = store.lastPending { last.next = pending } else { store.pending = pending }
             store.lastPending = pending
-            unbound.store(true, ordering: .releasing)
+            unbound = true
         }
     }
 
@@ -231,7 +234,7 @@ enum TypedRecords {
     /// Calls the pending accessors, all at once, outside every lock, and publishes what they made; a thread that
     /// finds another one calling them waits until it has published. Call with no lock held.
     static func bindPending() {
-        guard unbound.load(ordering: .acquiring) else { return }
+        guard unbound else { return }
         while true {
             enum Step { case done, wait, bind(PendingSection) }
             let step: Step = store.withLock { store in
@@ -273,7 +276,7 @@ enum TypedRecords {
                     store.binding = false
                     store.binder = nil
                     store.removedWhileBinding = []
-                    if store.pending == nil { unbound.store(false, ordering: .releasing) }
+                    if store.pending == nil { unbound = false }
                 }
                 bound.signal()
                 report(failures)
