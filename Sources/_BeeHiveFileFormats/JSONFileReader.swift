@@ -181,17 +181,12 @@ package struct JSONFileReader {
             digits.removeLast(-scale)
             scale = 0
         }
-        // Accumulated negatively: the negative range is one larger, so Int.min fits.
-        var value = 0
+        var value = IntegerAccumulator()
         for digit in digits + [UInt8](repeating: UInt8(ascii: "0"), count: min(scale, 20)) {
-            let (shifted, o1) = value.multipliedReportingOverflow(by: 10)
-            let (next, o2) = shifted.subtractingReportingOverflow(Int(digit &- UInt8(ascii: "0")))
-            guard !o1, !o2 else { return nil }
-            value = next
+            value.append(Int(digit &- UInt8(ascii: "0")))
+            if value.overflowed { return nil }
         }
-        if negative { return value }
-        let (positive, overflow) = (0).subtractingReportingOverflow(value)
-        return overflow ? nil : positive
+        return value.value(negative: negative)
     }
 
     /// A string; the cursor is on its opening quote.

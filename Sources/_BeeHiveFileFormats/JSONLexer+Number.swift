@@ -23,16 +23,11 @@ extension JSONLexer {
         let negative = peek == UInt8(ascii: "-")
         if negative { index += 1 }
         let digitsStart = index
-        // Accumulated negatively: the negative range is one larger, so Int.min fits.
-        var value = 0
-        var overflow = false
+        var value = IntegerAccumulator()
         while index < bytes.count {
             let digit = bytes[index] &- UInt8(ascii: "0")
             guard digit < 10 else { break }
-            let (shifted, o1) = value.multipliedReportingOverflow(by: 10)
-            let (next, o2) = shifted.subtractingReportingOverflow(Int(digit))
-            overflow = overflow || o1 || o2
-            value = next
+            value.append(Int(digit))
             index += 1
         }
         guard index > digitsStart else { throw unexpected("a digit") }
@@ -52,12 +47,7 @@ extension JSONLexer {
             if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { index += 1 }
             guard skipDigits() else { throw unexpected("a digit in the exponent") }
         }
-        if !negative {
-            let (positive, o) = (0).subtractingReportingOverflow(value)
-            overflow = overflow || o
-            value = positive
-        }
-        let integer = overflow || index != integerEnd ? nil : value
+        let integer = index != integerEnd ? nil : value.value(negative: negative)
         return Number(start: start, integerEnd: integerEnd, end: index, integer: integer)
     }
 

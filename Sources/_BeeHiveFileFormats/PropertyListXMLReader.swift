@@ -434,23 +434,16 @@ struct PropertyListXMLReader {
             digits = digits.dropFirst(2)
         }
         guard !digits.isEmpty else { return .invalid("an <integer> that is not a number: \"\(shortened(text))\"") }
-        var value = 0  // accumulated negatively: the negative range is one larger
-        var overflow = false
+        var number = IntegerAccumulator()
         for b in digits {
             guard let digit = b.digitValue(radix: radix) else {
                 return .invalid("an <integer> that is not a number: \"\(shortened(text))\"")
             }
-            let (shifted, o1) = value.multipliedReportingOverflow(by: radix)
-            let (next, o2) = shifted.subtractingReportingOverflow(digit)
-            overflow = overflow || o1 || o2
-            value = next
+            number.append(digit, radix: radix)
         }
-        if !overflow, !negative {
-            let (positive, o) = (0).subtractingReportingOverflow(value)
-            overflow = o
-            value = positive
+        guard let value = number.value(negative: negative) else {
+            return .invalid("an <integer> outside the 64-bit range: \(shortened(text))")
         }
-        guard !overflow else { return .invalid("an <integer> outside the 64-bit range: \(shortened(text))") }
         return .integer(value)
     }
 
