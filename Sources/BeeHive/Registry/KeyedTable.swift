@@ -14,14 +14,14 @@ protocol TableKey: Equatable {
 /// first time per key type.
 struct KeyedTable<Key, Value> {
     /// The slots' hashes, 0 for a slot never used; a power of two long, at most half used (removed keys included).
-    fileprivate var hashes: [UInt] = []
+    private var hashes: [UInt] = []
     /// The keys and values; nil in a free slot and in a removed key's slot, which keeps its hash so that probes
     /// go on past it.
-    fileprivate var slots: [(key: Key, value: Value)?] = []
+    private var slots: [(key: Key, value: Value)?] = []
     /// Slots with a hash: keys and removed keys.
-    fileprivate var used = 0
+    private var used = 0
     /// The number of keys.
-    fileprivate(set) var count = 0
+    private(set) var count = 0
 }
 
 extension KeyedTable where Key: TableKey {
