@@ -355,8 +355,16 @@ static void bh_report_type(bh_walk *walk, bh_image_walk *image, const TargetName
     walk->visit_type(walk->context, &type);
 }
 
+/* Whether the walk is restricted to one image and `sections` lie in another. */
+static bool bh_in_other_image(bh_walk *walk, const MetadataSectionsHead *sections) {
+    if (!walk->only_image) return false;
+    const bh_segment *holder = bh_bounds_find(&walk->bounds, (uintptr_t)sections, sizeof *sections);
+    return !holder || walk->bounds.image_starts[holder->image] != walk->only_image;
+}
+
 static bool bh_visit_type_sections(const MetadataSectionsHead *sections, void *context) {
     bh_walk *walk = context;
+    if (bh_in_other_image(walk, sections)) return true;
     bh_image_walk image;
     if (!bh_open_image(walk, sections, &image)) return true;
     const TargetTypeMetadataRecord *records = (const TargetTypeMetadataRecord *)sections->swift5_type_metadata.start;
@@ -398,27 +406,36 @@ static bool bh_visit_type_sections(const MetadataSectionsHead *sections, void *c
     return true;
 }
 
-static int bh_walk_all(bh_walk *walk, const char *module, bool (*visit)(const MetadataSectionsHead *, void *)) {
+/* Walks the images' metadata sections with `visit`: every image's, or only those of the image that holds the address
+ * `near`. 0 when the runtime cannot enumerate them, or no loaded image holds `near`. */
+static int bh_walk_all(bh_walk *walk, const char *module, const void *near,
+                       bool (*visit)(const MetadataSectionsHead *, void *)) {
     if (!swift_enumerateAllMetadataSections || !bh_bounds_take(&walk->bounds)) return 0;
+    if (near) {
+        const bh_segment *holder = bh_bounds_find(&walk->bounds, (uintptr_t)near, 1);
+        if (!holder) {
+            bh_bounds_free(&walk->bounds);
+            return 0;
+        }
+        walk->only_image = walk->bounds.image_starts[holder->image];
+    }
     walk->module = (bh_module_filter){module, NULL, false};
     swift_enumerateAllMetadataSections(visit, walk);
     bh_bounds_free(&walk->bounds);
     return 1;
 }
 
-int bh_swift_types(const char *module, bh_swift_type_fn visit, bh_runtime_problem_fn problem, void *context) {
+int bh_swift_types(const char *module, const void *near, bh_swift_type_fn visit, bh_runtime_problem_fn problem,
+                   void *context) {
     bh_walk walk = {.problem = problem, .context = context, .visit_type = visit};
-    return bh_walk_all(&walk, module, bh_visit_type_sections);
+    return bh_walk_all(&walk, module, near, bh_visit_type_sections);
 }
 
 /* ---- Conformances ------------------------------------------------------------------------------------------ */
 
 static bool bh_visit_conformance_sections(const MetadataSectionsHead *sections, void *context) {
     bh_walk *walk = context;
-    if (walk->only_image) {
-        const bh_segment *holder = bh_bounds_find(&walk->bounds, (uintptr_t)sections, sizeof *sections);
-        if (!holder || walk->bounds.image_starts[holder->image] != walk->only_image) return true;
-    }
+    if (bh_in_other_image(walk, sections)) return true;
     bh_image_walk image;
     if (!bh_open_image(walk, sections, &image)) return true;
     const TargetProtocolConformanceRecord *records =
@@ -479,9 +496,8 @@ static bool bh_visit_conformance_sections(const MetadataSectionsHead *sections, 
 int bh_swift_conformances(const char *module, const void *image, bh_swift_conformance_fn visit,
                           bh_runtime_problem_fn problem, void *context) {
     if (!module) return 0;
-    bh_walk walk = {
-        .problem = problem, .context = context, .only_image = (uintptr_t)image, .visit_conformance = visit};
-    return bh_walk_all(&walk, module, bh_visit_conformance_sections);
+    bh_walk walk = {.problem = problem, .context = context, .visit_conformance = visit};
+    return bh_walk_all(&walk, module, image, bh_visit_conformance_sections);
 }
 
 /* ---- Names of loaded types ------------------------------------------------------------------------------- */

@@ -29,6 +29,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 /* ---- Scans ----------------------------------------------------------------- */
 
@@ -243,6 +244,17 @@ uintptr_t bh_image_base(const void *address) {
     Dl_info info;
     return dladdr(address, &info) != 0 ? (uintptr_t)info.dli_fbase : 0;
 }
+
+const void *bh_scanner_image_address(bh_scanner *s, uint64_t id) {
+    const void *address = NULL;
+    pthread_mutex_lock(&s->lock);
+    for (size_t i = 0; i < s->image_count && !address; i++)
+        if (s->images[i].id == id) address = s->images[i].phdr_address;
+    pthread_mutex_unlock(&s->lock);
+    return address;
+}
+
+const void *bh_main_program_address(void) { return (const void *)getauxval(AT_PHDR); }
 
 bh_scan_stats bh_scanner_stats(bh_scanner *s) {
     pthread_mutex_lock(&s->lock);

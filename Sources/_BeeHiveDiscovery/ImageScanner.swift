@@ -158,6 +158,13 @@ package final class ImageScanner: @unchecked Sendable {
     /// The base address of the loaded image that holds `address`, or 0 when no loaded image holds it.
     package static func imageBase(of address: UnsafeRawPointer) -> UInt { UInt(bh_image_base(address)) }
 
+    /// An address inside the main program (its program headers).
+    package static var mainProgramAddress: UnsafeRawPointer? { bh_main_program_address() }
+
+    /// An address inside the image `id` as this scanner last saw it loaded, or nil when it knows no such image. The
+    /// image may have been unloaded since: a look-up made with it must hold when no loaded image holds the address.
+    package func address(ofImage id: UInt64) -> UnsafeRawPointer? { bh_scanner_image_address(handle, id) }
+
     /// The counters of the scans done so far.
     package var statistics: Statistics {
         let s = bh_scanner_stats(handle)

@@ -52,10 +52,12 @@ typedef void (*bh_runtime_problem_fn)(void *context, const bh_runtime_problem *p
 
 /*
  * Calls `visit` for every nominal type and protocol of module `module` (every module when NULL) that has a
- * module-qualified name (not private, local or declared in an extension), in every Swift image loaded, and `problem`
- * once for each image that cannot be read. Returns 0 when the runtime cannot enumerate its images.
+ * module-qualified name (not private, local or declared in an extension), in every Swift image loaded (only in the
+ * one that holds the address `near`, when not NULL), and `problem` once for each image read that cannot be read.
+ * Returns 0 when the runtime cannot enumerate its images, or no loaded image holds `near`.
  */
-int bh_swift_types(const char *module, bh_swift_type_fn visit, bh_runtime_problem_fn problem, void *context);
+int bh_swift_types(const char *module, const void *near, bh_swift_type_fn visit, bh_runtime_problem_fn problem,
+                   void *context);
 
 /* A conformance record: `type` (a non-generic type's descriptor) conforms to `protocol` (a protocol descriptor), with
  * no conditional requirement; `conformance` is its protocol conformance descriptor, in `image`. */
@@ -68,9 +70,9 @@ typedef struct {
 
 typedef void (*bh_swift_conformance_fn)(void *context, const bh_swift_conformance *conformance);
 
-/* Calls `visit` for every conformance record, in the Swift image whose lowest address is `image` (every Swift image
+/* Calls `visit` for every conformance record, in the Swift image that holds the address `image` (every Swift image
  * loaded when NULL), of a type of module `module`, and `problem` once for each image read that cannot be read.
- * Returns 0 when the runtime cannot enumerate the images. */
+ * Returns 0 when the runtime cannot enumerate the images, or no loaded image holds `image`. */
 int bh_swift_conformances(const char *module, const void *image, bh_swift_conformance_fn visit,
                           bh_runtime_problem_fn problem, void *context);
 

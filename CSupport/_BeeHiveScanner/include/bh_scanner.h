@@ -114,6 +114,15 @@ uint64_t bh_unloaded_image_count(void);
 /* The base address of the loaded image that holds `address` (dladdr), or 0. Thread-safe. */
 uintptr_t bh_image_base(const void *address);
 
+/*
+ * An address inside the image of id `id` as the scanner last saw it loaded (its program headers), or NULL when the
+ * scanner knows no such image. The image may have been unloaded since. Thread-safe.
+ */
+const void *bh_scanner_image_address(bh_scanner *scanner, uint64_t id);
+
+/* An address inside the main program (its program headers, from the auxiliary vector). Thread-safe. */
+const void *bh_main_program_address(void);
+
 /* Copies the scanner's counters. Thread-safe. */
 bh_scan_stats bh_scanner_stats(bh_scanner *scanner);
 

@@ -62,10 +62,11 @@ enum SwiftTypes {
         var problems: [RuntimeImage.Problem] = []
     }
 
-    /// Every named type and protocol of `module` (of every module when nil) in the loaded images, with the images that
-    /// could not be read; nil when the Swift runtime cannot enumerate its images. Types that are private, local or
-    /// declared in an extension have no name by which a record could reach them and are left out.
-    static func entries(inModule module: String?) -> Walk? {
+    /// Every named type and protocol of `module` (of every module when nil) in the loaded images (only in the one that
+    /// holds the address `near`, when given), with the images that could not be read; nil when the Swift runtime
+    /// cannot enumerate its images or no loaded image holds `near`. Types that are private, local or declared in an
+    /// extension have no name by which a record could reach them and are left out.
+    static func entries(inModule module: String?, near: UnsafeRawPointer? = nil) -> Walk? {
         let collector = RuntimeImage.Collector()
         let visit: bh_swift_type_fn = { context, type in
             guard let context, let type = type?.pointee, let kind = Kind(type.kind) else { return }
@@ -78,8 +79,8 @@ enum SwiftTypes {
         }
         let available = withExtendedLifetime(collector) {
             let context = Unmanaged.passUnretained(collector).toOpaque()
-            if let module { return module.withCString { bh_swift_types($0, visit, RuntimeImage.collect, context) } }
-            return bh_swift_types(nil, visit, RuntimeImage.collect, context)
+            guard let module else { return bh_swift_types(nil, near, visit, RuntimeImage.collect, context) }
+            return module.withCString { bh_swift_types($0, near, visit, RuntimeImage.collect, context) }
         }
         return available != 0 ? Walk(entries: collector.entries, problems: collector.problems) : nil
     }

@@ -11,6 +11,31 @@ internal import _BeeHiveDiscovery
 /// the fast one is switched off (``BindingPath/runtime``), for images whose metadata BeeHive cannot read or whose
 /// self-check failed, and when the images cannot be enumerated.
 package enum TypeLookup {
+    /// The image a name was written in (an annotation record's): the type it names is looked for there first, which
+    /// reads one image's types instead of every loaded image's.
+    package struct Origin {
+        /// The loaded image's id, unique in the process and never reused.
+        let id: UInt64
+        /// An address inside the image, as the scanner saw it loaded.
+        let address: UnsafeRawPointer
+
+        package init(id: UInt64, address: UnsafeRawPointer) {
+            self.id = id
+            self.address = address
+        }
+
+        /// The main program (id 0, which no image the scanner finds gets: the program is never unloaded).
+        package static var mainProgram: Origin? { ImageScanner.mainProgramAddress.map { Origin(id: 0, address: $0) } }
+    }
+
+    /// A module in one image (by the image's id).
+    private struct ModuleInImage: TableKey {
+        let module: String
+        let image: UInt64
+
+        var tableHash: UInt { module.tableHash ^ (UInt(truncatingIfNeeded: image) &* 0x9E37_79B9_7F4A_7C15) | 1 }
+    }
+
     private enum Cached {
         case found(Any.Type, BindingPath)
         /// Not found while the loader had loaded this many images; a later `dlopen` may bring it.
@@ -32,6 +57,15 @@ package enum TypeLookup {
         private let previous: [Int]
         /// Whether an image could not be read for a version BeeHive does not know: a miss asks the runtime.
         let hasUnreadImages: Bool
+
+        /// The index of what `walk` found, after noting its problems: the entries of corrupt images left out.
+        convenience init(_ walk: SwiftTypes.Walk, loadedImages: UInt64) {
+            RuntimeBinding.note(walk.problems)
+            let corrupt = RuntimeBinding.corruptImages
+            self.init(
+                loadedImages: loadedImages, entries: walk.entries.filter { TypeLookup.isReadable($0, corrupt) },
+                hasUnreadImages: walk.problems.contains { !$0.isCorrupt })
+        }
 
         init(loadedImages: UInt64, entries: [SwiftTypes.Entry], hasUnreadImages: Bool) {
             var last = KeyedTable<String, Int>()
@@ -74,6 +108,8 @@ package enum TypeLookup {
     private static let metadataCache = LockedValue(KeyedTable<String, Cached>())
     private static let runtimeCache = LockedValue(KeyedTable<String, Cached>())
     private static let modules = LockedValue(KeyedTable<String, ModuleIndex>())
+    /// Modules as one image has them, for names written in that image (``Origin``).
+    private static let modulesInImages = LockedValue(KeyedTable<ModuleInImage, ModuleIndex>())
     /// Images of retired plugins (by mapped path): their types are no longer found by name, so that a new version
     /// that names its types as the old one did is found instead (the old one stays mapped).
     private static let retiredImages = LockedValue<Set<String>>([])
@@ -84,20 +120,25 @@ package enum TypeLookup {
         metadataCache.withLock { $0 = KeyedTable() }
         runtimeCache.withLock { $0 = KeyedTable() }
         modules.withLock { $0 = KeyedTable() }
+        modulesInImages.withLock { $0 = KeyedTable() }
     }
 
     /// How many images the dynamic loader has loaded so far: a lookup that failed may succeed once it grows.
     package static var loadedImageCount: UInt64 { ImageScanner.loadedImageCount }
 
-    /// The type named `name`, bound by `path` (the shared hive's, or the environment's, by default).
-    package static func type(named name: String, path: BindingPath? = nil, for hive: Hive? = nil) -> Any.Type? {
-        binding(named: name, path: path, for: hive)?.type
+    /// The type named `name`, bound by `path` (the shared hive's, or the environment's, by default); looked for first
+    /// in the image the name was written in, when known.
+    package static func type(
+        named name: String, path: BindingPath? = nil, for hive: Hive? = nil, writtenIn origin: Origin? = nil
+    ) -> Any.Type? {
+        binding(named: name, path: path, for: hive, writtenIn: origin)?.type
     }
 
     /// The type named `name` and the path that bound it: ``BindingPath/metadata`` unless the switch, the image's state
     /// or its self-check sent it to the runtime's look-up. Diagnostics about images go to `hive` (or the shared hive).
+    /// The metadata path looks in `origin`, the image the name was written in, before it looks in every image.
     package static func binding(
-        named name: String, path: BindingPath? = nil, for hive: Hive? = nil
+        named name: String, path: BindingPath? = nil, for hive: Hive? = nil, writtenIn origin: Origin? = nil
     ) -> (type: Any.Type, path: BindingPath)? {
         if let typed = TypedRecords.type(named: name) { return (typed, .metadata) }
         let path = path ?? hive?.bindingPath ?? Hive.defaultBindingPath
@@ -111,7 +152,9 @@ package enum TypeLookup {
         case nil:
             loaded = loadedImageCount
         }
-        let found = path == .metadata ? metadataBinding(named: name) : typeByMangledName(name).map { ($0, .runtime) }
+        let found =
+            path == .metadata
+            ? metadataBinding(named: name, writtenIn: origin) : typeByMangledName(name).map { ($0, .runtime) }
         RuntimeBinding.deliver(to: hive)
         if let found, found.1 == .runtime { RuntimeBinding.countRuntime(.type) }
         cache.withLock { $0[name] = found.map { .found($0.0, $0.1) } ?? .missing(loadedImages: loaded) }
@@ -187,11 +230,7 @@ package enum TypeLookup {
             return known
         }
         guard let walk = SwiftTypes.entries(inModule: module) else { return nil }
-        RuntimeBinding.note(walk.problems)
-        let corrupt = RuntimeBinding.corruptImages
-        let index = ModuleIndex(
-            loadedImages: loaded, entries: walk.entries.filter { isReadable($0, corrupt) },
-            hasUnreadImages: walk.problems.contains { !$0.isCorrupt })
+        let index = ModuleIndex(walk, loadedImages: loaded)
         modules.withLock { $0[module] = index }
         return index
     }
@@ -202,23 +241,42 @@ package enum TypeLookup {
         corrupt.isEmpty || !corrupt.contains(UInt(bitPattern: entry.image))
     }
 
-    /// The metadata path: the module's index, the type from its access function, the image's self-check.
-    private static func metadataBinding(named name: String) -> (Any.Type, BindingPath)? {
+    /// The index of `module` in the image `origin` alone, built when first asked for (an image's types do not change
+    /// while it is loaded, and its id is never reused); nil when no loaded image holds the origin's address.
+    private static func index(of module: Substring, in origin: Origin) -> ModuleIndex? {
+        let key = ModuleInImage(module: String(module), image: origin.id)
+        if let known = modulesInImages.withLock({ $0[key] }) { return known }
+        guard let walk = SwiftTypes.entries(inModule: key.module, near: origin.address) else { return nil }
+        let index = ModuleIndex(walk, loadedImages: loadedImageCount)
+        modulesInImages.withLock { $0[key] = index }
+        return index
+    }
+
+    /// The metadata path: the module's index (the origin image's first), the type from its access function, the
+    /// image's self-check.
+    private static func metadataBinding(named name: String, writtenIn origin: Origin?) -> (Any.Type, BindingPath)? {
         let module = moduleName(of: name)
-        guard module.endIndex < name.endIndex, let index = index(of: module, refreshing: true) else {
+        guard module.endIndex < name.endIndex else { return typeByMangledName(name).map { ($0, .runtime) } }
+        if let origin, let local = index(of: module, in: origin), let found = binding(in: local, named: name) {
+            return found
+        }
+        guard let index = index(of: module, refreshing: true) else {
             return typeByMangledName(name).map { ($0, .runtime) }
         }
-        if let only = index.onlyEntry(named: name) {
-            if let found = binding(of: only, named: name) { return found }
-        } else {
-            let retired = retiredImages.withLock { $0 }
-            for entry in index.entries(named: name)
-            where retired.isEmpty || !retired.contains(entry.imagePath ?? "") {
-                if let found = binding(of: entry, named: name) { return found }
-            }
-        }
+        if let found = binding(in: index, named: name) { return found }
         // An image BeeHive could not read (a metadata version it does not know) may hold it: the runtime reads it.
         if index.hasUnreadImages, let type = typeByMangledName(name) { return (type, .runtime) }
+        return nil
+    }
+
+    /// The type named `name` among the entries of `index`: the first that binds, in the walk's order, of an image not
+    /// retired.
+    private static func binding(in index: ModuleIndex, named name: String) -> (Any.Type, BindingPath)? {
+        if let only = index.onlyEntry(named: name) { return binding(of: only, named: name) }
+        let retired = retiredImages.withLock { $0 }
+        for entry in index.entries(named: name) where retired.isEmpty || !retired.contains(entry.imagePath ?? "") {
+            if let found = binding(of: entry, named: name) { return found }
+        }
         return nil
     }
 
@@ -233,6 +291,10 @@ package enum TypeLookup {
         guard let type = entry.type else { return nil }
         var answer: Any.Type?
         let trusted = RuntimeBinding.selfCheck(image: entry.image, what: "the type \(name)") {
+            // The runtime names the metadata that the access function BeeHive found returned: the name BeeHive read
+            // from the descriptor, when both readings agree. That costs a demangling; the runtime's look-up by name
+            // (its first one walks every type record of the process) decides only when the names differ.
+            if _typeName(type, qualified: true) == name { return true }
             answer = entry.mangledName.flatMap { _typeByName($0) } ?? typeByMangledName(name)
             return answer.map { ObjectIdentifier($0) == ObjectIdentifier(type) } ?? false
         }

@@ -269,7 +269,7 @@ extension Hive {
             let registration = entry.registration
             if let typed = TypedRecords.implementation(named: name), let implementation = typed.implementation {
                 resolved = .implementation(implementation, boxes: typed.services)
-            } else if let type = TypeLookup.type(named: name, for: self) {
+            } else if let type = TypeLookup.type(named: name, for: self, writtenIn: origin(of: registration.source)) {
                 if let implementation = Conformances.implementation(type, path: bindingPath) {
                     resolved = .implementation(implementation, boxes: .none)
                 } else {
@@ -293,6 +293,16 @@ extension Hive {
             }
             return resolved
         }
+    }
+
+    /// Where the types a registration names are looked for first: the loaded image its annotation record was read
+    /// from; for a file's entry or code, the main program (where a program's own modules are, unless it put them in
+    /// shared libraries).
+    private func origin(of source: RegistrationSource) -> TypeLookup.Origin? {
+        if let id = source.imageID, id != 0 {
+            return scanner?.address(ofImage: id).map { TypeLookup.Origin(id: id, address: $0) }
+        }
+        return TypeLookup.Origin.mainProgram
     }
 
     /// Makes an instance; boxes it as the service `service` when the provider knows how.
