@@ -27,6 +27,11 @@ struct BindingWideStruct: BindingProbe, ServiceImplementation {
     var a = 1, b = 2, c = 3, d = 4
     func probe() -> String { "wide \(a + b + c + d)" }
 }
+/// Named only by the test of a name's origin image.
+enum OriginProbes {
+    struct Here {}
+    struct Elsewhere {}
+}
 /// Nested types, two and three levels deep.
 enum BindingOuter {
     struct Inner: BindingProbe, ServiceImplementation {
@@ -148,6 +153,35 @@ struct RuntimeBindingTests {
         }
         #expect(disagreements.isEmpty, "\(disagreements)")
         #expect(!RuntimeBinding.imageStates.values.contains(.corrupt), "\(RuntimeBinding.imageStates)")
+    }
+
+    @Test("a walk near an address reads only the image that holds it; an address in no image reads none")
+    func walkOfOneImage() throws {
+        let image = try #require(TypeLookup.declarations(named: "BeeHiveTests.BindingClass")?.first?.image)
+        let local = try #require(SwiftTypes.entries(inModule: "BeeHiveTests", near: image))
+        #expect(local.entries.contains { $0.name == "BeeHiveTests.BindingOuter.Middle.Deepest" })
+        #expect(local.entries.allSatisfy { $0.image == image })
+        // The standard library is another image: near this one it has no types; in every image, it has.
+        #expect(try #require(SwiftTypes.entries(inModule: "Swift", near: image)).entries.isEmpty)
+        #expect(try #require(SwiftTypes.entries(inModule: "Swift")).entries.contains { $0.name == "Swift.Int" })
+        let block = UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 16)
+        defer { block.deallocate() }
+        #expect(SwiftTypes.entries(inModule: "BeeHiveTests", near: block) == nil)
+    }
+
+    @Test("a name is bound from the image it was written in, and from every image when that one does not have it")
+    func bindingFromTheOrigin() throws {
+        let image = try #require(TypeLookup.declarations(named: "BeeHiveTests.BindingClass")?.first?.image)
+        let standardLibrary = unsafeBitCast(Int.self, to: UnsafeRawPointer.self)  // metadata in libswiftCore
+        // Ids no scanner gives (they count up from 1), and names no other test binds: nothing here was cached before.
+        let here = TypeLookup.Origin(id: .max, address: image)
+        let elsewhere = TypeLookup.Origin(id: .max - 1, address: standardLibrary)
+        let fromHere = TypeLookup.binding(named: "BeeHiveTests.OriginProbes.Here", path: .metadata, writtenIn: here)
+        #expect(fromHere?.type == OriginProbes.Here.self && fromHere?.path == .metadata)
+        let fromElsewhere = TypeLookup.binding(
+            named: "BeeHiveTests.OriginProbes.Elsewhere", path: .metadata, writtenIn: elsewhere)
+        #expect(fromElsewhere?.type == OriginProbes.Elsewhere.self && fromElsewhere?.path == .metadata)
+        #expect(TypeLookup.binding(named: "BeeHiveTests.NoSuchType", path: .metadata, writtenIn: here) == nil)
     }
 
     @Test("a hive whose option turns the metadata path off binds by the runtime's look-ups, with the same result")
