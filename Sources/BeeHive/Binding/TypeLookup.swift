@@ -3,9 +3,10 @@ internal import _BeeHiveDiscovery
 /// Finds Swift types by their module-qualified names, with a cache. A name that was not found is
 /// looked up again once another image has been loaded (a plugin may bring the type).
 ///
-/// The first look-up in a module walks the type records of the loaded Swift images once and keeps every name of
-/// that module (``SwiftTypes``, over `_BeeHiveRuntime`, which checks every pointer it follows); a type's metadata then
-/// comes from its own access function. The first type so bound in each image is compared with the runtime's answer
+/// The first look-up in a module walks the type records of the image the name was written in (``Origin``) and keeps
+/// every name of that module there; when that image has no type of the name, the loaded Swift images' records, once
+/// (``SwiftTypes``, over `_BeeHiveRuntime`, which checks every pointer it follows). A type's metadata then comes from
+/// its own access function. The first type so bound in each image is compared with the runtime's answer
 /// (``RuntimeBinding``). The Swift runtime's `_typeByName` instead scans every type record of the process for each
 /// name, and needs the kind of every level (class, struct, enum) that a dotted name does not say: it is the path when
 /// the fast one is switched off (``BindingPath/runtime``), for images whose metadata BeeHive cannot read or whose
