@@ -29,7 +29,8 @@ extension KeyedTable where Key: TableKey {
     /// The value for `key`, if any; setting nil removes it.
     subscript(key: Key) -> Value? {
         get {
-            guard let index = index(of: key, hash: key.tableHash) else { return nil }
+            // An empty table (no typed records, when a program has none) costs no hash of the key.
+            guard count > 0, let index = index(of: key, hash: key.tableHash) else { return nil }
             return slots.withUnsafeBufferPointer { $0[index]?.value }  // copies the value, not the key
         }
         set {
