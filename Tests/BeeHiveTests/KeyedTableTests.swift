@@ -48,3 +48,60 @@ struct KeyedTableTests {
         #expect(table["b"] == [7, 8] && table.values == [[7, 8]])
     }
 }
+
+/// Counts the instances alive, to see that the tables' storage releases what it holds.
+private final class Tracked {
+    nonisolated(unsafe) static var alive = 0
+    let value: Int
+    init(_ value: Int) {
+        self.value = value
+        Tracked.alive += 1
+    }
+    deinit { Tracked.alive -= 1 }
+}
+
+@Suite("Slots: the tables' storage is a value, and releases what it holds", .serialized)
+struct SlotsTests {
+    @Test("a copied table is changed apart from the original (copy on write)")
+    func copyOnWrite() {
+        var original = KeyedTable<String, Int>()
+        for index in 0..<20 { original["key\(index)"] = index }
+        var copy = original
+        copy["key3"] = 300
+        copy["new"] = 1
+        #expect(original["key3"] == 3 && original["new"] == nil && original.count == 20)
+        #expect(copy["key3"] == 300 && copy["new"] == 1 && copy.count == 21)
+
+        var addresses = AddressTable<Int>()
+        addresses[key: 8] = 1
+        let before = addresses
+        addresses[key: 8] = 2
+        addresses[key: 16] = 3
+        #expect(before[key: 8] == 1 && before[key: 16] == nil)
+        #expect(addresses[key: 8] == 2 && addresses[key: 16] == 3)
+    }
+
+    @Test("values are released when replaced, removed, moved by growing, or when the last copy goes")
+    func lifetimes() {
+        let start = Tracked.alive
+        do {
+            var table = KeyedTable<String, Tracked>()
+            for index in 0..<100 { table["key\(index)"] = Tracked(index) }  // grows several times
+            #expect(Tracked.alive == start + 100)
+            table["key1"] = Tracked(1_001)
+            table["key2"] = nil
+            #expect(Tracked.alive == start + 99)
+            var copy = table
+            copy["key3"] = Tracked(3_003)  // the copy gets slots of its own; the original keeps its value
+            #expect(Tracked.alive == start + 100)
+            #expect(table["key3"]?.value == 3 && copy["key3"]?.value == 3_003 && copy["key1"]?.value == 1_001)
+
+            var addresses = AddressTable<Tracked>()
+            for index in 1...50 { addresses[key: UInt(index * 16)] = Tracked(index) }
+            #expect(Tracked.alive == start + 150)
+            addresses.removeAll()
+            #expect(Tracked.alive == start + 100)
+        }
+        #expect(Tracked.alive == start)
+    }
+}

@@ -8,7 +8,7 @@
 struct AddressTable<Value> {
     /// Metadata addresses, 0 for a free slot; a power of two long, at most half full.
     private var keys: [UInt] = []
-    private var values: [Value?] = []
+    private var values = Slots<Value>()
     private var count = 0
 
     /// The value for `type`, if any.
@@ -51,13 +51,15 @@ struct AddressTable<Value> {
     /// Forgets every value.
     mutating func removeAll() {
         keys = []
-        values = []
+        values = Slots()
         count = 0
     }
 
     /// Calls `body` with every value, in no particular order.
     func forEach(_ body: (Value) -> Void) {
-        for value in values { value.map(body) }
+        values.withUnsafeBufferPointer { values in
+            for value in values { value.map(body) }
+        }
     }
 
     /// The slot holding `address`, if any.
@@ -88,10 +90,10 @@ struct AddressTable<Value> {
         let oldKeys = keys
         var oldValues = values
         keys = Array(repeating: 0, count: capacity ?? max(16, keys.count * 2))
-        values = Array(repeating: nil, count: keys.count)
+        values = Slots(count: keys.count)
         count = 0
         for index in oldKeys.indices where oldKeys[index] != 0 {
-            guard let value = oldValues[index].take() else { continue }  // a removed value: its slot is freed
+            guard let value = oldValues.take(index) else { continue }  // a removed value: its slot is freed
             insert(oldKeys[index], value)
         }
     }

@@ -17,7 +17,7 @@ struct KeyedTable<Key, Value> {
     private var hashes: [UInt] = []
     /// The keys and values; nil in a free slot and in a removed key's slot, which keeps its hash so that probes
     /// go on past it.
-    private var slots: [(key: Key, value: Value)?] = []
+    private var slots = Slots<(key: Key, value: Value)>()
     /// Slots with a hash: keys and removed keys.
     private var used = 0
     /// The number of keys.
@@ -48,7 +48,7 @@ extension KeyedTable where Key: TableKey {
     mutating func modify(_ key: Key, initial: @autoclosure () -> Value, _ body: (inout Value) -> Void) {
         let hash = key.tableHash
         if let index = index(of: key, hash: hash) {
-            body(&slots[index]!.value)
+            slots.update(index) { body(&$0!.value) }
             return
         }
         var value = initial()
@@ -76,13 +76,13 @@ extension KeyedTable where Key: TableKey {
     }
 
     /// The keys and values, in no particular order.
-    var entries: [(key: Key, value: Value)] { slots.compactMap { $0 } }
+    var entries: [(key: Key, value: Value)] { slots.elements }
 
     /// The keys, in no particular order.
-    var keys: [Key] { slots.compactMap { $0?.key } }
+    var keys: [Key] { slots.withUnsafeBufferPointer { $0.compactMap { $0?.key } } }
 
     /// The values, in no particular order.
-    var values: [Value] { slots.compactMap { $0?.value } }
+    var values: [Value] { slots.withUnsafeBufferPointer { $0.compactMap { $0?.value } } }
 
     /// The slot holding `key`, if any.
     private func index(of key: Key, hash: UInt) -> Int? {
@@ -117,11 +117,11 @@ extension KeyedTable where Key: TableKey {
         let oldHashes = hashes
         var oldSlots = slots
         hashes = Array(repeating: 0, count: size)
-        slots = Array(repeating: nil, count: size)
+        slots = Slots(count: size)
         used = 0
         count = 0
         for index in oldHashes.indices {
-            guard let entry = oldSlots[index].take() else { continue }
+            guard let entry = oldSlots.take(index) else { continue }
             insert(oldHashes[index], entry)
         }
     }

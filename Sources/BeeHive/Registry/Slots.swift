@@ -1,0 +1,101 @@
+/// A fixed number of optional slots, copied on write like an array: the storage of ``AddressTable`` and
+/// ``KeyedTable``.
+///
+/// An `Array` of a table's slot type (`[ServiceEntry?]`, `[(key: String, value: TypedRecords.Declared)?]`) makes the
+/// runtime build the metadata of `_ContiguousArrayStorage<Slot>` from its mangled name the first time one is
+/// allocated: 10 to 35 K instructions per slot type, paid at registration and again at a first use, several times
+/// over in a small program. Here the memory is allocated by hand and owned by a class with no generic parameter,
+/// whose metadata the compiler emits; the slot type appears only in code the compiler specializes.
+struct Slots<Element> {
+    private var buffer: SlotBuffer?
+
+    /// No slots.
+    init() {}
+
+    /// `count` empty slots.
+    init(count: Int) {
+        buffer = count > 0 ? SlotBuffer(count: count, of: Element.self) : nil
+    }
+
+    /// The number of slots.
+    var count: Int { buffer?.count ?? 0 }
+
+    /// The slots' indices.
+    var indices: Range<Int> { 0..<count }
+
+    /// The element in slot `index`, or nil for an empty slot.
+    subscript(index: Int) -> Element? {
+        get {
+            precondition(index >= 0 && index < count, "slot index out of range")
+            return withUnsafeBufferPointer { $0[index] }
+        }
+        set { update(index) { $0 = newValue } }
+    }
+
+    /// Changes the slot `index` in place with `body`.
+    mutating func update<Result>(_ index: Int, _ body: (inout Element?) throws -> Result) rethrows -> Result {
+        precondition(index >= 0 && index < count, "slot index out of range")
+        makeUnique()
+        return try body(&buffer!.base.assumingMemoryBound(to: Element?.self)[index])
+    }
+
+    /// Empties the slot `index` and returns what it held.
+    mutating func take(_ index: Int) -> Element? { update(index) { $0.take() } }
+
+    /// Calls `body` with the slots in place (reading a slot through it copies only what `body` copies).
+    func withUnsafeBufferPointer<Result>(_ body: (UnsafeBufferPointer<Element?>) throws -> Result) rethrows -> Result {
+        guard let buffer else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
+        return try withExtendedLifetime(buffer) {
+            try body(UnsafeBufferPointer(start: buffer.base.assumingMemoryBound(to: Element?.self), count: buffer.count))
+        }
+    }
+
+    /// The elements of the slots that hold one, in slot order.
+    var elements: [Element] { withUnsafeBufferPointer { $0.compactMap { $0 } } }
+
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&buffer!) { buffer = buffer!.copy() }
+    }
+}
+
+/// The memory of a ``Slots``: `count` slots of a type that only the closures made with it know, which deinitialize
+/// and free them, and copy them into new memory.
+private final class SlotBuffer {
+    let base: UnsafeMutableRawPointer
+    let count: Int
+    private let destroy: (UnsafeMutableRawPointer, Int) -> Void
+    private let duplicate: (UnsafeMutableRawPointer, Int) -> UnsafeMutableRawPointer
+
+    /// `count` empty slots of `Element?`.
+    init<Element>(count: Int, of _: Element.Type) {
+        let slots = UnsafeMutablePointer<Element?>.allocate(capacity: count)
+        slots.initialize(repeating: nil, count: count)
+        self.base = UnsafeMutableRawPointer(slots)
+        self.count = count
+        // Slot by slot: `deinitialize(count:)` and `initialize(from:count:)` of a type with references call the
+        // runtime's array functions, which take the type's metadata, built from its mangled name on first use.
+        self.destroy = { base, count in
+            let slots = base.assumingMemoryBound(to: Element?.self)
+            for index in 0..<count { _ = (slots + index).move() }
+            slots.deallocate()
+        }
+        self.duplicate = { base, count in
+            let slots = base.assumingMemoryBound(to: Element?.self)
+            let copy = UnsafeMutablePointer<Element?>.allocate(capacity: count)
+            for index in 0..<count { (copy + index).initialize(to: slots[index]) }
+            return UnsafeMutableRawPointer(copy)
+        }
+    }
+
+    private init(base: UnsafeMutableRawPointer, like other: SlotBuffer) {
+        self.base = base
+        self.count = other.count
+        self.destroy = other.destroy
+        self.duplicate = other.duplicate
+    }
+
+    /// A new buffer holding copies of these slots.
+    func copy() -> SlotBuffer { SlotBuffer(base: duplicate(base, count), like: self) }
+
+    deinit { destroy(base, count) }
+}
