@@ -139,6 +139,9 @@ enum TypedRecords {
                 || ImageScanner.imageBase(of: UnsafeRawPointer(bitPattern: words[1])!) == imageBase
         }
 
+        /// The number of records.
+        var count: Int { words.count / 2 }
+
         /// Calls `body` with each record's offset and accessor, in the section's order.
         func forEach(_ body: (_ offset: Int, _ accessor: _BeeHiveTypedRecord.Accessor) -> Void) {
             for pair in stride(from: 0, to: words.count, by: 2) {
@@ -252,7 +255,11 @@ enum TypedRecords {
             case .done: return
             case .wait: bound.wait { store.withLock { !$0.binding } }
             case .bind(let pending):
-                var made: [(PendingSection, _BeeHiveTypedRecord)] = []
+                // In ``Slots``, not an array: an array of tuples would make the runtime build its storage type's
+                // metadata from a mangled name at the first question.
+                let sections = sequence(first: pending, next: { $0.next })
+                var made = Slots<(PendingSection, _BeeHiveTypedRecord)>(count: sections.reduce(0) { $0 + $1.count })
+                var madeCount = 0
                 var failures: [(PendingSection, offset: Int, String)] = []
                 let buffer = UnsafeMutableRawPointer.allocate(
                     byteCount: MemoryLayout<_BeeHiveTypedRecord>.size,
@@ -260,18 +267,23 @@ enum TypedRecords {
                 defer { buffer.deallocate() }
                 // An image unloaded since its records were added, by a hive that has not rescanned since, is not
                 // called into: its records are dropped (that hive's rescan withdraws its registrations).
-                for section in sequence(first: pending, next: { $0.next }) where section.isMapped {
+                for section in sections where section.isMapped {
                     section.forEach { offset, accessor in
                         switch call(accessor, into: buffer) {
-                        case .success(let value): made.append((section, value))
+                        case .success(let value):
+                            made[madeCount] = (section, value)
+                            madeCount += 1
                         case .failure(let reason): failures.append((section, offset, reason))
                         }
                     }
                 }
                 store.withLock { store in
-                    store.declared.reserveCapacity(made.count)
-                    for (section, value) in made where !store.removedWhileBinding.contains(section.imageID) {
-                        publish(value, imageID: section.imageID, in: &store.declared)
+                    store.declared.reserveCapacity(madeCount)
+                    made.withUnsafeBufferPointer { made in
+                        for case let (section, value)? in made[..<madeCount]
+                        where !store.removedWhileBinding.contains(section.imageID) {
+                            publish(value, imageID: section.imageID, in: &store.declared)
+                        }
                     }
                     store.binding = false
                     store.binder = nil

@@ -29,10 +29,22 @@ enum Provider {
     case implementation(any ServiceImplementation.Type, boxes: ServiceBoxes)
     /// A factory closure.
     case factory(ServiceScope, @Sendable (Hive) throws -> Made)
-    /// A type name that did not resolve; the error is kept so it is reported once. An unknown type is
-    /// looked up again after the loader loaded more images than `loadedImages`. Boxed (`indirect`): the error is
-    /// large, and every provider would otherwise be copied at its size on each look-up.
-    indirect case unresolvable(HiveError, loadedImages: UInt64?)
+    /// A type name that did not resolve; the error is kept so it is reported once.
+    case unresolvable(Unresolvable)
+}
+
+/// Why a provider's type name did not resolve. A class: the error is large, and every provider would otherwise be
+/// copied at its size on each look-up (an `indirect` case's box would make the runtime build the payload tuple's
+/// metadata from its mangled name at a first use).
+final class Unresolvable: Sendable {
+    let error: HiveError
+    /// An unknown type is looked up again after the loader loaded more images than this; nil: never again.
+    let loadedImages: UInt64?
+
+    init(_ error: HiveError, loadedImages: UInt64?) {
+        self.error = error
+        self.loadedImages = loadedImages
+    }
 }
 
 /// An instance a provider made, and, when the compiler knew its service type, the instance boxed as that type: the

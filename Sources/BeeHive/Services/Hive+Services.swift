@@ -260,9 +260,11 @@ extension Hive {
     func resolve(_ provider: Provider, of entry: ServiceEntry) throws(HiveError) -> Provider {
         switch provider {
         case .implementation, .factory: return provider
-        case .unresolvable(let error, let loadedImages):
+        case .unresolvable(let unresolvable):
             // An unknown type may come with an image loaded since (a plugin); look again then.
-            guard let loadedImages, ImageScanner.loadedImageCount != loadedImages else { throw error }
+            guard let loadedImages = unresolvable.loadedImages, ImageScanner.loadedImageCount != loadedImages else {
+                throw unresolvable.error
+            }
             return try resolve(.typeName(entry.registration.implementation), of: entry)
         case .typeName(let name):
             let resolved: Provider
@@ -274,22 +276,25 @@ extension Hive {
                     resolved = .implementation(implementation, boxes: .none)
                 } else {
                     resolved = .unresolvable(
-                        HiveError(
-                            .notAnImplementation,
-                            "expected \(name), the implementation of \(registration.displayName), to conform to "
-                                + "ServiceImplementation (to have init() and be created by name); it does not",
-                            source: registration.source), loadedImages: nil)
+                        Unresolvable(
+                            HiveError(
+                                .notAnImplementation,
+                                "expected \(name), the implementation of \(registration.displayName), to conform to "
+                                    + "ServiceImplementation (to have init() and be created by name); it does not",
+                                source: registration.source), loadedImages: nil))
                 }
             } else {
                 resolved = .unresolvable(
-                    .unknownType(
-                        name, role: "the implementation of \(registration.displayName)", source: registration.source),
-                    loadedImages: ImageScanner.loadedImageCount)
+                    Unresolvable(
+                        .unknownType(
+                            name, role: "the implementation of \(registration.displayName)",
+                            source: registration.source),
+                        loadedImages: ImageScanner.loadedImageCount))
             }
             state.withLock { _ in entry.provider = resolved }
-            if case .unresolvable(let error, _) = resolved {
-                record([Diagnostic(.error, error)])
-                throw error
+            if case .unresolvable(let unresolvable) = resolved {
+                record([Diagnostic(.error, unresolvable.error)])
+                throw unresolvable.error
             }
             return resolved
         }
