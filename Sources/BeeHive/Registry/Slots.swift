@@ -69,8 +69,18 @@ private final class SlotBuffer {
     /// `count` empty slots of `Element?`.
     init<Element>(count: Int, of _: Element.Type) {
         let slots = UnsafeMutablePointer<Element?>.allocate(capacity: count)
-        slots.initialize(repeating: nil, count: count)
-        self.base = UnsafeMutableRawPointer(slots)
+        // One nil, then its bytes copied over the rest, doubling (a nil holds no reference to retain):
+        // `initialize(repeating:count:)` stores each slot in turn, a `memset` call per slot for the larger ones.
+        slots.initialize(to: nil)
+        let base = UnsafeMutableRawPointer(slots)
+        let stride = MemoryLayout<Element?>.stride
+        var filled = 1
+        while filled < count {
+            let copied = min(filled, count - filled)
+            (base + filled * stride).copyMemory(from: base, byteCount: copied * stride)
+            filled += copied
+        }
+        self.base = base
         self.count = count
         // Slot by slot: `deinitialize(count:)` and `initialize(from:count:)` of a type with references call the
         // runtime's array functions, which take the type's metadata, built from its mangled name on first use.
