@@ -14,6 +14,19 @@ import Musl
 /// A C plugin, built here, whose typed records misbehave in every way a foreign record can: its accessor refuses,
 /// writes garbage, writes another type, writes nothing, lies outside the image's code, or is of layout version 1
 /// (no guard). The host loads it into this process, scans it and asks for typed records.
+/// The implementation of the valid typed record beside the hostile plugin's.
+struct HostileSuiteValidImpl: TypedGreeter, ServiceImplementation {
+    func greet() -> String { "valid" }
+}
+
+/// What `@BeeHiveService(TypedGreeter.self)` on `HostileSuiteValidImpl` writes as its accessor.
+let hostileSuiteValidAccessor: _BeeHiveTypedRecord.Accessor = { out, type, hint in
+    _BeeHiveTypedRecord.write(
+        .service(
+            TypedGreeter.self, implementation: HostileSuiteValidImpl.self, named: "BeeHiveTests.HostileSuiteValidImpl",
+            upcast: { $0 }), to: out, type: type, hint: hint)
+}
+
 @Suite("Real binaries: typed records of a hostile plugin are checked before and after they are called", .serialized)
 struct HostileTypedRecordTests {
     /// The plugin's source: a valid JSON record, a note that names the typed records' section, and six bad records.
@@ -85,8 +98,9 @@ struct HostileTypedRecordTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let plugin = try Self.build(in: folder)
 
-        // A valid typed record of another image, which must keep binding.
-        let valid = TypedRecordTests.section()
+        // A valid typed record of another image, which must keep binding. Of a name of its own: the typed records'
+        // suite, which may run at the same time, adds and removes records of TypedGreeterImpl's name.
+        let valid = TypedRecordTests.section(accessor: hostileSuiteValidAccessor)
         valid.withUnsafeBytes { buffer in
             TypedRecords.add(
                 RecordSection(
@@ -101,7 +115,7 @@ struct HostileTypedRecordTests {
         // The JSON record registers by name, whatever its typed records do.
         #expect(hive.registration(for: "Hostile.Valid")?.implementation == "Hostile.ValidImpl")
         // The first question calls the accessors (outside every lock).
-        #expect(TypeLookup.type(named: "BeeHiveTests.TypedGreeterImpl") == TypedGreeterImpl.self)
+        #expect(TypeLookup.type(named: "BeeHiveTests.HostileSuiteValidImpl") == HostileSuiteValidImpl.self)
 
         let mine = hive.diagnostics.filter { $0.source?.imagePath == plugin }
         let messages = mine.map(\.message)
@@ -135,7 +149,7 @@ struct HostileTypedRecordTests {
         let report = hive.rescan()
         #expect(report.unloadedImages == 1)
         #expect(hive.registration(for: "Hostile.Valid") == nil)
-        #expect(TypeLookup.type(named: "BeeHiveTests.TypedGreeterImpl") == TypedGreeterImpl.self)
+        #expect(TypeLookup.type(named: "BeeHiveTests.HostileSuiteValidImpl") == HostileSuiteValidImpl.self)
         hive.rescan()
     }
 

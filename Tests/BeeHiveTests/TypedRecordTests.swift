@@ -20,11 +20,13 @@ let typedGreeterAccessor: _BeeHiveTypedRecord.Accessor = { out, type, hint in
 @Suite("Typed records (the Swift macros' second record)", .serialized)
 struct TypedRecordTests {
     /// A `beehive_types` section of one record (and a padding entry), as the scanner hands it over.
-    static func section(magic: UInt32 = _BeeHiveTypedRecord.magic) -> [UInt8] {
+    static func section(
+        magic: UInt32 = _BeeHiveTypedRecord.magic, accessor: _BeeHiveTypedRecord.Accessor = typedGreeterAccessor
+    ) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: 32)
         withUnsafeBytes(of: magic.littleEndian) { bytes.replaceSubrange(0..<4, with: $0) }
         withUnsafeBytes(of: _BeeHiveTypedRecord.layoutVersion.littleEndian) { bytes.replaceSubrange(4..<8, with: $0) }
-        let address = UInt(bitPattern: unsafeBitCast(typedGreeterAccessor, to: UnsafeRawPointer.self))
+        let address = UInt(bitPattern: unsafeBitCast(accessor, to: UnsafeRawPointer.self))
         withUnsafeBytes(of: address) { bytes.replaceSubrange(8..<16, with: $0) }
         return bytes
     }

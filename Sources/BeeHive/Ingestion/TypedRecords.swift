@@ -139,9 +139,6 @@ enum TypedRecords {
                 || ImageScanner.imageBase(of: UnsafeRawPointer(bitPattern: words[1])!) == imageBase
         }
 
-        /// The number of records.
-        var count: Int { words.count / 2 }
-
         /// Calls `body` with each record's offset and accessor, in the section's order.
         func forEach(_ body: (_ offset: Int, _ accessor: _BeeHiveTypedRecord.Accessor) -> Void) {
             for pair in stride(from: 0, to: words.count, by: 2) {
@@ -255,11 +252,7 @@ enum TypedRecords {
             case .done: return
             case .wait: bound.wait { store.withLock { !$0.binding } }
             case .bind(let pending):
-                // In ``Slots``, not an array: an array of tuples would make the runtime build its storage type's
-                // metadata from a mangled name at the first question.
-                let sections = sequence(first: pending, next: { $0.next })
-                var made = Slots<(PendingSection, _BeeHiveTypedRecord)>(count: sections.reduce(0) { $0 + $1.count })
-                var madeCount = 0
+                var made: [(PendingSection, _BeeHiveTypedRecord)] = []
                 var failures: [(PendingSection, offset: Int, String)] = []
                 let buffer = UnsafeMutableRawPointer.allocate(
                     byteCount: MemoryLayout<_BeeHiveTypedRecord>.size,
@@ -267,31 +260,30 @@ enum TypedRecords {
                 defer { buffer.deallocate() }
                 // An image unloaded since its records were added, by a hive that has not rescanned since, is not
                 // called into: its records are dropped (that hive's rescan withdraws its registrations).
-                for section in sections where section.isMapped {
+                for section in sequence(first: pending, next: { $0.next }) where section.isMapped {
                     section.forEach { offset, accessor in
                         switch call(accessor, into: buffer) {
-                        case .success(let value):
-                            made[madeCount] = (section, value)
-                            madeCount += 1
+                        case .success(let value): made.append((section, value))
                         case .failure(let reason): failures.append((section, offset, reason))
                         }
                     }
                 }
                 store.withLock { store in
-                    store.declared.reserveCapacity(madeCount)
-                    made.withUnsafeBufferPointer { made in
-                        for case let (section, value)? in made[..<madeCount]
-                        where !store.removedWhileBinding.contains(section.imageID) {
-                            publish(value, imageID: section.imageID, in: &store.declared)
-                        }
+                    store.declared.reserveCapacity(made.count)
+                    for (section, value) in made where !store.removedWhileBinding.contains(section.imageID) {
+                        publish(value, imageID: section.imageID, in: &store.declared)
                     }
+                }
+                // Reported before the binding ends: a question answered after the accessors were called, by any
+                // thread, finds their diagnostics in the hives.
+                report(failures)
+                store.withLock { store in
                     store.binding = false
                     store.binder = nil
                     store.removedWhileBinding = []
                     if store.pending == nil { unbound = false }
                 }
                 bound.signal()
-                report(failures)
             }
         }
     }

@@ -7,18 +7,24 @@
 /// over in a small program. Here the memory is allocated by hand and owned by a class with no generic parameter,
 /// whose metadata the compiler emits; the slot type appears only in code the compiler specializes.
 struct Slots<Element> {
+    /// Owns the memory; shared by copies until one of them writes.
     private var buffer: SlotBuffer?
+    /// The buffer's memory, read without touching the buffer's reference count.
+    private var base: UnsafeMutablePointer<Element?>?
+    /// The number of slots.
+    private(set) var count = 0
 
     /// No slots.
     init() {}
 
     /// `count` empty slots.
     init(count: Int) {
-        buffer = count > 0 ? SlotBuffer(count: count, of: Element.self) : nil
+        guard count > 0 else { return }
+        let buffer = SlotBuffer(count: count, of: Element.self)
+        self.buffer = buffer
+        self.base = buffer.base.assumingMemoryBound(to: Element?.self)
+        self.count = count
     }
-
-    /// The number of slots.
-    var count: Int { buffer?.count ?? 0 }
 
     /// The slots' indices.
     var indices: Range<Int> { 0..<count }
@@ -27,7 +33,7 @@ struct Slots<Element> {
     subscript(index: Int) -> Element? {
         get {
             precondition(index >= 0 && index < count, "slot index out of range")
-            return withUnsafeBufferPointer { $0[index] }
+            return base![index]
         }
         set { update(index) { $0 = newValue } }
     }
@@ -35,27 +41,25 @@ struct Slots<Element> {
     /// Changes the slot `index` in place with `body`.
     mutating func update<Result>(_ index: Int, _ body: (inout Element?) throws -> Result) rethrows -> Result {
         precondition(index >= 0 && index < count, "slot index out of range")
-        makeUnique()
-        return try body(&buffer!.base.assumingMemoryBound(to: Element?.self)[index])
+        if !isKnownUniquelyReferenced(&buffer!) {
+            let copy = buffer!.copy()
+            buffer = copy
+            base = copy.base.assumingMemoryBound(to: Element?.self)
+        }
+        return try body(&base![index])
     }
 
     /// Empties the slot `index` and returns what it held.
     mutating func take(_ index: Int) -> Element? { update(index) { $0.take() } }
 
-    /// Calls `body` with the slots in place (reading a slot through it copies only what `body` copies).
+    /// Calls `body` with the slots in place (reading a slot through it copies only what `body` copies). The slots
+    /// stay alive as long as this value: `body` must not keep the pointer.
     func withUnsafeBufferPointer<Result>(_ body: (UnsafeBufferPointer<Element?>) throws -> Result) rethrows -> Result {
-        guard let buffer else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
-        return try withExtendedLifetime(buffer) {
-            try body(UnsafeBufferPointer(start: buffer.base.assumingMemoryBound(to: Element?.self), count: buffer.count))
-        }
+        try body(UnsafeBufferPointer(start: base, count: count))
     }
 
     /// The elements of the slots that hold one, in slot order.
     var elements: [Element] { withUnsafeBufferPointer { $0.compactMap { $0 } } }
-
-    private mutating func makeUnique() {
-        if !isKnownUniquelyReferenced(&buffer!) { buffer = buffer!.copy() }
-    }
 }
 
 /// The memory of a ``Slots``: `count` slots of a type that only the closures made with it know, which deinitialize
