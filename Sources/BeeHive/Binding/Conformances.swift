@@ -75,11 +75,14 @@ package enum Conformances {
         if module?.records[key] == nil {
             guard let (name, image) = SwiftConformances.module(of: descriptor) else { return nil }
             let moduleKey = ModuleKey(name: name, image: image)
-            let loaded = TypeLookup.loadedImageCount
             module = known.withLock { $0.modules[moduleKey] }
-            if module?.records[key] == nil, module?.loadedImages != loaded {
-                guard let read = records(of: moduleKey, loaded: loaded) else { return nil }
-                module = read
+            if module?.records[key] == nil {
+                // Counted after the look-up: an image loaded in between makes the records read again, not missed.
+                let loaded = TypeLookup.loadedImageCount
+                if module?.loadedImages != loaded {
+                    guard let read = records(of: moduleKey, loaded: loaded) else { return nil }
+                    module = read
+                }
             }
             known.withLock { $0.byType[key: UInt(bitPattern: descriptor)] = module }
         }
@@ -104,7 +107,11 @@ package enum Conformances {
                 conformance: record.conformance, image: record.image)
         }
         let read = ModuleRecords(loadedImages: loaded, records: table)
-        known.withLock { $0.modules[module] = read }
+        known.withLock { known in
+            known.modules[module] = read
+            // The module's types are likely asked about next: room for them, so that the table does not grow.
+            known.byType.reserveCapacity(records.count)
+        }
         return read
     }
 

@@ -306,7 +306,14 @@ package enum TypeLookup {
     /// The module of a module-qualified name: what precedes its first dot (all of it when there is none). Found in the
     /// UTF-8 bytes: walking a string's characters costs ~5 K instructions for a 20-character name.
     private static func moduleName(of name: String) -> Substring {
-        name[..<(name.utf8.firstIndex(of: UInt8(ascii: ".")) ?? name.endIndex)]
+        let utf8 = name.utf8
+        // In the contiguous bytes when the string has them (a native one): the view's own search costs ~20
+        // instructions per byte.
+        let dot =
+            utf8.withContiguousStorageIfAvailable { bytes in
+                bytes.firstIndex(of: UInt8(ascii: ".")).map { utf8.index(utf8.startIndex, offsetBy: $0) }
+            } ?? utf8.firstIndex(of: UInt8(ascii: "."))
+        return name[..<(dot ?? name.endIndex)]
     }
 
     /// The Swift runtime's look-up, trying each kind of each level.

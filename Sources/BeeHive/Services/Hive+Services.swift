@@ -271,7 +271,9 @@ extension Hive {
             let registration = entry.registration
             if let typed = TypedRecords.implementation(named: name), let implementation = typed.implementation {
                 resolved = .implementation(implementation, boxes: typed.services)
-            } else if let type = TypeLookup.type(named: name, for: self, writtenIn: origin(of: registration.source)) {
+            } else if let type = TypeLookup.type(
+                named: name, for: self, writtenIn: origin(ofImage: registration.source.imageID))
+            {
                 if let implementation = Conformances.implementation(type, path: bindingPath) {
                     resolved = .implementation(implementation, boxes: .none)
                 } else {
@@ -301,10 +303,10 @@ extension Hive {
     }
 
     /// Where the types a registration names are looked for first: the loaded image its annotation record was read
-    /// from; for a file's entry or code, the main program (where a program's own modules are, unless it put them in
+    /// from (`id`, from its source); for a file's entry or code, the main program (where a program's own modules are, unless it put them in
     /// shared libraries).
-    private func origin(of source: RegistrationSource) -> TypeLookup.Origin? {
-        if let id = source.imageID, id != 0 {
+    private func origin(ofImage id: UInt64?) -> TypeLookup.Origin? {
+        if let id, id != 0 {
             return scanner?.address(ofImage: id).map { TypeLookup.Origin(id: id, address: $0) }
         }
         return TypeLookup.Origin.mainProgram
