@@ -141,9 +141,16 @@ export BEEHIVE_BENCH_MODE="$mode"
 [[ "$mode" == "first-use" ]] && export BEEHIVE_BENCH_MODE=quick
 step "build (release, $scratch, BeeHive: $measured_path at $measured)"
 build_start=$(date +%s)
-swift build -c release --package-path "$bench" --scratch-path "$scratch" 2>&1 \
-    | grep -E "error|warning: .*Benchmarks/|Build complete|Linking BeeHiveBenchmarks" || true
-[[ -x "$scratch/release/BeeHiveBenchmarks" ]] || { echo "benchmark.sh: build failed" >&2; exit 1; }
+build_log="$(mktemp)"
+# A failed build must stop here: the programs of an earlier build would otherwise be measured as this code's.
+if ! swift build -c release --package-path "$bench" --scratch-path "$scratch" > "$build_log" 2>&1; then
+    grep -E "error" "$build_log" | head -40 >&2
+    rm -f "$build_log"
+    echo "benchmark.sh: build failed" >&2
+    exit 1
+fi
+grep -E "warning: .*Benchmarks/|Build complete|Linking BeeHiveBenchmarks" "$build_log" || true
+rm -f "$build_log"
 echo "build: $(($(date +%s) - build_start)) s"
 bin="$scratch/release"
 

@@ -21,6 +21,7 @@ enum RuntimeImage {
     }
 
     /// What a walk of the C target hands back through its context.
+    ///
     /// Used by one walk on one thread: its appends need no exclusivity check (~115 instructions each, thousands per
     /// walk).
     final class Collector {

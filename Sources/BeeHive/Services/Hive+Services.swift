@@ -303,8 +303,8 @@ extension Hive {
     }
 
     /// Where the types a registration names are looked for first: the loaded image its annotation record was read
-    /// from (`id`, from its source); for a file's entry or code, the main program (where a program's own modules are, unless it put them in
-    /// shared libraries).
+    /// from (`id`, from its source); for a file's entry or code, the main program (where a program's own modules
+    /// are, unless it put them in shared libraries).
     private func origin(ofImage id: UInt64?) -> TypeLookup.Origin? {
         if let id, id != 0 {
             return scanner?.address(ofImage: id).map { TypeLookup.Origin(id: id, address: $0) }
