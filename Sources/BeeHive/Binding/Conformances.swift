@@ -41,7 +41,7 @@ package enum Conformances {
         let name: String
         let image: UnsafeRawPointer
 
-        var tableHash: UInt { name.tableHash ^ (UInt(bitPattern: image) &* 0x9E37_79B9_7F4A_7C15) | 1 }
+        var tableHash: UInt { name.tableHash(with: UInt(bitPattern: image)) }
     }
 
     /// Conformance descriptors by module and image, read again when a look-up misses after the loader loaded more

@@ -34,7 +34,7 @@ package enum TypeLookup {
         let module: String
         let image: UInt64
 
-        var tableHash: UInt { module.tableHash ^ (UInt(truncatingIfNeeded: image) &* 0x9E37_79B9_7F4A_7C15) | 1 }
+        var tableHash: UInt { module.tableHash(with: UInt(truncatingIfNeeded: image)) }
     }
 
     private enum Cached {

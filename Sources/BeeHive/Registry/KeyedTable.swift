@@ -127,6 +127,12 @@ extension KeyedTable where Key: TableKey {
     }
 }
 
+extension String {
+    /// The ``tableHash`` of this string and `word` together: a key made of a name and an address or an id (a module
+    /// in one image).
+    func tableHash(with word: UInt) -> UInt { tableHash ^ (word &* 0x9E37_79B9_7F4A_7C15) | 1 }
+}
+
 extension String: TableKey {
     /// FNV-1a of the UTF-8 bytes, never 0 (the table's free slot).
     var tableHash: UInt {
