@@ -167,15 +167,15 @@ static unsigned long long bh_current_subs(void) {
 
 /*
  * Walks, then opens what the walk found. An image unloaded while files were being read is caught by
- * walking again (at most BH_MAX_RESCANS times), so nothing it queued reaches a drain. Call with the lock held.
+ * walking again (at most BH_MAX_RESCANS times), so nothing it queued reaches a drain. Images still pending from an
+ * earlier walk (the one before main) need no second look while the loader's counters have not moved: none of them
+ * was unloaded. Call with the lock held.
  */
 static void bh_scan_locked(bh_scanner *s, int counts_as_scan) {
-    int force = s->pending > 0;
     for (int round = 0; round < BH_MAX_RESCANS; round++) {
-        int subs_changed = bh_walk_images(s, force, 1, counts_as_scan && round == 0);
+        int subs_changed = bh_walk_images(s, 1, counts_as_scan && round == 0);
         bh_open_pending(s, subs_changed);
         if (bh_current_subs() == s->subs) break;
-        force = 0;
     }
 }
 
@@ -191,7 +191,7 @@ size_t bh_scanner_scan(bh_scanner *s) {
 void bh_scanner_mark(bh_scanner *s) {
     pthread_mutex_lock(&s->lock);
     /* Before main: the images were just mapped by the loader, so their notes are read directly. */
-    bh_walk_images(s, 0, 0, 1);
+    bh_walk_images(s, 0, 1);
     pthread_mutex_unlock(&s->lock);
 }
 

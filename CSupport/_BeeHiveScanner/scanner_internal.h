@@ -159,7 +159,7 @@ BH_HIDDEN void bh_read_notes(bh_scanner *s, uintptr_t base, const ElfW(Phdr) *ph
 BH_HIDDEN uint64_t bh_file_note_hash(bh_scanner *s, const bh_image *image, int fd);
 
 /* ---- walk.c ---- */
-BH_HIDDEN int bh_walk_images(bh_scanner *s, int force, int careful, int counts_as_scan);
+BH_HIDDEN int bh_walk_images(bh_scanner *s, int careful, int counts_as_scan);
 
 /* ---- image_file.c ---- */
 BH_HIDDEN void bh_maps_free(bh_maps *maps);

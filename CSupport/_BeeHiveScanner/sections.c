@@ -145,18 +145,19 @@ static void bh_read_section(bh_scanner *s, bh_image *image, int fd, off_t file_s
     bh_queue_section(s, image, name, kind, bytes, size, shdr->sh_offset, shdr->sh_addr, index);
 }
 
-/* Whether the section name table holds `name` as a whole name (after a NUL, or at its start). */
+/* Whether the section name table holds `name` as a whole name: at its start or after a NUL, and ended by a NUL. */
 static int bh_name_table_holds(Elf *elf, size_t shstrndx, const char *name) {
     Elf_Scn *scn = elf_getscn(elf, shstrndx);
     Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
     if (!data || !data->d_buf) return 0;
     const char *table = data->d_buf;
     size_t size = data->d_size, length = strlen(name);
-    for (size_t i = 0; i + length < size; i++) {
-        if ((i == 0 || table[i - 1] == '\0') && memcmp(table + i, name, length) == 0 && table[i + length] == '\0')
-            return 1;
-    }
-    return 0;
+    if (length > BH_MAX_SECTION_NAME) return 0;
+    if (length < size && memcmp(table, name, length + 1) == 0) return 1;
+    char needle[BH_MAX_SECTION_NAME + 2]; /* NUL, the name, NUL */
+    needle[0] = '\0';
+    memcpy(needle + 1, name, length + 1);
+    return memmem(table, size, needle, length + 2) != NULL;
 }
 
 /* Reads the wanted sections of an opened image file. */
@@ -217,7 +218,8 @@ void bh_scan_file(bh_scanner *s, bh_image *image, int fd, off_t file_size) {
             continue;
         }
         for (size_t w = 0; w < image->wanted.count; w++) {
-            if (strcmp(name, image->wanted.items[w].name) != 0) continue;
+            const char *wanted = image->wanted.items[w].name;
+            if (name[0] != wanted[0] || strcmp(name, wanted) != 0) continue;
             found[w] = 1;
             bh_read_section(s, image, fd, file_size, &shdr, name, image->wanted.items[w].kind,
                             (unsigned)elf_ndxscn(scn));

@@ -17,7 +17,6 @@ typedef struct {
     bh_scanner *scanner;
     size_t visited;
     int short_circuit;
-    int force;        /* walk every image even if the counters did not move */
     int careful;      /* copy notes with process_vm_readv */
     int subs_changed; /* an image was unloaded since the last walk */
 } bh_walk;
@@ -65,7 +64,7 @@ static int bh_visit(struct dl_phdr_info *info, size_t size, void *data) {
     bh_walk *walk = data;
     bh_scanner *s = walk->scanner;
     if (walk->visited++ == 0 && size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
-        if (s->walked && !walk->force && info->dlpi_adds == s->adds && info->dlpi_subs == s->subs) {
+        if (s->walked && info->dlpi_adds == s->adds && info->dlpi_subs == s->subs) {
             walk->short_circuit = 1;
             return 1; /* nothing was loaded or unloaded since the last walk */
         }
@@ -167,10 +166,10 @@ static int bh_visit_image(bh_scanner *s, bh_walk *walk, struct dl_phdr_info *inf
 }
 
 /* One walk over the loaded images, then the unloaded images are forgotten. Call with the lock held. */
-int bh_walk_images(bh_scanner *s, int force, int careful, int counts_as_scan) {
+int bh_walk_images(bh_scanner *s, int careful, int counts_as_scan) {
     uint64_t start = bh_now_ns();
     s->generation++;
-    bh_walk walk = {s, 0, 0, force, careful, 0};
+    bh_walk walk = {s, 0, 0, careful, 0};
     dl_iterate_phdr(bh_visit, &walk);
     s->stats.scans += counts_as_scan;
     if (walk.short_circuit) {

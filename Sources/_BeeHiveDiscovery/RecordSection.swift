@@ -6,8 +6,10 @@ import Musl
 
 /// A section of records of a loaded image, read from the image's file.
 ///
-/// The bytes stay valid as long as the section value (or a copy of it) exists.
-public struct RecordSection: @unchecked Sendable {
+/// The bytes stay valid as long as the section exists. A class, not a struct: an array of class references shares
+/// the runtime's one array type for objects, where an array of a struct makes the runtime build that array's type
+/// the first time (about 12 K instructions, once per program, at the first scan).
+public final class RecordSection: @unchecked Sendable {
     /// The image's file path: the path the kernel mapped (the main executable's real path).
     public let imagePath: String
     /// The loaded image's id, unique in the process and never reused (0 for sections made by hand).
@@ -22,15 +24,8 @@ public struct RecordSection: @unchecked Sendable {
     public let sectionIndex: Int
     /// The section's bytes.
     public let bytes: UnsafeRawBufferPointer
-    /// Owns `bytes` when the section adopted a buffer.
-    private let owner: Owner?
-
-    /// Frees an adopted buffer when the last section value holding it goes away.
-    private final class Owner {
-        let buffer: UnsafeMutableRawBufferPointer
-        init(_ buffer: UnsafeMutableRawBufferPointer) { self.buffer = buffer }
-        deinit { free(buffer.baseAddress) }
-    }
+    /// Whether the section owns `bytes`, a `malloc`ed block it frees when it goes away.
+    private let ownsBytes: Bool
 
     /// Creates a section over `bytes`, which the caller keeps valid.
     public init(
@@ -44,10 +39,10 @@ public struct RecordSection: @unchecked Sendable {
         self.fileOffset = fileOffset
         self.sectionIndex = sectionIndex
         self.bytes = bytes
-        self.owner = nil
+        self.ownsBytes = false
     }
 
-    /// Creates a section that owns `buffer`, a `malloc`ed block it frees when no longer used.
+    /// Creates a section that owns `buffer`, a `malloc`ed block it frees when it goes away.
     init(
         imagePath: String, imageID: UInt64, sectionName: String, kind: RecordKind, fileOffset: UInt64,
         sectionIndex: Int, adopting buffer: UnsafeMutableRawBufferPointer
@@ -59,7 +54,11 @@ public struct RecordSection: @unchecked Sendable {
         self.fileOffset = fileOffset
         self.sectionIndex = sectionIndex
         self.bytes = UnsafeRawBufferPointer(buffer)
-        self.owner = Owner(buffer)
+        self.ownsBytes = true
+    }
+
+    deinit {
+        if ownsBytes { free(UnsafeMutableRawPointer(mutating: bytes.baseAddress)) }
     }
 
     /// The records of the section, in order.

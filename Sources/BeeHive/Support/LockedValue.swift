@@ -5,30 +5,48 @@ import Musl
 #endif
 
 /// A value behind a mutex. The closure passed to `withLock` must not call user code.
-package final class LockedValue<Value>: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    /// The value, out of line: the mutex already makes access exclusive, and a stored `var` would add the
-    /// runtime's dynamic exclusivity check (`swift_beginAccess`, ~80 instructions) to every use of the lock.
-    private let value = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+///
+/// A struct over one non-generic box: a generic class would make the runtime build its metadata the first time each
+/// value type is locked, 3 to 7 K instructions each, and a program locks about a dozen of them on its way to a first
+/// use.
+package struct LockedValue<Value>: @unchecked Sendable {
+    private let box: LockedBox
 
     package init(_ value: Value) {
-        self.value.initialize(to: value)
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-        value.deinitialize(count: 1)
-        value.deallocate()
+        box = LockedBox(size: MemoryLayout<Value>.size, alignment: MemoryLayout<Value>.alignment) { value in
+            value.assumingMemoryBound(to: Value.self).deinitialize(count: 1)
+        }
+        box.value.initializeMemory(as: Value.self, to: value)
     }
 
     @inline(__always)
     package func withLock<Result, Failure: Error>(
         _ body: (inout Value) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&value.pointee)
+        pthread_mutex_lock(box.mutex)
+        defer { pthread_mutex_unlock(box.mutex) }
+        return try body(&box.value.assumingMemoryBound(to: Value.self).pointee)
+    }
+}
+
+/// The mutex and the memory of a ``LockedValue``, whose value only the closure made with it can deinitialize.
+private final class LockedBox {
+    let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    /// The value, out of line: the mutex already makes access exclusive, and a stored `var` would add the
+    /// runtime's dynamic exclusivity check (`swift_beginAccess`, ~80 instructions) to every use of the lock.
+    let value: UnsafeMutableRawPointer
+    private let deinitializeValue: (UnsafeMutableRawPointer) -> Void
+
+    init(size: Int, alignment: Int, deinitializeValue: @escaping (UnsafeMutableRawPointer) -> Void) {
+        value = .allocate(byteCount: max(size, 1), alignment: alignment)
+        self.deinitializeValue = deinitializeValue
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+        deinitializeValue(value)
+        value.deallocate()
     }
 }
