@@ -20,7 +20,7 @@ enum RecordBytes {
     static let noteSection = ".note.beehive"
     /// A typed record's magic and layout version (`BH_FORMAT_TYPED_RECORD_MAGIC`, `BH_FORMAT_TYPED_RECORD_LAYOUT`).
     static let typedRecordMagic: UInt32 = 0x5254_4842
-    static let typedRecordLayout: UInt32 = 4
+    static let typedRecordLayout: UInt32 = 5
 
     /// The magic as the expansion writes it.
     static var typedRecordMagicLiteral: String {

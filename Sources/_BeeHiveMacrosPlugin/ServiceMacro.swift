@@ -53,6 +53,7 @@ func serviceAnnotation(
     let typed =
         "service(\(service.checkedSpelling).self, implementation: \(implementation.checkedSpelling).self, "
         + "named: \"\(Annotation.swiftStringContents(implementation.recordName))\", "
+        + "serviceNamed: \"\(Annotation.swiftStringContents(service.recordName))\", "
         + "upcast: { \(check).implementationOfTheService($0) })"
     return ServiceAnnotation(
         annotation: Annotation(section: RecordBytes.servicesSection, pairs: pairs, typedRecord: typed),

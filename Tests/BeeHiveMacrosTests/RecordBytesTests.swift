@@ -100,13 +100,13 @@ struct RecordBytesTests {
     }
 
     @Test(
-        "each annotation writes a typed record: magic BHTR, layout 4, a guarded accessor naming the JSON record's type")
+        "each annotation writes a typed record: magic BHTR, layout 5, a guarded accessor naming the JSON record's types")
     func typedRecord() {
         let source = MacroExpansion.expand(Self.cases[2].source).source
         #expect(source.contains(#"@section("beehive_types") @used"#))
         #expect(
             source.contains(
-                "(UInt32, UInt32, BeeHive::_BeeHiveTypedRecord.Accessor) = (0x5254_4842, 4, { out, type, hint in"))
+                "(UInt32, UInt32, BeeHive::_BeeHiveTypedRecord.Accessor) = (0x5254_4842, 5, { out, type, hint in"))
         // The accessor writes only for the copy of BeeHive that asks (the guard), and says whether it wrote.
         #expect(source.contains("BeeHive::_BeeHiveTypedRecord.write(.service("), "\(source)")
         #expect(source.contains("to: out, type: type, hint: hint)"), "\(source)")
@@ -115,7 +115,7 @@ struct RecordBytesTests {
                 "write(.service(PluginAPI::GreeterService.self, implementation: "
                     + "App::Outer.Middle.AVeryLongImplementationNameThatGoesOnAndOnForMoreThanSixtyFourBytes.self, "
                     + #"named: "App.Outer.Middle.AVeryLongImplementationNameThatGoesOnAndOnForMoreThanSixtyFourBytes", "#
-                    + "upcast: {"), "\(source)")
+                    + #"serviceNamed: "PluginAPI.GreeterService", upcast: {"#), "\(source)")
         #expect(source.contains("BeeHiveConformanceCheckfMu_.implementationOfTheService($0)"), "\(source)")
         let module = MacroExpansion.expand(Self.cases[4].source).source
         #expect(

@@ -24,7 +24,7 @@ let hostileSuiteValidAccessor: _BeeHiveTypedRecord.Accessor = { out, type, hint 
     _BeeHiveTypedRecord.write(
         .service(
             TypedGreeter.self, implementation: HostileSuiteValidImpl.self, named: "BeeHiveTests.HostileSuiteValidImpl",
-            upcast: { $0 }), to: out, type: type, hint: hint)
+            serviceNamed: "BeeHiveTests.TypedGreeter", upcast: { $0 }), to: out, type: type, hint: hint)
 }
 
 @Suite("Real binaries: typed records of a hostile plugin are checked before and after they are called", .serialized)

@@ -14,7 +14,7 @@ let typedGreeterAccessor: _BeeHiveTypedRecord.Accessor = { out, type, hint in
     _BeeHiveTypedRecord.write(
         .service(
             TypedGreeter.self, implementation: TypedGreeterImpl.self, named: "BeeHiveTests.TypedGreeterImpl",
-            upcast: { $0 }), to: out, type: type, hint: hint)
+            serviceNamed: "BeeHiveTests.TypedGreeter", upcast: { $0 }), to: out, type: type, hint: hint)
 }
 
 @Suite("Typed records (the Swift macros' second record)", .serialized)

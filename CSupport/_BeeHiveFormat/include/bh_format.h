@@ -53,8 +53,9 @@ typedef enum {
 /* The layout of a typed record and of the value its accessor makes. 2: the accessor takes a guard (the
  * expected record type and a hint) and returns whether it wrote. 3: the value it makes (built by code inlined into
  * the annotating module) carries how to make an instance and a non-generic box. 4: the names are Swift strings and
- * one closure makes an instance already boxed as its service. Readers refuse other versions. */
-#define BH_FORMAT_TYPED_RECORD_LAYOUT 4
+ * one closure makes an instance already boxed as its service. 5: a service's record carries the service's name too.
+ * Readers refuse other versions. */
+#define BH_FORMAT_TYPED_RECORD_LAYOUT 5
 /* u32 magic, u32 layout version, then the accessor (a pointer); aligned to 8. */
 #define BH_FORMAT_TYPED_RECORD_SIZE 16
 #define BH_FORMAT_TYPED_RECORD_ACCESSOR_OFFSET 8

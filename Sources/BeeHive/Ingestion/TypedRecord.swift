@@ -17,10 +17,10 @@ internal import _BeeHiveDiscovery
 /// ```swift
 /// @section("beehive_types") @used
 /// private let record: (UInt32, UInt32, _BeeHiveTypedRecord.Accessor) = (
-///     0x5254_4842, 4,
+///     0x5254_4842, 5,
 ///     { out, type, hint in
 ///         _BeeHiveTypedRecord.write(.service(Tracker.self, implementation: Console.self, named: "App.Console",
-///             upcast: { $0 }), to: out, type: type, hint: hint)
+///             serviceNamed: "App.Tracker", upcast: { $0 }), to: out, type: type, hint: hint)
 ///     })
 /// ```
 public struct _BeeHiveTypedRecord: Sendable {
@@ -38,9 +38,11 @@ public struct _BeeHiveTypedRecord: Sendable {
 
     @usableFromInline
     enum Payload: Sendable {
-        /// An implementation of the service `service`, and how to make one (its shared one when asked) boxed as that
-        /// service.
-        case service(service: any Any.Type, implementation: any ServiceImplementation.Type, make: ServiceMaker)
+        /// An implementation of the service `service` (whose module-qualified name is `serviceName`), and how to make
+        /// one (its shared one when asked) boxed as that service.
+        case service(
+            service: any Any.Type, serviceName: String, implementation: any ServiceImplementation.Type,
+            make: ServiceMaker)
         /// A module or route handler type.
         case type(any Any.Type)
     }
@@ -68,17 +70,19 @@ public struct _BeeHiveTypedRecord: Sendable {
     ///   - service: The service (a protocol), as the annotation names it.
     ///   - implementation: The implementation type.
     ///   - name: `implementation`'s module-qualified name, as the JSON record writes it.
+    ///   - serviceName: `service`'s module-qualified name, as the JSON record writes it: the first use of the service
+    ///     finds its registration under this name without asking the runtime to name the type.
     ///   - upcast: Converts an instance to the service: `{ $0 }`, which the compiler checks.
     /// - Returns: The record.
     @inlinable
     public static func service<Service, Implementation: ServiceImplementation>(
-        _ service: Service.Type, implementation: Implementation.Type, named name: String,
+        _ service: Service.Type, implementation: Implementation.Type, named name: String, serviceNamed serviceName: String,
         upcast: @escaping @Sendable (Implementation) -> Service
     ) -> Self {
         Self(
             name: name,
             payload: .service(
-                service: service, implementation: implementation,
+                service: service, serviceName: serviceName, implementation: implementation,
                 make: { shared in
                     let instance = shared ? (Implementation.sharedInstance ?? Implementation()) : Implementation()
                     return (instance, TypedInstance(upcast(instance)))

@@ -147,11 +147,26 @@ enum TypedRecords {
         }
     }
 
+    /// A service type, as a table key: its metadata's address.
+    private struct ServiceType: TableKey {
+        let type: ObjectIdentifier
+
+        var tableHash: UInt { UInt(bitPattern: type) &* 0x9E37_79B9_7F4A_7C15 | 1 }
+    }
+
+    /// A service's module-qualified name, as its records write it, and the image whose typed record gave it.
+    private struct ServiceName {
+        let name: String
+        let imageID: UInt64
+    }
+
     private struct Store {
         /// The sections whose accessors were not called yet, oldest first.
         var pending: PendingSection?
         var lastPending: PendingSection?
         var declared = KeyedTable<String, Declared>()
+        /// The names of the services that typed records annotate, by type.
+        var serviceNames = KeyedTable<ServiceType, ServiceName>()
         /// Whether a thread is calling accessors; others wait for it (on `bound`) instead of calling them again.
         var binding = false
         /// The thread calling accessors: an accessor that asks BeeHive about types gets no answer from typed
@@ -204,6 +219,7 @@ enum TypedRecords {
         store.withLock { store in
             store.removePending { $0.imageID == imageID }
             store.declared.removeAll { $0.imageID == imageID }
+            store.serviceNames.removeAll { $0.imageID == imageID }
             if store.binding { store.removedWhileBinding.insert(imageID) }
         }
     }
@@ -221,6 +237,13 @@ enum TypedRecords {
             guard let declared = store.declared[name], declared.implementation != nil else { return nil }
             return declared
         }
+    }
+
+    /// The module-qualified name of the service `service`, as the records of an annotation with it write it: what
+    /// its registrations are keyed by, known without asking the runtime to name the type.
+    static func serviceName(of service: ObjectIdentifier) -> String? {
+        bindPending()
+        return store.withLock { $0.serviceNames[ServiceType(type: service)]?.name }
     }
 
     /// The names of the implementations that typed records annotate with the service `service`. Calls no
@@ -252,7 +275,7 @@ enum TypedRecords {
             case .done: return
             case .wait: bound.wait { store.withLock { !$0.binding } }
             case .bind(let pending):
-                var made: [(PendingSection, _BeeHiveTypedRecord)] = []
+                var made: [MadeRecord] = []
                 var failures: [(PendingSection, offset: Int, String)] = []
                 let buffer = UnsafeMutableRawPointer.allocate(
                     byteCount: MemoryLayout<_BeeHiveTypedRecord>.size,
@@ -263,15 +286,16 @@ enum TypedRecords {
                 for section in sequence(first: pending, next: { $0.next }) where section.isMapped {
                     section.forEach { offset, accessor in
                         switch call(accessor, into: buffer) {
-                        case .success(let value): made.append((section, value))
+                        case .success(let value): made.append(MadeRecord(value, imageID: section.imageID))
                         case .failure(let reason): failures.append((section, offset, reason))
                         }
                     }
                 }
                 store.withLock { store in
                     store.declared.reserveCapacity(made.count)
-                    for (section, value) in made where !store.removedWhileBinding.contains(section.imageID) {
-                        publish(value, imageID: section.imageID, in: &store.declared)
+                    store.serviceNames.reserveCapacity(made.count)
+                    for made in made where !store.removedWhileBinding.contains(made.imageID) {
+                        publish(made.record, imageID: made.imageID, in: &store)
                     }
                 }
                 // Reported before the binding ends: a question answered after the accessors were called, by any
@@ -285,6 +309,18 @@ enum TypedRecords {
                 }
                 bound.signal()
             }
+        }
+    }
+
+    /// A record an accessor made, and the image it came from. A class: an array of tuples or structs would make the
+    /// runtime build the array's type (and the tuple's) at the first question, ~20 K instructions.
+    private final class MadeRecord {
+        let record: _BeeHiveTypedRecord
+        let imageID: UInt64
+
+        init(_ record: _BeeHiveTypedRecord, imageID: UInt64) {
+            self.record = record
+            self.imageID = imageID
         }
     }
 
@@ -322,16 +358,16 @@ enum TypedRecords {
         return .success(buffer.assumingMemoryBound(to: _BeeHiveTypedRecord.self).move())
     }
 
-    private static func publish(
-        _ made: _BeeHiveTypedRecord, imageID: UInt64, in declared: inout KeyedTable<String, Declared>
-    ) {
+    private static func publish(_ made: _BeeHiveTypedRecord, imageID: UInt64, in store: inout Store) {
         switch made.payload {
         case .type(let type):
-            declared[made.name] = Declared(type: type, implementation: nil, imageID: imageID)
-        case .service(let service, let implementation, let make):
-            declared.modify(
+            store.declared[made.name] = Declared(type: type, implementation: nil, imageID: imageID)
+        case .service(let service, let serviceName, let implementation, let make):
+            store.declared.modify(
                 made.name, initial: Declared(type: implementation, implementation: implementation, imageID: imageID)
             ) { $0.services = $0.services.adding(service, make) }
+            store.serviceNames[ServiceType(type: ObjectIdentifier(service))] = ServiceName(
+                name: serviceName, imageID: imageID)
         }
     }
 

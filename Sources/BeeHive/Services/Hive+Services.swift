@@ -319,8 +319,8 @@ extension Hive {
         switch provider {
         case .implementation(let type, let boxes):
             if let service, let make = boxes.maker(for: service) {
-                let made = make(singleton)
-                return Made(instance: made.instance, boxed: TypedBox(type: service, object: made.boxed))
+                let (instance, boxed) = make(singleton)
+                return Made(instance: instance, boxed: TypedBox(type: service, object: boxed))
             }
             let instance = boxes.anyMaker?(singleton).instance ?? (singleton ? Self.makeShared(type) : type.init())
             return Made(instance: instance, boxed: nil)
@@ -449,7 +449,8 @@ private struct TypedLookup {
         cached = box
         key =
             indexed.map { ServiceKey(service: $0.registration.service, name: $0.registration.name) }
-            ?? ServiceKey(service: TypeLookup.name(of: service), name: name)
+            ?? ServiceKey(
+                service: TypedRecords.serviceName(of: typeKey.type) ?? TypeLookup.name(of: service), name: name)
     }
 
     /// The instance as `Service`; a shared one is kept boxed as `Service` for the cached path.
