@@ -322,7 +322,7 @@ extension Hive {
                 let (instance, boxed) = make(singleton)
                 return Made(instance: instance, boxed: TypedBox(type: service, object: boxed))
             }
-            let instance = boxes.anyMaker?(singleton).instance ?? (singleton ? Self.makeShared(type) : type.init())
+            let instance = boxes.anyMaker?(singleton).instance ?? (singleton ? type._sharedOrNewInstance() : type.init())
             return Made(instance: instance, boxed: nil)
         case .factory(_, let factory):
             do {
@@ -340,9 +340,6 @@ extension Hive {
         }
     }
 
-    private static func makeShared<T: ServiceImplementation>(_ type: T.Type) -> Any {
-        type.sharedInstance ?? type.init()
-    }
 }
 
 extension HiveError {

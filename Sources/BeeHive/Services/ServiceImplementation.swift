@@ -23,6 +23,12 @@ public protocol ServiceImplementation: Sendable {
     /// The shared instance to use when ``isSingleton`` is true (BeeHive's `+shareInstance`).
     /// Default: `nil`, and the hive creates one instance with `init()` and keeps it.
     static var sharedInstance: Self? { get }
+
+    /// ``sharedInstance``, or a new instance when it is nil: how the hive makes the one instance of a singleton it
+    /// found by name. Not for direct use; keep the default, which runs in the conforming module where `Self` is
+    /// concrete (asked through a generic `Self`, the optional makes the runtime build `Optional<Self>`'s metadata, once
+    /// per implementation type).
+    static func _sharedOrNewInstance() -> Any
 }
 
 // MARK: - Default implementations
@@ -30,4 +36,7 @@ public protocol ServiceImplementation: Sendable {
 extension ServiceImplementation {
     public static var isSingleton: Bool { false }
     public static var sharedInstance: Self? { nil }
+
+    @inlinable
+    public static func _sharedOrNewInstance() -> Any { sharedInstance ?? Self() }
 }
