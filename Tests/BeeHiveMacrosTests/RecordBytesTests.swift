@@ -100,7 +100,8 @@ struct RecordBytesTests {
     }
 
     @Test(
-        "each annotation writes a typed record: magic BHTR, layout 5, a guarded accessor naming the JSON record's types")
+        "each annotation writes a typed record: magic BHTR, layout 5, a guarded accessor naming the JSON record's types"
+    )
     func typedRecord() {
         let source = MacroExpansion.expand(Self.cases[2].source).source
         #expect(source.contains(#"@section("beehive_types") @used"#))

@@ -76,7 +76,8 @@ public struct _BeeHiveTypedRecord: Sendable {
     /// - Returns: The record.
     @inlinable
     public static func service<Service, Implementation: ServiceImplementation>(
-        _ service: Service.Type, implementation: Implementation.Type, named name: String, serviceNamed serviceName: String,
+        _ service: Service.Type, implementation: Implementation.Type, named name: String,
+        serviceNamed serviceName: String,
         upcast: @escaping @Sendable (Implementation) -> Service
     ) -> Self {
         Self(

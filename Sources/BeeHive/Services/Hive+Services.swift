@@ -322,7 +322,8 @@ extension Hive {
                 let (instance, boxed) = make(singleton)
                 return Made(instance: instance, boxed: TypedBox(type: service, object: boxed))
             }
-            let instance = boxes.anyMaker?(singleton).instance ?? (singleton ? type._sharedOrNewInstance() : type.init())
+            let instance =
+                boxes.anyMaker?(singleton).instance ?? (singleton ? type._sharedOrNewInstance() : type.init())
             return Made(instance: instance, boxed: nil)
         case .factory(_, let factory):
             do {
