@@ -25,18 +25,44 @@ final class HotServiceV2: HotService, ServiceImplementation {
     init() {}
 }
 
+/// The service of the test of an upgrade during a singleton's creation: version 1's `init()` waits at a gate.
+protocol GatedService: AnyObject, Sendable {
+    var version: Int { get }
+}
+
+/// Holds version 1's initializer until the test opens it.
+enum Gate {
+    static let entered = DispatchSemaphore(value: 0)
+    static let open = DispatchSemaphore(value: 0)
+}
+
+final class GatedServiceV1: GatedService, ServiceImplementation {
+    static var isSingleton: Bool { true }
+    let version = 1
+    init() {
+        Gate.entered.signal()
+        Gate.open.wait()
+    }
+}
+
+final class GatedServiceV2: GatedService, ServiceImplementation {
+    static var isSingleton: Bool { true }
+    let version = 2
+    init() {}
+}
+
 /// Plugins upgraded in this process while other threads resolve (run under ThreadSanitizer by Scripts/test.sh): C
 /// plugins compiled here with cc, whose records name the types above, loaded into a hive of the test's own.
 @Suite("Plugins upgraded under concurrent resolves (in process)", .serialized)
 struct PluginUpgradeConcurrencyTests {
     /// Compiles a plugin whose records register `implementation` for HotService, plain and named "hot".
-    static func plugin(_ implementation: String, in folder: URL) throws -> String {
+    static func plugin(_ implementation: String, of service: String = "HotService", in folder: URL) throws -> String {
         let source = folder.appendingPathComponent("\(implementation).c")
         let output = folder.appendingPathComponent("\(implementation).so").path
         try """
         #include <beehive.h>
-        BH_SERVICE(BeeHiveTests.HotService, BeeHiveTests.\(implementation))
-        BH_NAMED_SERVICE(BeeHiveTests.HotService, BeeHiveTests.\(implementation), hot)
+        BH_SERVICE(BeeHiveTests.\(service), BeeHiveTests.\(implementation))
+        BH_NAMED_SERVICE(BeeHiveTests.\(service), BeeHiveTests.\(implementation), hot)
         """.write(to: source, atomically: true, encoding: .utf8)
         let include = Command.repository.appendingPathComponent("CSupport/CBeeHive/include").path
         try Command.run("cc", ["-shared", "-fPIC", "-I", include, source.path, "-o", output])
@@ -104,5 +130,35 @@ struct PluginUpgradeConcurrencyTests {
         #expect(throws: HiveError.self) { try hive.createService(HotService.self) }
         #expect(hive.plugins.active.isEmpty)
         #expect(throws: PluginError.self) { try plugin.retire() }
+    }
+
+    @Test("a singleton whose creation began before an upgrade is not served after it: the next resolve gets v2")
+    func creationAcrossAnUpgrade() throws {
+        try imageLoading.withLock { _ in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beehive-gated-\(UUID())")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let v1 = try Self.plugin("GatedServiceV1", of: "GatedService", in: folder)
+            let v2 = try Self.plugin("GatedServiceV2", of: "GatedService", in: folder)
+            let hive = Hive(options: Hive.Options(scansLoadedImages: true))
+            let plugin = try hive.plugins.load(path: v1)
+
+            // A thread starts creating v1's singleton and is held inside its initializer.
+            let first = LockedValue<Int?>(nil)
+            let resolved = DispatchGroup()
+            DispatchQueue.global().async(group: resolved) {
+                first.withLock { $0 = try? hive.createService(GatedService.self).version }
+            }
+            Gate.entered.wait()
+            // The plugin is upgraded meanwhile; then the creation finishes, for the registration now withdrawn.
+            let upgraded = try hive.plugins.upgrade(plugin, to: v2)
+            Gate.open.signal()
+            resolved.wait()
+
+            #expect(first.withLock { $0 } == 1, "the call begun before the upgrade gets the version it began with")
+            #expect(try hive.createService(GatedService.self).version == 2, "not v1's instance, cached after the upgrade")
+            #expect(try hive.createService(GatedService.self).version == 2, "cached: still v2")
+            try upgraded.retire()
+        }
     }
 }

@@ -156,6 +156,9 @@ final class ServiceEntry {
     var generation = 0
     /// The shared instance boxed as the type it was last asked for: the typed path takes it without a cast.
     var typedInstance: TypedBox?
+    /// Whether its registration was withdrawn (its image unloaded, its plugin upgraded or retired): an instance
+    /// whose creation began before is given to the caller that asked for it, but never cached for the next ones.
+    var isWithdrawn = false
 
     init(_ registration: ServiceRegistration, _ provider: Provider) {
         self.registration = registration
@@ -296,6 +299,7 @@ struct RegistryState {
         }
         for (key, entry) in services.entries where belongs(entry.registration.source) {
             result.withdrawn += 1
+            entry.isWithdrawn = true
             result.released.append(entry)
             if let (registration, provider) = shadowedServices[key]?.removeFirst() {
                 services[key] = ServiceEntry(registration, provider)

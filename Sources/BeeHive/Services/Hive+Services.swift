@@ -471,7 +471,9 @@ private struct TypedLookup {
         }
         if let cachedGeneration {
             hive.state.withLock { state in
-                guard entry.generation == cachedGeneration else { return }
+                // A registration withdrawn while its instance was being made (a plugin upgraded meanwhile) keeps
+                // nothing: the cache serves the registration that replaced it.
+                guard entry.generation == cachedGeneration, !entry.isWithdrawn else { return }
                 entry.typedInstance = box
                 state.sharedInstances.set(
                     SharedInstance(entry: entry, generation: cachedGeneration, box: box.object), for: typeKey,
