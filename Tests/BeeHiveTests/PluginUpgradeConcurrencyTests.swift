@@ -156,7 +156,8 @@ struct PluginUpgradeConcurrencyTests {
             resolved.wait()
 
             #expect(first.withLock { $0 } == 1, "the call begun before the upgrade gets the version it began with")
-            #expect(try hive.createService(GatedService.self).version == 2, "not v1's instance, cached after the upgrade")
+            #expect(
+                try hive.createService(GatedService.self).version == 2, "not v1's instance, cached after the upgrade")
             #expect(try hive.createService(GatedService.self).version == 2, "cached: still v2")
             try upgraded.retire()
         }
