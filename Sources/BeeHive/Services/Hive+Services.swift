@@ -340,7 +340,6 @@ extension Hive {
             preconditionFailure("resolved before use")
         }
     }
-
 }
 
 extension HiveError {
