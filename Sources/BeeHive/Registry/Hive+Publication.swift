@@ -17,7 +17,7 @@ extension Hive {
         let serviceBatch = Batch(services) { ServiceKey(service: $0.registration.service, name: $0.registration.name) }
         let moduleBatch = Batch(modules) { $0.name }
         let (serviceHolders, moduleHolders) = state.withLock { state in
-            state.reserve(serviceBatch.keys.count)
+            state.reserve(serviceBatch.keyCount)
             let serviceHolders = serviceBatch.publish(services, as: \.registration) { state.add($0) }
             let moduleHolders = moduleBatch.publish(modules, as: { $0 }) { state.add($0) }
             state.add(routes: routes)
@@ -69,14 +69,16 @@ extension Hive {
 ///
 /// A key seen once costs two array slots; only keys seen again get a set of origins and a list of candidates.
 private struct Batch<Key: TableKey> {
-    /// The keys, in order of first appearance.
-    private(set) var keys: [Key] = []
-    /// For each key, the index of its first entry.
+    /// For each key, in order of first appearance, the index of its first entry. (The keys themselves are not kept:
+    /// an array of them would make the runtime build its type the first time, for a count.)
     private var first: [Int] = []
     /// For keys with entries of several origins, the first entry of each origin after the first one.
     private var more: [Int: [Int]] = [:]
-    /// For each entry, the position of its key in `keys`.
+    /// For each entry, the position of its key (in `first`).
     private var keyIndex: [Int] = []
+
+    /// The number of distinct keys.
+    var keyCount: Int { first.count }
 
     init<Element: HasRegistrationSource>(_ elements: [Element], key: (Element) -> Key) {
         var position = KeyedTable<Key, Int>()
@@ -93,9 +95,8 @@ private struct Batch<Key: TableKey> {
                     more[known, default: []].append(index)
                 }
             } else {
-                position[k] = keys.count
-                keyIndex.append(keys.count)
-                keys.append(k)
+                position[k] = first.count
+                keyIndex.append(first.count)
                 first.append(index)
                 firstOrigin.append(origin)
             }
@@ -104,13 +105,13 @@ private struct Batch<Key: TableKey> {
 
     /// Offers the batch to the registry through `add`, which returns what already holds an entry's key, if anything:
     /// for each key its first entry, then the first entry of each other origin (the others can never hold the key).
-    /// - Returns: What holds each key afterwards, by position in ``keys``.
+    /// - Returns: What holds each key afterwards, by the key's position.
     func publish<Element, Value>(
         _ elements: [Element], as value: (Element) -> Value, add: (Element) -> Value?
     ) -> [Holder<Value>] {
         var holders: [Holder<Value>] = []
-        holders.reserveCapacity(keys.count)
-        for position in keys.indices {
+        holders.reserveCapacity(keyCount)
+        for position in first.indices {
             let element = elements[first[position]]
             let existing = add(element)
             for index in more[position] ?? [] { _ = add(elements[index]) }
@@ -125,8 +126,8 @@ private struct Batch<Key: TableKey> {
     func forEachLoser<Value>(
         holders: [Holder<Value>], listed: (Int, Value) -> Void, unlisted: (Int, Int, Value) -> Void
     ) {
-        var seen = [Int](repeating: 0, count: keys.count)
-        var last = [Int](repeating: -1, count: keys.count)
+        var seen = [Int](repeating: 0, count: keyCount)
+        var last = [Int](repeating: -1, count: keyCount)
         for (index, position) in keyIndex.enumerated() {
             let holder = holders[position]
             if holder.isFromBatch && index == first[position] { continue }  // it holds the key
@@ -137,7 +138,7 @@ private struct Batch<Key: TableKey> {
                 last[position] = index
             }
         }
-        for position in keys.indices where seen[position] > Hive.listedDuplicatesPerKey {
+        for position in first.indices where seen[position] > Hive.listedDuplicatesPerKey {
             unlisted(seen[position] - Hive.listedDuplicatesPerKey, last[position], holders[position].value)
         }
     }
