@@ -49,6 +49,23 @@ struct KeyedTableTests {
     }
 }
 
+@Suite("AddressTable: values by a type's address")
+struct AddressTableTests {
+    @Test("removeAll(where:) forgets the values it picks; the others are still found past their slots")
+    func removeAllWhere() {
+        var table = AddressTable<Int>()
+        // Addresses 16 apart, as metadata addresses are: many share a home slot in a small table.
+        let addresses = (1...40).map { UInt($0) * 16 }
+        for address in addresses { table[key: address] = Int(address) }
+        table.removeAll { $0 % 3 == 0 }
+        for address in addresses {
+            #expect(table[key: address] == (address % 3 == 0 ? nil : Int(address)))
+        }
+        table[key: 48] = 1
+        #expect(table[key: 48] == 1)
+    }
+}
+
 /// Counts the instances alive, to see that the tables' storage releases what it holds.
 private final class Tracked {
     nonisolated(unsafe) static var alive = 0

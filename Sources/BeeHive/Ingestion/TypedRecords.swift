@@ -147,13 +147,6 @@ enum TypedRecords {
         }
     }
 
-    /// A service type, as a table key: its metadata's address.
-    private struct ServiceType: TableKey {
-        let type: ObjectIdentifier
-
-        var tableHash: UInt { UInt(bitPattern: type) &* 0x9E37_79B9_7F4A_7C15 | 1 }
-    }
-
     /// A service's module-qualified name, as its records write it, and the image whose typed record gave it.
     private struct ServiceName {
         let name: String
@@ -166,7 +159,7 @@ enum TypedRecords {
         var lastPending: PendingSection?
         var declared = KeyedTable<String, Declared>()
         /// The names of the services that typed records annotate, by type.
-        var serviceNames = KeyedTable<ServiceType, ServiceName>()
+        var serviceNames = AddressTable<ServiceName>()
         /// Whether a thread is calling accessors; others wait for it (on `bound`) instead of calling them again.
         var binding = false
         /// The thread calling accessors: an accessor that asks BeeHive about types gets no answer from typed
@@ -243,7 +236,7 @@ enum TypedRecords {
     /// its registrations are keyed by, known without asking the runtime to name the type.
     static func serviceName(of service: ObjectIdentifier) -> String? {
         bindPending()
-        return store.withLock { $0.serviceNames[ServiceType(type: service)]?.name }
+        return store.withLock { $0.serviceNames[service]?.name }
     }
 
     /// The names of the implementations that typed records annotate with the service `service`. Calls no
@@ -366,8 +359,7 @@ enum TypedRecords {
             store.declared.modify(
                 made.name, initial: Declared(type: implementation, implementation: implementation, imageID: imageID)
             ) { $0.services = $0.services.adding(service, make) }
-            store.serviceNames[ServiceType(type: ObjectIdentifier(service))] = ServiceName(
-                name: serviceName, imageID: imageID)
+            store.serviceNames[ObjectIdentifier(service)] = ServiceName(name: serviceName, imageID: imageID)
         }
     }
 

@@ -55,6 +55,11 @@ struct AddressTable<Value> {
         count = 0
     }
 
+    /// Forgets the values that `shouldRemove` picks; their keys stay, as when a value is set to nil.
+    mutating func removeAll(where shouldRemove: (Value) -> Bool) {
+        for index in values.indices where values[index].map(shouldRemove) == true { values[index] = nil }
+    }
+
     /// Calls `body` with every value, in no particular order.
     func forEach(_ body: (Value) -> Void) {
         values.withUnsafeBufferPointer { values in
