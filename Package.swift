@@ -60,12 +60,8 @@ let package = Package(
             pkgConfig: "libelf",
             providers: [.apt(["libelf-dev"])]
         ),
-        // libelf.a needs zlib: with it, a fully static executable (-static-executable) links with no flag of the
-        // user's (pkg-config gives only -lelf; see Docs/Linking.md). Dynamic builds already load libz through libelf.
-        .target(
-            name: "_BeeHiveScanner", dependencies: ["_BeeHiveFormat", "CLibELF"], path: "CSupport/_BeeHiveScanner",
-            linkerSettings: [.linkedLibrary("z")]
-        ),
+        // Reads section headers itself (pread, bounded): programs do not load libelf and libz (Docs/Design.md).
+        .target(name: "_BeeHiveScanner", dependencies: ["_BeeHiveFormat"], path: "CSupport/_BeeHiveScanner"),
         // The room for the Swift runtime: every read of its layouts (metadata sections, context and conformance
         // descriptors, existentials), each pointer checked against the image's readable segments (Docs/Design.md).
         .target(name: "_BeeHiveRuntime", path: "CSupport/_BeeHiveRuntime"),

@@ -11,8 +11,8 @@
  *    Images without it are done: no file is ever opened for them.
  * 2. After the walk, each marked image is opened through the kernel's mapping of it
  *    (/proc/self/map_files, or the path /proc/self/maps gives, checked by device and inode), never
- *    blocking and only if it is a regular file. libelf reads its section headers (ELF_C_READ: pread,
- *    no mapping, so a file truncated since load gives an error, not SIGBUS); every section with a
+ *    blocking and only if it is a regular file. Its section headers are read with pread, bounded by the
+ *    file's size (no mapping, so a file truncated since load gives an error, not SIGBUS); every section with a
  *    listed name is checked (allocated, inside a readable loaded segment, where its address says)
  *    and read from the file into memory. Records are parsed later, in Swift.
  *

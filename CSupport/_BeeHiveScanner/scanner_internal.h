@@ -8,7 +8,7 @@
  *   walk.c           the walk over loaded images inside dl_iterate_phdr (memory only, no I/O)
  *   notes.c          notes read from memory (PT_NOTE) and the sections they name (through bh_note.h)
  *   image_file.c     after the walk: where the kernel mapped an image's file, opening it, checking it is the same
- *   sections.c       the record sections of an opened file, found and bounded with libelf
+ *   sections.c       the record sections of an opened file: its section headers read with pread, bounded
  *   typed_records.c  the bounds of typed records: magic, layout version, an accessor inside executable code
  *   support.c        small helpers: ids, clocks, strings, arrays, hashes, problems, careful memory reads
  */
@@ -18,8 +18,7 @@
 #include "bh_scanner.h"
 
 #include <bh_format.h>
-#include <gelf.h>
-#include <libelf.h>
+#include <elf.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdint.h>

@@ -1,9 +1,9 @@
 /*
- * sections.c — the record sections of an opened image file. libelf reads its section headers (ELF_C_READ: pread,
- * no mapping, so a file truncated since load gives an error, not SIGBUS); every section with a name the notes
- * give is checked (allocated, inside a readable loaded segment, where its address says) and read into memory:
- * JSON records from the file, typed records (which hold relocated pointers) from memory. Records are parsed
- * later, in Swift.
+ * sections.c — the record sections of an opened image file. Its ELF header, program headers, section headers and
+ * section name table are read with pread (no mapping, so a file truncated since load gives an error, not SIGBUS),
+ * each checked against the file's size before it is read; every section with a name the notes give is checked
+ * (allocated, inside a readable loaded segment, where its address says) and read into memory: JSON records from the
+ * file, typed records (which hold relocated pointers) from memory. Records are parsed later, in Swift.
  */
 #define _GNU_SOURCE
 #include "scanner_internal.h"
@@ -41,25 +41,49 @@ static void bh_queue_section(bh_scanner *s, bh_image *image, const char *name, b
     s->stats.sections_found++;
 }
 
-static void bh_init_libelf(void) { elf_version(EV_CURRENT); }
+/* Reads `size` bytes at `offset`; returns how many were read (fewer at the end of the file or on an error). */
+static size_t bh_pread_all(int fd, void *buffer, size_t size, uint64_t offset) {
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = pread(fd, (unsigned char *)buffer + done, size - done, (off_t)(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        done += (size_t)n;
+    }
+    return done;
+}
 
-/* Does the file's program header table equal the one the loader mapped? Catches a file rewritten since load. */
-static int bh_phdrs_match(Elf *elf, const bh_image *image) {
-    size_t phnum = 0;
-    if (elf_getphdrnum(elf, &phnum) != 0 || phnum != image->phnum) return 0;
-    for (size_t i = 0; i < phnum; i++) {
-        GElf_Phdr ph;
-        const ElfW(Phdr) *mem = &image->phdrs[i];
-        if (!gelf_getphdr(elf, (int)i, &ph)) return 0;
-        if (ph.p_type != mem->p_type || ph.p_offset != mem->p_offset || ph.p_vaddr != mem->p_vaddr ||
-            ph.p_filesz != mem->p_filesz || ph.p_memsz != mem->p_memsz || ph.p_flags != mem->p_flags)
+/* Whether `count` items of `size` bytes at `offset` lie inside a file of `file_size` bytes (no overflow). */
+static int bh_inside_file(off_t file_size, uint64_t offset, uint64_t count, uint64_t size) {
+    uint64_t total = (uint64_t)file_size;
+    return offset <= total && (size == 0 || count <= (total - offset) / size);
+}
+
+/* Does the file's program header table equal the one the loader mapped? Catches a file rewritten since load.
+ * `phnum` is the file's count (e_phnum, or section 0's sh_info when e_phnum is PN_XNUM). */
+static int bh_phdrs_match(int fd, off_t file_size, const ElfW(Ehdr) *ehdr, size_t phnum, const bh_image *image) {
+    if (phnum != image->phnum) return 0;
+    if (phnum == 0) return 1;
+    if (ehdr->e_phentsize != sizeof(ElfW(Phdr)) ||
+        !bh_inside_file(file_size, ehdr->e_phoff, phnum, sizeof(ElfW(Phdr))))
+        return 0;
+    ElfW(Phdr) chunk[16];
+    for (size_t i = 0; i < phnum; i += 16) {
+        size_t n = phnum - i < 16 ? phnum - i : 16;
+        if (bh_pread_all(fd, chunk, n * sizeof *chunk, ehdr->e_phoff + i * sizeof *chunk) != n * sizeof *chunk)
             return 0;
+        for (size_t k = 0; k < n; k++) {
+            const ElfW(Phdr) *ph = &chunk[k], *mem = &image->phdrs[i + k];
+            if (ph->p_type != mem->p_type || ph->p_offset != mem->p_offset || ph->p_vaddr != mem->p_vaddr ||
+                ph->p_filesz != mem->p_filesz || ph->p_memsz != mem->p_memsz || ph->p_flags != mem->p_flags)
+                return 0;
+        }
     }
     return 1;
 }
 
 /* Checks one wanted section and reads it from the file. */
-static void bh_read_section(bh_scanner *s, bh_image *image, int fd, off_t file_size, const GElf_Shdr *shdr,
+static void bh_read_section(bh_scanner *s, bh_image *image, int fd, off_t file_size, const ElfW(Shdr) *shdr,
                             const char *name, bh_kind kind, unsigned index) {
     const char *label = bh_label(image);
     if (!(shdr->sh_flags & SHF_ALLOC) || shdr->sh_type == SHT_NOBITS) {
@@ -127,13 +151,7 @@ static void bh_read_section(bh_scanner *s, bh_image *image, int fd, off_t file_s
         bh_queue_section(s, image, name, kind, bytes, size, shdr->sh_offset, shdr->sh_addr, index);
         return;
     }
-    size_t done = 0;
-    while (done < size) {
-        ssize_t n = pread(fd, bytes + done, size - done, (off_t)(shdr->sh_offset + done));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        done += (size_t)n;
-    }
+    size_t done = bh_pread_all(fd, bytes, size, shdr->sh_offset);
     if (done < size) {
         bh_add_problem(s, label, image->id, 0,
                        "section %s (index %u): read %zu of %zu bytes from the file (truncated since it was "
@@ -146,12 +164,8 @@ static void bh_read_section(bh_scanner *s, bh_image *image, int fd, off_t file_s
 }
 
 /* Whether the section name table holds `name` as a whole name: at its start or after a NUL, and ended by a NUL. */
-static int bh_name_table_holds(Elf *elf, size_t shstrndx, const char *name) {
-    Elf_Scn *scn = elf_getscn(elf, shstrndx);
-    Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
-    if (!data || !data->d_buf) return 0;
-    const char *table = data->d_buf;
-    size_t size = data->d_size, length = strlen(name);
+static int bh_name_table_holds(const char *table, size_t size, const char *name) {
+    size_t length = strlen(name);
     if (length > BH_MAX_SECTION_NAME) return 0;
     if (length < size && memcmp(table, name, length + 1) == 0) return 1;
     char needle[BH_MAX_SECTION_NAME + 2]; /* NUL, the name, NUL */
@@ -160,59 +174,154 @@ static int bh_name_table_holds(Elf *elf, size_t shstrndx, const char *name) {
     return memmem(table, size, needle, length + 2) != NULL;
 }
 
+/* An image file's section headers and section name table, read whole and bounded by the file's size. */
+typedef struct {
+    ElfW(Shdr) *headers;
+    size_t count;
+    char *names;
+    size_t names_size;
+} bh_section_table;
+
+static void bh_section_table_free(bh_section_table *table) {
+    free(table->headers);
+    free(table->names);
+    memset(table, 0, sizeof *table);
+}
+
+/* The names the notes want, for messages: "beehive_services" or "beehive_services, …". */
+#define BH_WANTED_FORMAT "%zu record sections its BeeHive note names (%s%s)"
+#define BH_WANTED_ARGS(image) (image)->wanted.count, (image)->wanted.items[0].name, (image)->wanted.count > 1 ? ", …" : ""
+
+/*
+ * Reads the section header table and the section name table of an ELF file of our class and byte order (checked
+ * by the caller), with extended numbering (e_shnum 0 or e_shstrndx SHN_XINDEX: the counts are in section 0).
+ * Everything read lies inside the file, so the memory is at most the file's size. Returns 0, or -1 after adding
+ * a problem.
+ */
+static int bh_read_section_table(bh_scanner *s, bh_image *image, int fd, off_t file_size, const ElfW(Ehdr) *ehdr,
+                                 bh_section_table *table) {
+    const char *label = bh_label(image);
+    memset(table, 0, sizeof *table);
+    ElfW(Shdr) first;
+    uint64_t count = ehdr->e_shnum;
+    int table_inside = ehdr->e_shoff != 0 && ehdr->e_shentsize == sizeof(ElfW(Shdr)) &&
+                       bh_inside_file(file_size, ehdr->e_shoff, count ? count : 1, sizeof(ElfW(Shdr)));
+    if (table_inside && count == 0) { /* extended numbering, or no sections */
+        count = bh_pread_all(fd, &first, sizeof first, ehdr->e_shoff) == sizeof first ? first.sh_size : 0;
+        table_inside = bh_inside_file(file_size, ehdr->e_shoff, count, sizeof(ElfW(Shdr)));
+    }
+    if (ehdr->e_shoff == 0 || (table_inside && count == 0)) {
+        bh_add_problem(s, label, image->id, 0,
+                       "the image has no section headers (stripped with --strip-sections?); expected them to "
+                       "locate the " BH_WANTED_FORMAT "; their records were not read",
+                       BH_WANTED_ARGS(image));
+        return -1;
+    }
+    if (ehdr->e_shentsize != sizeof(ElfW(Shdr))) {
+        bh_add_problem(s, label, image->id, 0,
+                       "the image's section headers are %u bytes each; expected %zu, to locate the " BH_WANTED_FORMAT
+                       "; their records were not read",
+                       (unsigned)ehdr->e_shentsize, sizeof(ElfW(Shdr)), BH_WANTED_ARGS(image));
+        return -1;
+    }
+    if (!table_inside) {
+        bh_add_problem(s, label, image->id, 0,
+                       "the image's %llu section headers at file offset 0x%llx lie past the end of the file "
+                       "(%lld bytes: truncated since it was loaded?); expected them inside the file to locate the "
+                       BH_WANTED_FORMAT "; their records were not read",
+                       (unsigned long long)(count ? count : 1), (unsigned long long)ehdr->e_shoff,
+                       (long long)file_size, BH_WANTED_ARGS(image));
+        return -1;
+    }
+    size_t bytes = (size_t)count * sizeof(ElfW(Shdr));
+    table->headers = malloc(bytes);
+    if (!table->headers) {
+        bh_add_problem(s, label, image->id, 0, "out of memory reading %llu section headers",
+                       (unsigned long long)count);
+        return -1;
+    }
+    if (bh_pread_all(fd, table->headers, bytes, ehdr->e_shoff) != bytes) {
+        bh_add_problem(s, label, image->id, 0,
+                       "the image's section headers could not be read from the file (truncated since it was "
+                       "loaded?); expected them to locate the " BH_WANTED_FORMAT "; their records were not read",
+                       BH_WANTED_ARGS(image));
+        bh_section_table_free(table);
+        return -1;
+    }
+    table->count = (size_t)count;
+    uint64_t index = ehdr->e_shstrndx == SHN_XINDEX ? table->headers[0].sh_link : ehdr->e_shstrndx;
+    const ElfW(Shdr) *names = index != SHN_UNDEF && index < count ? &table->headers[index] : NULL;
+    const char *problem = !names                                                    ? "no such section"
+                          : names->sh_type != SHT_STRTAB                            ? "not a string table"
+                          : !bh_inside_file(file_size, names->sh_offset, 1, names->sh_size) ? "past the end of the file"
+                                                                                    : NULL;
+    if (!problem && names->sh_size > 0) {
+        table->names = malloc((size_t)names->sh_size);
+        if (!table->names || bh_pread_all(fd, table->names, (size_t)names->sh_size, names->sh_offset) !=
+                                 (size_t)names->sh_size)
+            problem = table->names ? "truncated since it was loaded?" : "out of memory";
+        else
+            table->names_size = (size_t)names->sh_size;
+    }
+    if (problem) {
+        bh_add_problem(s, label, image->id, 0,
+                       "the section name table cannot be read (section %llu of %llu: %s); expected it to locate the "
+                       BH_WANTED_FORMAT "; their records were not read",
+                       (unsigned long long)index, (unsigned long long)count, problem, BH_WANTED_ARGS(image));
+        bh_section_table_free(table);
+        return -1;
+    }
+    return 0;
+}
+
+/* A section's name, or NULL when sh_name lies outside the name table or its name is not ended by a NUL there. */
+static const char *bh_section_name(const bh_section_table *table, const ElfW(Shdr) *shdr) {
+    if (shdr->sh_name >= table->names_size) return NULL;
+    const char *name = table->names + shdr->sh_name;
+    return memchr(name, 0, table->names_size - shdr->sh_name) ? name : NULL;
+}
+
 /* Reads the wanted sections of an opened image file. */
 void bh_scan_file(bh_scanner *s, bh_image *image, int fd, off_t file_size) {
-    static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
-    pthread_once(&elf_once, bh_init_libelf);
     const char *label = bh_label(image);
-    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-    if (!elf || elf_kind(elf) != ELF_K_ELF) {
+    ElfW(Ehdr) ehdr;
+    size_t n = bh_pread_all(fd, &ehdr, sizeof ehdr, 0);
+    if (n < SELFMAG || memcmp(ehdr.e_ident, ELFMAG, SELFMAG) != 0 || n < sizeof ehdr) {
         unsigned char magic[4] = {0};
-        ssize_t n = pread(fd, magic, sizeof magic, 0);
+        memcpy(magic, &ehdr, n < sizeof magic ? n : sizeof magic);
         bh_add_problem(s, label, image->id, 0,
                        "expected an ELF file; found %s (%lld bytes, starting %02x %02x %02x %02x); its records were "
                        "not read",
-                       n <= 0 ? "an empty file" : "a file without the ELF magic", (long long)file_size, magic[0],
-                       magic[1], magic[2], magic[3]);
-        goto done;
+                       n == 0                                                 ? "an empty file"
+                       : n < SELFMAG || memcmp(ehdr.e_ident, ELFMAG, SELFMAG) ? "a file without the ELF magic"
+                                                                               : "an ELF header cut short",
+                       (long long)file_size, magic[0], magic[1], magic[2], magic[3]);
+        return;
     }
-    if (!bh_phdrs_match(elf, image)) {
+    /* The loaded image is of this process's class and byte order: a file of another is not the one loaded. */
+    size_t phnum = ehdr.e_phnum;
+    if (phnum == PN_XNUM) {
+        ElfW(Shdr) first;
+        phnum = ehdr.e_shoff && bh_inside_file(file_size, ehdr.e_shoff, 1, sizeof first) &&
+                        bh_pread_all(fd, &first, sizeof first, ehdr.e_shoff) == sizeof first
+                    ? first.sh_info
+                    : 0;
+    }
+    if (ehdr.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
+        ehdr.e_ident[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB) ||
+        !bh_phdrs_match(fd, file_size, &ehdr, phnum, image)) {
         bh_add_problem(s, label, image->id, 0,
                        "the file on disk differs from the loaded image (its program headers changed: rebuilt or "
                        "rewritten since it was loaded); its records were not read");
-        goto done;
+        return;
     }
-    size_t shnum = 0, shstrndx = 0;
-    if (elf_getshdrnum(elf, &shnum) != 0 || shnum == 0) {
-        GElf_Ehdr ehdr;
-        /* libelf counts no sections when the table lies past the end of the file: say so. */
-        if (gelf_getehdr(elf, &ehdr) && ehdr.e_shoff != 0 && ehdr.e_shnum != 0 &&
-            (uint64_t)file_size < ehdr.e_shoff + (uint64_t)ehdr.e_shnum * ehdr.e_shentsize)
-            bh_add_problem(s, label, image->id, 0,
-                           "the image's %u section headers at file offset 0x%llx lie past the end of the file "
-                           "(%lld bytes: truncated since it was loaded?); expected them inside the file to locate the "
-                           "%zu record sections its BeeHive note names (%s%s); their records were not read",
-                           (unsigned)ehdr.e_shnum, (unsigned long long)ehdr.e_shoff, (long long)file_size,
-                           image->wanted.count, image->wanted.items[0].name, image->wanted.count > 1 ? ", …" : "");
-        else
-            bh_add_problem(s, label, image->id, 0,
-                           "the image has no section headers (stripped with --strip-sections?); expected them to "
-                           "locate the %zu record sections its BeeHive note names (%s%s); their records were not read",
-                           image->wanted.count, image->wanted.items[0].name, image->wanted.count > 1 ? ", …" : "");
-        goto done;
-    }
-    if (elf_getshdrstrndx(elf, &shstrndx) != 0) {
-        bh_add_problem(s, label, image->id, 0,
-                       "the section name table cannot be read (%s); expected a valid e_shstrndx; the record "
-                       "sections were not read",
-                       elf_errmsg(-1));
-        goto done;
-    }
+    bh_section_table table;
+    if (bh_read_section_table(s, image, fd, file_size, &ehdr, &table) != 0) return;
     unsigned char found[BH_MAX_WANTED] = {0};
     size_t unreadable = 0;
-    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
-        GElf_Shdr shdr;
-        const char *name = gelf_getshdr(scn, &shdr) ? elf_strptr(elf, shstrndx, shdr.sh_name) : NULL;
+    for (size_t index = 1; index < table.count; index++) { /* section 0 is the null section */
+        const ElfW(Shdr) *shdr = &table.headers[index];
+        const char *name = bh_section_name(&table, shdr);
         if (!name) {
             unreadable++;
             continue;
@@ -221,8 +330,7 @@ void bh_scan_file(bh_scanner *s, bh_image *image, int fd, off_t file_size) {
             const char *wanted = image->wanted.items[w].name;
             if (name[0] != wanted[0] || strcmp(name, wanted) != 0) continue;
             found[w] = 1;
-            bh_read_section(s, image, fd, file_size, &shdr, name, image->wanted.items[w].kind,
-                            (unsigned)elf_ndxscn(scn));
+            bh_read_section(s, image, fd, file_size, shdr, name, image->wanted.items[w].kind, (unsigned)index);
         }
     }
     /* beehive.h names every kind of section in the note, so a missing one normally means no records of that
@@ -238,13 +346,12 @@ void bh_scan_file(bh_scanner *s, bh_image *image, int fd, off_t file_size) {
                            "headers have names that cannot be read (corrupt sh_name or string table); expected readable "
                            "section headers; records in them may be lost",
                            name, unreadable);
-        else if (bh_name_table_holds(elf, shstrndx, name))
+        else if (bh_name_table_holds(table.names ? table.names : "", table.names_size, name))
             bh_add_problem(s, label, image->id, 0,
                            "the section name table holds %s, but no section header carries that name (a corrupt "
                            "sh_name?); expected the header of the record section the BeeHive note names; its records "
                            "were not read",
                            name);
     }
-done:
-    if (elf) elf_end(elf);
+    bh_section_table_free(&table);
 }

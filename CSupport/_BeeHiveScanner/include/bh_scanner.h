@@ -23,7 +23,7 @@ typedef enum {
 
 /* Scanner flags. */
 enum {
-    /* Open every image with libelf, not only those that carry a BeeHive note. */
+    /* Open every image and read its section headers, not only those that carry a BeeHive note. */
     BH_SCAN_ALL_IMAGES = 1 << 0,
 };
 
@@ -60,13 +60,13 @@ typedef struct {
     uint64_t images_seen;         /* images visited in the last full walk */
     uint64_t images_new;          /* images scanned for the first time, over all scans */
     uint64_t images_marked;       /* of those, images with a BeeHive note */
-    uint64_t images_opened;       /* of those, images opened with libelf */
+    uint64_t images_opened;       /* of those, images whose files were opened */
     uint64_t images_removed;      /* images that were unloaded, over all scans */
     uint64_t sections_found;      /* record sections found, over all scans */
     uint64_t last_scan_ns;        /* duration of the last scan */
     uint64_t total_scan_ns;       /* duration of all scans */
     uint64_t first_scan_ns;       /* duration of the first scan (for the startup scanner: the walk before main) */
-    uint64_t open_ns;             /* time spent opening images with libelf and reading their sections */
+    uint64_t open_ns;             /* time spent opening images' files and reading their sections */
 } bh_scan_stats;
 
 typedef struct bh_scanner bh_scanner;

@@ -15,11 +15,12 @@ struct ELFPatcher {
 
     /// A field of the file header: its offset and width in bytes.
     enum HeaderField {
-        case sectionHeaderOffset, sectionHeaderCount, sectionNameTableIndex
+        case sectionHeaderOffset, sectionHeaderSize, sectionHeaderCount, sectionNameTableIndex
 
         var layout: (offset: Int, width: Int) {
             switch self {
             case .sectionHeaderOffset: (40, 8)  // e_shoff
+            case .sectionHeaderSize: (58, 2)  // e_shentsize
             case .sectionHeaderCount: (60, 2)  // e_shnum
             case .sectionNameTableIndex: (62, 2)  // e_shstrndx
             }
@@ -44,7 +45,7 @@ struct ELFPatcher {
 
     /// A field of a section header (Elf64_Shdr).
     enum SectionField {
-        case name, type, flags, address, offset, size
+        case name, type, flags, address, offset, size, link
 
         var layout: (offset: Int, width: Int) {
             switch self {
@@ -54,6 +55,7 @@ struct ELFPatcher {
             case .address: (16, 8)
             case .offset: (24, 8)
             case .size: (32, 8)
+            case .link: (40, 4)
             }
         }
     }

@@ -239,6 +239,73 @@ struct HostileImageTests {
         #expect(found.first?.message.contains("beehive_services") == true)
     }
 
+    @Test(
+        "extended numbering (e_shnum = 0 and e_shstrndx = SHN_XINDEX, the counts in section 0): every record is read")
+    func extendedSectionNumbering() throws {
+        let folder = try LabFolder()
+        let plugin = try patchedPlugin("extended.so", in: folder) { elf in
+            let sections = elf.sections
+            let names = elf.read(at: 62, width: 2)  // e_shstrndx
+            elf.set(.size, of: sections[0], to: UInt64(sections.count))
+            elf.set(.link, of: sections[0], to: names)
+            elf.set(.sectionHeaderCount, to: 0)
+            elf.set(.sectionNameTableIndex, to: 0xffff)
+        }
+        let (run, _, services, modules, diagnostics) = try load(plugin)
+
+        try #require(run.outcome.succeeded, "\(run)")
+        #expect(run.services(services).map(\.name) == ["Lab.AlphaService", "Lab.AlphaService[fast]"], "\(run)")
+        #expect(run.modules(modules).map(\.name) == ["Lab.AlphaModule"])
+        #expect(run.diagnostics(diagnostics).isEmpty, "\(run)")
+    }
+
+    /// How the section header table or the section name table lies.
+    enum TableCorruption: String, Sendable, CustomStringConvertible {
+        /// e_shentsize is 32, not 64: entries that are not Elf64_Shdr.
+        case entrySize
+        /// e_shstrndx points at .text, which is not a string table.
+        case namesNotStrings
+        /// The section name table's sh_size runs far past the end of the file.
+        case namesPastTheEnd
+        /// e_shnum is 0xffff: the table runs past the end of the file.
+        case tooManyHeaders
+        var description: String { rawValue }
+
+        /// What the diagnostic must say.
+        var expected: String {
+            switch self {
+            case .entrySize: "section headers are 32 bytes each; expected 64"
+            case .namesNotStrings: "section name table cannot be read"
+            case .namesPastTheEnd: "past the end of the file"
+            case .tooManyHeaders: "65535 section headers at file offset 0x"
+            }
+        }
+    }
+
+    @Test(
+        "a section header table or name table that lies: one diagnostic naming the record sections, nothing read",
+        arguments: [TableCorruption.entrySize, .namesNotStrings, .namesPastTheEnd, .tooManyHeaders])
+    func sectionTableCorrupted(_ corruption: TableCorruption) throws {
+        let folder = try LabFolder()
+        let plugin = try patchedPlugin("table.so", in: folder) { elf in
+            let names = elf.sections[Int(elf.read(at: 62, width: 2))]
+            switch corruption {
+            case .entrySize: elf.set(.sectionHeaderSize, to: 32)
+            case .namesNotStrings: elf.set(.sectionNameTableIndex, to: UInt64(try elf.section(named: ".text").index))
+            case .namesPastTheEnd: elf.set(.size, of: names, to: 0xffff_ffff)
+            case .tooManyHeaders: elf.set(.sectionHeaderCount, to: 0xffff)
+            }
+        }
+        let (run, _, services, _, diagnostics) = try load(plugin)
+
+        try #require(run.outcome.succeeded, "\(run)")
+        #expect(run.services(services).isEmpty, "\(run)")
+        let found = self.diagnostics(run, diagnostics, about: plugin)
+        #expect(found.count == 1, "\(run)")
+        #expect(found.first?.message.contains(corruption.expected) == true, "\(found)")
+        #expect(found.first?.message.contains("beehive_services") == true, "\(found)")
+    }
+
     @Test("beehive_services' sh_offset disagrees with its sh_addr: a diagnostic; the other sections are read")
     func sectionOffsetDisagrees() throws {
         let folder = try LabFolder()
