@@ -22,7 +22,7 @@ if [ -x Scripts/benchmark.sh ]; then
     echo "   Every table and verdict names its unit. Wall clock moves with the machine's load: the README's cost"
     echo "   figures are instruction counts (callgrind: Scripts/benchmark.sh --first-use), which load does not move,"
     echo "   and the wall clock of a quiet machine (Docs/benchmarks.md). At N = 10, registering from records opens"
-    echo "   the image with libelf: in instructions about what explicit code costs, in wall clock many times more"
+    echo "   the image's file: in instructions about what explicit code costs, in wall clock many times more"
     echo "   (the system calls of opening a file are few instructions and much time)."
     echo "   package-benchmark may warn that the Swift runtime interposer is not loaded: that library"
     echo "   (ordo-one/swift-runtime-interposer, loaded with LD_PRELOAD) counts retains and releases, which these"

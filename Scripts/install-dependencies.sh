@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Installs what BeeHive needs beyond the Swift toolchain, if it is missing: libelf-dev (the scanner
-# links libelf) and pkg-config (SwiftPM finds libelf through it); zlib1g-dev, because libelf needs zlib and a
-# fully static executable (-static-executable) links libz.a. gcc and binutils (bfd, gold, ar), with the Swift
+# Installs what BeeHive needs beyond the Swift toolchain, if it is missing: libelf-dev (the beehive tool reads
+# files with libelf; programs do not load it) and pkg-config (SwiftPM finds libelf through it); zlib1g-dev, because
+# libelf needs zlib (the tool and the fuzzers link -lz). gcc and binutils (bfd, gold, ar), with the Swift
 # toolchain's clang and lld, are used by the linker tests; valgrind and GNU time by the complexity and memory tests. Debian/Ubuntu; run as root or with sudo available.
 set -euo pipefail
 
@@ -9,8 +9,7 @@ missing=()
 pkg-config --exists libelf 2>/dev/null || missing+=(libelf-dev)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
 pkg-config --exists zlib 2>/dev/null && [ -e "$(pkg-config --variable=libdir zlib)/libz.a" ] || missing+=(zlib1g-dev)
-# libelf.a of elfutils 0.189 and later (not Debian 12's 0.188) may also need zstd; a static executable then needs
-# -Xlinker -lzstd (Docs/Linking.md).
+# libelf.a of elfutils 0.189 and later (not Debian 12's 0.188) may also need zstd, for a static build of the tool.
 if pkg-config --static --libs libelf 2>/dev/null | grep -q -- -lzstd; then
     pkg-config --exists libzstd 2>/dev/null || missing+=(libzstd-dev)
 fi

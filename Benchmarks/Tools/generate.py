@@ -435,7 +435,7 @@ StartupReport.finish(
 STARTUP_REGISTER = {
     "annotations": (
         "(a) Annotation records. The constructor's walk before main found this image's BeeHive note; the first use of\n"
-        "// Hive.shared opens the image with libelf, then parses and registers the records.",
+        "// Hive.shared opens the image's file, reads its section headers, then parses and registers the records.",
         "let hive = Hive.shared  // its first use: open the image, parse and register the records\n"
         "_ = hive.registration(for: \"{m}.Service0\")  // one look-up, in case registering ever becomes lazier",
     ),

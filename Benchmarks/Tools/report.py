@@ -305,10 +305,10 @@ def startup_tables(startup: dict) -> list[str]:
 def scan_tables(scan: dict) -> tuple[list[str], dict]:
     lines = ["", "### Scan cost as the number of loaded images grows", ""]
     lines += ["In process: a new scanning hive after `dlopen` of the libraries (scan = the scanner's walk with its\n"
-              "libelf opens; new hive = scan, drain and registration). At startup: the same libraries with\n"
+              "file opens; new hive = scan, drain and registration). At startup: the same libraries with\n"
               "`LD_PRELOAD`; the constructor's walk before `main` reads notes in memory and opens nothing, the\n"
-              "libelf opens come at the first use of `Hive.shared`.", ""]
-    lines += ["| extra libraries | records | images loaded | images opened | scan (median) | of which libelf | "
+              "file opens come at the first use of `Hive.shared`.", ""]
+    lines += ["| extra libraries | records | images loaded | images opened | scan (median) | of which file opens | "
               "new hive | pre-main walk (LD_PRELOAD) | first-use opens | `rescan()`, unchanged |",
               "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     verdicts = {}

@@ -8,7 +8,7 @@
 How `run` measures: the driver reads CLOCK_MONOTONIC, then spawns the program; the program builds its
 registry, reads CLOCK_MONOTONIC again and prints it (`ready_ns=`), then counts what it registered and
 exits 1 if that is fewer than N. Both clocks are the same system-wide clock, so `ready - spawn` is the
-time from the spawn to a ready registry: process creation, exec, dynamic loading (Foundation, libelf),
+time from the spawn to a ready registry: process creation, exec, dynamic loading (Foundation),
 the BeeHive constructor's scan, Swift runtime start-up, and the mechanism's work. The time to exit is
 recorded too. Programs run round-robin (one of each per round, after two warm-up rounds), so a slow
 moment of the machine hits every mechanism alike; the medians over the rounds are reported, and the

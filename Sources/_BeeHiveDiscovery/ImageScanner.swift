@@ -48,7 +48,7 @@ package final class ImageScanner: @unchecked Sendable {
         package let imagesScanned: Int
         /// Of those, images with a BeeHive note.
         package let imagesMarked: Int
-        /// Of those, images opened with libelf.
+        /// Of those, images whose files were opened to read their section headers.
         package let imagesOpened: Int
         /// Images that were unloaded.
         package let imagesRemoved: Int
@@ -61,12 +61,12 @@ package final class ImageScanner: @unchecked Sendable {
         package let totalScanNanoseconds: UInt64
         /// Duration of the first scan (for the startup scanner, the walk before `main`), in nanoseconds.
         package let firstScanNanoseconds: UInt64
-        /// Time spent opening images with libelf, in nanoseconds.
+        /// Time spent opening images' files and reading their sections, in nanoseconds.
         package let openNanoseconds: UInt64
     }
 
     /// Creates a scanner that has seen no image yet.
-    /// - Parameter scanAllImages: open every image with libelf, not only those with a BeeHive note.
+    /// - Parameter scanAllImages: open every image's file, not only those with a BeeHive note.
     package init(scanAllImages: Bool = false) {
         handle = bh_scanner_create(scanAllImages ? Int32(BH_SCAN_ALL_IMAGES) : 0)
         owned = true

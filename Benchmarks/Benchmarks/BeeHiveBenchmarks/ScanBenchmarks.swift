@@ -13,7 +13,7 @@ func registerScanBenchmarks() {
         blackHole(Hive())
     }
 
-    // A scanning hive that registers no section: the walk of every loaded image, the libelf open of
+    // A scanning hive that registers no section: the walk of every loaded image, the file open of
     // this executable (the only image with a BeeHive note), and handing the sections to Swift.
     Benchmark("scan/this-process") { benchmark in
         let hive = Hive(options: .init(scansLoadedImages: true, recordSections: []))

@@ -57,7 +57,7 @@ if count > 0 && prefix == nil { fail("expected --libs with --count > 0") }
 
 // The startup scanner ran before main, over the images loaded at exec (LD_PRELOAD adds some): its walk
 // reads notes from memory and opens nothing; images with records are opened when the shared hive is
-// first used (now). `firstScanNanoseconds` is that pre-main walk, `openNanoseconds` the libelf part.
+// first used (now). `firstScanNanoseconds` is that pre-main walk, `openNanoseconds` the part spent in files.
 let startup = Hive.shared.scanStatistics
 
 for i in 0..<count {

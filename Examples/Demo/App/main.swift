@@ -65,7 +65,7 @@ if let stats = hive.scanStatistics {
     func micros(_ ns: UInt64) -> String { String(Double(ns / 100) / 10) }
     print(
         "    \(stats.imagesLoaded) loaded images: walked before main in \(micros(stats.firstScanNanoseconds)) µs; "
-            + "\(stats.imagesWithRecords) had records, \(stats.imagesOpened) opened with libelf at first use in "
+            + "\(stats.imagesWithRecords) had records, \(stats.imagesOpened) opened at first use in "
             + "\(micros(stats.openNanoseconds)) µs")
 }
 

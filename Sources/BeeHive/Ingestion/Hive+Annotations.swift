@@ -163,7 +163,7 @@ public struct ImageScanStatistics: Sendable, Hashable {
     public let imagesLoaded: Int
     /// Images with a BeeHive note (records) among those scanned.
     public let imagesWithRecords: Int
-    /// Images opened with libelf.
+    /// Images whose files were opened to read their section headers.
     public let imagesOpened: Int
     /// Record sections found.
     public let sectionsFound: Int
@@ -175,7 +175,7 @@ public struct ImageScanStatistics: Sendable, Hashable {
     /// Time of the first scan, in nanoseconds: for the shared hive, the walk a constructor did before
     /// `main` (notes read from memory, no file opened).
     public let firstScanNanoseconds: UInt64
-    /// Time spent opening images that carry records with libelf, in nanoseconds (at first use).
+    /// Time spent opening the files of images with records and reading their sections, in nanoseconds (at first use).
     public let openNanoseconds: UInt64
 
     init(_ s: ImageScanner.Statistics) {

@@ -108,6 +108,6 @@ let results: [(String, String)] = [
     ("internalStruct", attempt { "\(try internalHive.createService(Clock.self).now)" }),
     ("scanMicroseconds", "\(Double(stats?.totalScanNanoseconds ?? 0) / 1000)"),
     ("startupWalkMicroseconds", "\(Double(stats?.firstScanNanoseconds ?? 0) / 1000)"),
-    ("libelfMicroseconds", "\(Double(stats?.openNanoseconds ?? 0) / 1000)"),
+    ("fileMicroseconds", "\(Double(stats?.openNanoseconds ?? 0) / 1000)"),
 ]
 for (key, value) in results { print("\(key)=\(value)") }
