@@ -190,7 +190,8 @@ static void bh_section_table_free(bh_section_table *table) {
 
 /* The names the notes want, for messages: "beehive_services" or "beehive_services, …". */
 #define BH_WANTED_FORMAT "%zu record sections its BeeHive note names (%s%s)"
-#define BH_WANTED_ARGS(image) (image)->wanted.count, (image)->wanted.items[0].name, (image)->wanted.count > 1 ? ", …" : ""
+#define BH_WANTED_ARGS(image) \
+    (image)->wanted.count, (image)->wanted.items[0].name, (image)->wanted.count > 1 ? ", …" : ""
 
 /*
  * Reads the section header table and the section name table of an ELF file of our class and byte order (checked
