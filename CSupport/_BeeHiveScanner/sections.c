@@ -318,7 +318,10 @@ void bh_scan_file(bh_scanner *s, bh_image *image, int fd, off_t file_size) {
     }
     bh_section_table table;
     if (bh_read_section_table(s, image, fd, file_size, &ehdr, &table) != 0) return;
-    unsigned char found[BH_MAX_WANTED] = {0};
+    /* How many headers carry each wanted name, and the first one's index: only the first is read, so that a file of
+     * N bytes with N/64 headers of one name costs one read of that section, not N/64 of them. */
+    size_t found[BH_MAX_WANTED] = {0};
+    unsigned first[BH_MAX_WANTED] = {0};
     size_t unreadable = 0;
     for (size_t index = 1; index < table.count; index++) { /* section 0 is the null section */
         const ElfW(Shdr) *shdr = &table.headers[index];
@@ -330,7 +333,8 @@ void bh_scan_file(bh_scanner *s, bh_image *image, int fd, off_t file_size) {
         for (size_t w = 0; w < image->wanted.count; w++) {
             const char *wanted = image->wanted.items[w].name;
             if (name[0] != wanted[0] || strcmp(name, wanted) != 0) continue;
-            found[w] = 1;
+            if (found[w]++ > 0) continue;
+            first[w] = (unsigned)index;
             bh_read_section(s, image, fd, file_size, shdr, name, image->wanted.items[w].kind, (unsigned)index);
         }
     }
@@ -339,8 +343,13 @@ void bh_scan_file(bh_scanner *s, bh_image *image, int fd, off_t file_size) {
      * the name (linkers and strip write only the names of sections they emit) but no header carries it: an sh_name
      * pointing at another name. */
     for (size_t w = 0; w < image->wanted.count; w++) {
-        if (found[w]) continue;
         const char *name = image->wanted.items[w].name;
+        if (found[w] > 1)
+            bh_add_problem(s, label, image->id, 0,
+                           "%zu section headers carry the name %s; expected one (a linker merges sections of one "
+                           "name); only the first (index %u) was read",
+                           found[w], name, first[w]);
+        if (found[w]) continue;
         if (unreadable > 0)
             bh_add_problem(s, label, image->id, 0,
                            "the BeeHive note names section %s, but no section of that name was found, and %zu section "

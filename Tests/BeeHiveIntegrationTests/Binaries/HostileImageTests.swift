@@ -306,6 +306,26 @@ struct HostileImageTests {
         #expect(found.first?.message.contains("beehive_services") == true, "\(found)")
     }
 
+    @Test("a second section header named beehive_services: only the first is read, and a diagnostic counts them")
+    func sectionNamedTwice() throws {
+        let folder = try LabFolder()
+        let plugin = try patchedPlugin("twice.so", in: folder) { elf in
+            let records = try elf.section(named: "beehive_services")
+            let names = Int(elf.read(at: 62, width: 2))  // e_shstrndx
+            // The last section after it (not the name table) takes its name: .symtab, .comment or the like.
+            let other = try #require(elf.sections.last { $0.index > records.index && $0.index != names })
+            elf.set(.name, of: other, to: UInt64(records.nameOffset))
+        }
+        let (run, _, services, modules, diagnostics) = try load(plugin)
+
+        try #require(run.outcome.succeeded, "\(run)")
+        #expect(run.services(services).map(\.name) == ["Lab.AlphaService", "Lab.AlphaService[fast]"], "\(run)")
+        #expect(run.modules(modules).map(\.name) == ["Lab.AlphaModule"])
+        let found = self.diagnostics(run, diagnostics, about: plugin)
+        #expect(found.count == 1, "\(run)")
+        #expect(found.first?.message.hasPrefix("2 section headers carry the name beehive_services") == true, "\(found)")
+    }
+
     @Test("beehive_services' sh_offset disagrees with its sh_addr: a diagnostic; the other sections are read")
     func sectionOffsetDisagrees() throws {
         let folder = try LabFolder()
