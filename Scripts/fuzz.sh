@@ -14,7 +14,7 @@
 # Options: --target T (repeatable; default: all), --keep-going (after a crash or timeout, go on fuzzing and
 # collect more: libFuzzer's -fork=1 -ignore_crashes=1 -ignore_timeouts=1), --debug (a debug build; release is
 # about 3 times faster). Targets: RecordFuzzer RouteFuzzer RedirectFuzzer ServiceFileFuzzer ModuleFileFuzzer
-# ELFInspectFuzzer (the beehive tool's ELF reader).
+# ELFInspectFuzzer (the beehive tool's ELF reader) ELFSectionsFuzzer (the load-time scanner's reader of image files).
 #
 # Fuzzing works on a copy of the corpus in a temporary directory, so the repository stays clean; the script prints
 # that directory (new corpus units, artifacts, logs). Every input runs with -timeout=10 (a slower input is a
@@ -32,6 +32,7 @@ fail_usage() {
 }
 
 all_targets="RecordFuzzer RouteFuzzer RedirectFuzzer ServiceFileFuzzer ModuleFileFuzzer ELFInspectFuzzer"
+all_targets+=" ELFSectionsFuzzer"
 mode="run"
 seconds=300
 targets=""
@@ -140,6 +141,7 @@ ci_runs() {
         RouteFuzzer) echo 3000 ;;
         ServiceFileFuzzer | ModuleFileFuzzer) echo 150000 ;;
         ELFInspectFuzzer) echo 250000 ;;
+        ELFSectionsFuzzer) echo 300000 ;;
         *) echo 400000 ;;
     esac
 }

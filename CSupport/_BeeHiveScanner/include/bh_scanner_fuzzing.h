@@ -1,0 +1,41 @@
+/*
+ * bh_scanner_fuzzing.h — internal, for tests and fuzzing only: the scanner's reader of image files (sections.c)
+ * run on bytes that stand for an image's file. Not for production use: nothing in BeeHive calls it.
+ *
+ * Not API. The ELFSectionsFuzzer harness (Fuzz/) compiles the scanner's files with this one and calls it.
+ */
+#ifndef BH_SCANNER_FUZZING_H
+#define BH_SCANNER_FUZZING_H
+
+#include "bh_scanner.h"
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What one reading of a file found. */
+typedef struct {
+    size_t sections;   /* record sections queued */
+    size_t problems;   /* problems added */
+    size_t phnum;      /* program headers the image took from the file's table (0: none, or not inside the file) */
+    int typed_wanted;  /* whether beehive_types was wanted: only when process_vm_readv works (see fuzzing.c) */
+} bh_fuzz_scan;
+
+/*
+ * Reads `bytes` as the file of a loaded image with records, as the scanner reads a file it opened: the bytes are put
+ * in a memfd, and an image is made with load address 0, the program headers of the file's own table (when it lies
+ * inside the file, so that the check that the file is the loaded image passes; else none), and the four default
+ * record sections wanted. Then every queued section and problem is passed to the callbacks (either may be NULL;
+ * nothing they are given outlives the call, bytes included), and everything is freed. Returns 0, or -1 with errno
+ * set when the memfd or memory could not be had.
+ */
+int bh_fuzz_scan_file(const void *bytes, size_t size, void *context, bh_section_fn on_section,
+                      bh_problem_fn on_problem, bh_fuzz_scan *result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BH_SCANNER_FUZZING_H */

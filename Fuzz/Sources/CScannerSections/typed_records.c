@@ -1,0 +1,2 @@
+/* The scanner's typed_records.c, compiled as it is: the same file, not a copy (see include/bh_scanner_fuzzing.h). */
+#include "../../../CSupport/_BeeHiveScanner/typed_records.c"
