@@ -4,6 +4,12 @@ import Testing
 
 @testable import BeeHive
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 protocol Slow: AnyObject {}
 final class SlowSingleton: Slow, ServiceImplementation {
     static var isSingleton: Bool { true }
@@ -58,6 +64,45 @@ struct ConcurrencyTests {
         }
         #expect(SlowSingleton.created.load(ordering: .relaxed) == before + 1)
         #expect(identities.withLock { $0.count } == 1)
+    }
+
+    @Test("a thread waiting for a singleton whose creation fails is woken, and its own attempt creates it")
+    func waiterOfAFailedCreation() throws {
+        struct Refused: Error {}
+        let hive = Hive()
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let attempts = Atomic(0)
+        try hive.register(service: Storage.self, scope: .singleton) { _ in
+            guard attempts.add(1, ordering: .relaxed).newValue == 1 else { return MemoryStorage() }
+            entered.signal()
+            release.wait()  // the first creation waits for the test, then fails
+            throw Refused()
+        }
+        let done = DispatchGroup()
+        let creatorFailed = Atomic(false)
+        DispatchQueue.global().async(group: done) {
+            creatorFailed.store((try? hive.createService(Storage.self)) == nil, ordering: .relaxed)
+        }
+        entered.wait()
+        // The first creation is running (the hive's lock is free meanwhile): a second thread asks, finds the
+        // singleton being made, and makes the ticket it then waits on. The test sees the ticket in the slot.
+        let waited = LockedValue<Storage?>(nil)
+        DispatchQueue.global().async(group: done) {
+            let instance = try? hive.createService(Storage.self)
+            waited.withLock { $0 = instance }
+        }
+        let key = ServiceKey(service: TypeLookup.name(of: Storage.self), name: nil)
+        while hive.state.withLock({ $0.entry(for: key)?.slot.ticket == nil }) { usleep(1000) }
+        release.signal()
+        done.wait()
+        let failed = creatorFailed.load(ordering: .relaxed)
+        #expect(failed, "the first creation failed")
+        #expect(waited.withLock { $0?.label } == "memory", "the waiter was woken and made the instance itself")
+        let made = attempts.load(ordering: .relaxed)
+        #expect(made == 2)
+        let again = try hive.createService(Storage.self)
+        #expect(waited.withLock { $0.map { ObjectIdentifier($0) } } == ObjectIdentifier(again), "and it is shared")
     }
 
     @Test("a factory that resolves other services from many threads does not deadlock")

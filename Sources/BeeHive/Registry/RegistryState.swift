@@ -76,8 +76,16 @@ struct TypedBox {
 /// The shared instance of a singleton registration.
 enum InstanceSlot {
     case empty
-    case creating(CreationTicket)
+    /// Being made by `thread`. `ticket` is what other threads wait on; the first one that has to wait makes it, so an
+    /// uncontended creation allocates nothing. Whoever takes the slot out of this state finishes the ticket.
+    case creating(thread: pthread_t, ticket: CreationTicket?)
     case ready(Any)
+
+    /// The ticket of a creation that threads wait for, if any.
+    var ticket: CreationTicket? {
+        guard case .creating(_, let ticket) = self else { return nil }
+        return ticket
+    }
 }
 
 /// Marks an instance being created: other threads wait for it, the creating thread must not.

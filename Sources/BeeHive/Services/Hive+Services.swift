@@ -1,5 +1,11 @@
 internal import _BeeHiveDiscovery
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 extension Hive {
     /// Creates, or returns the shared instance of, the implementation of `service` (BeeHive's `createService:`).
     ///
@@ -189,7 +195,12 @@ extension Hive {
                 case .ready(let instance):
                     return .ready(
                         Made(instance: instance, boxed: entry.typedInstance), entry, generation: entry.generation)
-                case .creating(let ticket): return ticket.isOnCurrentThread ? .cycle(entry) : .wait(ticket)
+                case .creating(let thread, let ticket):
+                    if pthread_equal(thread, pthread_self()) != 0 { return .cycle(entry) }
+                    if let ticket { return .wait(ticket) }
+                    let first = CreationTicket()  // the first thread to wait makes what the others wait on
+                    entry.slot = .creating(thread: thread, ticket: first)
+                    return .wait(first)
                 case .empty: break
                 }
             }
@@ -229,28 +240,29 @@ extension Hive {
                 return .done(
                     try make(made, entry, singleton: isSingleton, as: typeKey?.type), entry, cachedGeneration: nil)
             }
-            let ticket = CreationTicket()
             let claimed = state.withLock { _ in
                 guard case .empty = entry.slot else { return false }
-                entry.slot = .creating(ticket)
+                entry.slot = .creating(thread: pthread_self(), ticket: nil)
                 return true
             }
-            guard claimed else {
-                ticket.finish()
-                return .retry
-            }
+            guard claimed else { return .retry }
             do {
                 let instance = try make(made, entry, singleton: true, as: typeKey?.type)
-                let generation = state.withLock { _ in
+                let (generation, waited) = state.withLock { _ in
+                    let waited = entry.slot.ticket
                     entry.slot = .ready(instance.instance)
                     entry.typedInstance = instance.boxed
-                    return entry.generation
+                    return (entry.generation, waited)
                 }
-                ticket.finish()
+                waited?.finish()
                 return .done(instance, entry, cachedGeneration: generation)
             } catch {
-                state.withLock { _ in entry.slot = .empty }
-                ticket.finish()
+                let waited = state.withLock { _ in
+                    let waited = entry.slot.ticket
+                    entry.slot = .empty
+                    return waited
+                }
+                waited?.finish()
                 throw error
             }
         }
