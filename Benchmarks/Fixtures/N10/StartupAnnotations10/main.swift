@@ -5,7 +5,7 @@ import Fixtures10BeeHive
 import StartupSupport
 
 // (a) Annotation records. The constructor's walk before main found this image's BeeHive note; the first use of
-// Hive.shared opens the image with libelf, then parses and registers the records.
+// Hive.shared opens the image's file, reads its section headers, then parses and registers the records.
 let mode = StartupMode.current
 let start = StartupClock.now()
 if mode == .none { StartupReport.finishBeforeRegistering(mechanism: "annotations", startNanoseconds: start) }
