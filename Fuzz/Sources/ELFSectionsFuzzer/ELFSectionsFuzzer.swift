@@ -18,8 +18,10 @@ import Musl
 ///   size, address 0 + `sh_addr`), with a wanted name and that name's kind; one read from the file holds the input's
 ///   bytes at its offset; in one read from memory (typed records) every 16-byte entry is a valid record or zeros;
 /// - every problem is a line of text about the image;
-/// - the work is bounded: a section or a problem per section header (the table lies in the input, so at most one
-///   per 64 bytes), one per wanted section, and for a typed section one per 16-byte entry and one for its tail;
+/// - the work is bounded by the wanted sections, not by the section headers: at most one section per wanted name
+///   (of several headers with one name, only the first is read), at most three problems per wanted name (its
+///   section's, its duplicates', its absence's) and one about the tables, and for a typed section one per 16-byte
+///   entry and one for its tail;
 /// - a second reading of the input gives the same sections and problems (a read of uninitialised memory would
 ///   not), apart from what concerns the typed section, whose records are copied from this process's memory at
 ///   whatever address the input gives: what lies there may change between the readings.
@@ -72,7 +74,10 @@ func read(_ input: UnsafeRawBufferPointer) -> Reading {
     check(
         result.typed_wanted != 0 || !reading.sections.contains { $0.kind == BH_KIND_TYPES.rawValue },
         "expected no typed section when none is wanted")
-    let bound = input.count / 64 + wantedKinds.count + reading.typedEntries
+    check(
+        Set(reading.sections.map(\.name)).count == reading.sections.count,
+        "expected at most one section per wanted name; found \(reading.sections)")
+    let bound = 4 * wantedKinds.count + 1 + reading.typedEntries
     check(
         reading.sections.count + reading.problems.count <= bound,
         "expected at most \(bound) sections and problems from \(input.count) bytes; found "
