@@ -9,6 +9,11 @@ struct TypedGreeterImpl: TypedGreeter, ServiceImplementation {
     func greet() -> String { "typed" }
 }
 
+/// Registered by name in place of the implementation that the typed record names.
+final class OtherGreeterImpl: TypedGreeter, ServiceImplementation {
+    func greet() -> String { "other" }
+}
+
 /// What `@BeeHiveService(TypedGreeter.self)` writes as the accessor of its typed record.
 let typedGreeterAccessor: _BeeHiveTypedRecord.Accessor = { out, type, hint in
     _BeeHiveTypedRecord.write(
@@ -49,6 +54,31 @@ struct TypedRecordTests {
 
         TypedRecords.remove(image: 9_999)
         #expect(TypedRecords.implementation(named: "BeeHiveTests.TypedGreeterImpl") == nil)
+    }
+
+    @Test("a typed record is found by its service's type, and only for the implementation it names")
+    func typedRecordByServiceType() throws {
+        let bytes = Self.section()
+        bytes.withUnsafeBytes { buffer in
+            TypedRecords.add(
+                RecordSection(
+                    imagePath: "/test", imageID: 9_995, sectionName: "beehive_types", kind: .types, bytes: buffer))
+        }
+        let service = ObjectIdentifier(TypedGreeter.self)
+        #expect(TypedRecords.serviceName(of: service) == "BeeHiveTests.TypedGreeter")
+        let typed = try #require(TypedRecords.implementation(named: "BeeHiveTests.TypedGreeterImpl", service: service))
+        #expect(typed.implementation == TypedGreeterImpl.self)
+        #expect(typed.services.maker(for: service) != nil)
+        // Another implementation, registered by name for the same service: the typed record does not answer for it.
+        #expect(TypedRecords.implementation(named: "BeeHiveTests.OtherGreeterImpl", service: service) == nil)
+
+        let hive = Hive()
+        try hive.register(service: "BeeHiveTests.TypedGreeter", impl: "BeeHiveTests.OtherGreeterImpl")
+        #expect(try hive.createService(TypedGreeter.self).greet() == "other")
+
+        TypedRecords.remove(image: 9_995)
+        #expect(TypedRecords.serviceName(of: service) == nil)
+        #expect(TypedRecords.implementation(named: "BeeHiveTests.TypedGreeterImpl", service: service) == nil)
     }
 
     @Test("a record written under a typealias's name: the miss and validate() say so")

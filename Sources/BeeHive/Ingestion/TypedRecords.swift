@@ -139,6 +139,9 @@ enum TypedRecords {
                 || ImageScanner.imageBase(of: UnsafeRawPointer(bitPattern: words[1])!) == imageBase
         }
 
+        /// How many well-formed entries the section holds.
+        var count: Int { words.count / 2 }
+
         /// Calls `body` with each record's offset and accessor, in the section's order.
         func forEach(_ body: (_ offset: Int, _ accessor: _BeeHiveTypedRecord.Accessor) -> Void) {
             for pair in stride(from: 0, to: words.count, by: 2) {
@@ -147,10 +150,22 @@ enum TypedRecords {
         }
     }
 
-    /// A service's module-qualified name, as its records write it, and the image whose typed record gave it.
-    private struct ServiceName {
-        let name: String
-        let imageID: UInt64
+    /// What a typed record says of the service it was written for: the service's module-qualified name (what its
+    /// registrations are keyed by), and its implementation's name with the implementation as published with this
+    /// record. Found by the service's type, so that the first use of a macro-annotated service hashes no name. A
+    /// class: a table's slot of this size cost more to copy than the look-up by name it saves.
+    private final class TypedService {
+        let serviceName: String
+        let implementationName: String
+        /// The implementation as published with this record: its services include this one (others published later
+        /// for the same implementation are in `declared`).
+        let declared: Declared
+
+        init(serviceName: String, implementationName: String, declared: Declared) {
+            self.serviceName = serviceName
+            self.implementationName = implementationName
+            self.declared = declared
+        }
     }
 
     private struct Store {
@@ -158,8 +173,8 @@ enum TypedRecords {
         var pending: PendingSection?
         var lastPending: PendingSection?
         var declared = KeyedTable<String, Declared>()
-        /// The names of the services that typed records annotate, by type.
-        var serviceNames = AddressTable<ServiceName>()
+        /// The services that typed records annotate, by type.
+        var services = AddressTable<TypedService>()
         /// Whether a thread is calling accessors; others wait for it (on `bound`) instead of calling them again.
         var binding = false
         /// The thread calling accessors: an accessor that asks BeeHive about types gets no answer from typed
@@ -212,7 +227,7 @@ enum TypedRecords {
         store.withLock { store in
             store.removePending { $0.imageID == imageID }
             store.declared.removeAll { $0.imageID == imageID }
-            store.serviceNames.removeAll { $0.imageID == imageID }
+            store.services.removeAll { $0.declared.imageID == imageID }
             if store.binding { store.removedWhileBinding.insert(imageID) }
         }
     }
@@ -223,10 +238,14 @@ enum TypedRecords {
         return store.withLock { $0.declared[name]?.type }
     }
 
-    /// The service implementation a typed record declares under `name`.
-    static func implementation(named name: String) -> Declared? {
+    /// The service implementation a typed record declares under `name`. `service`, the service it is asked for as,
+    /// finds it without hashing the name when a typed record of that service names it.
+    static func implementation(named name: String, service: ObjectIdentifier? = nil) -> Declared? {
         bindPending()
         return store.withLock { store in
+            if let service, let typed = store.services[service], typed.implementationName == name {
+                return typed.declared
+            }
             guard let declared = store.declared[name], declared.implementation != nil else { return nil }
             return declared
         }
@@ -236,7 +255,7 @@ enum TypedRecords {
     /// its registrations are keyed by, known without asking the runtime to name the type.
     static func serviceName(of service: ObjectIdentifier) -> String? {
         bindPending()
-        return store.withLock { $0.serviceNames[service]?.name }
+        return store.withLock { $0.services[service]?.serviceName }
     }
 
     /// The names of the implementations that typed records annotate with the service `service`. Calls no
@@ -268,7 +287,8 @@ enum TypedRecords {
             case .done: return
             case .wait: bound.wait { store.withLock { !$0.binding } }
             case .bind(let pending):
-                var made: [MadeRecord] = []
+                let sections = sequence(first: pending, next: { $0.next })
+                let made = MadeRecords(capacity: sections.reduce(0) { $0 + $1.count })
                 var failures: [(PendingSection, offset: Int, String)] = []
                 let buffer = UnsafeMutableRawPointer.allocate(
                     byteCount: MemoryLayout<_BeeHiveTypedRecord>.size,
@@ -276,19 +296,20 @@ enum TypedRecords {
                 defer { buffer.deallocate() }
                 // An image unloaded since its records were added, by a hive that has not rescanned since, is not
                 // called into: its records are dropped (that hive's rescan withdraws its registrations).
-                for section in sequence(first: pending, next: { $0.next }) where section.isMapped {
+                for section in sections where section.isMapped {
                     section.forEach { offset, accessor in
                         switch call(accessor, into: buffer) {
-                        case .success(let value): made.append(MadeRecord(value, imageID: section.imageID))
+                        case .success(let value): made.append(value, imageID: section.imageID)
                         case .failure(let reason): failures.append((section, offset, reason))
                         }
                     }
                 }
                 store.withLock { store in
                     store.declared.reserveCapacity(made.count)
-                    store.serviceNames.reserveCapacity(made.count)
-                    for made in made where !store.removedWhileBinding.contains(made.imageID) {
-                        publish(made.record, imageID: made.imageID, in: &store)
+                    store.services.reserveCapacity(made.count)
+                    made.forEach { record, imageID in
+                        guard !store.removedWhileBinding.contains(imageID) else { return }
+                        publish(record, imageID: imageID, in: &store)
                     }
                 }
                 // Reported before the binding ends: a question answered after the accessors were called, by any
@@ -305,15 +326,37 @@ enum TypedRecords {
         }
     }
 
-    /// A record an accessor made, and the image it came from. A class: an array of tuples or structs would make the
-    /// runtime build the array's type (and the tuple's) at the first question, ~20 K instructions.
-    private final class MadeRecord {
-        let record: _BeeHiveTypedRecord
-        let imageID: UInt64
+    /// The records the accessors made, and the image of each, in memory of their own: an array of records, tuples or
+    /// structs would make the runtime build the array's type (and the tuple's) at the first question, ~20 K
+    /// instructions, and an object per record cost an allocation each.
+    private final class MadeRecords {
+        private let records: UnsafeMutablePointer<_BeeHiveTypedRecord>
+        private let imageIDs: UnsafeMutablePointer<UInt64>
+        private let capacity: Int
+        private(set) var count = 0
 
-        init(_ record: _BeeHiveTypedRecord, imageID: UInt64) {
-            self.record = record
-            self.imageID = imageID
+        init(capacity: Int) {
+            self.capacity = capacity
+            records = .allocate(capacity: capacity)
+            imageIDs = .allocate(capacity: capacity)
+        }
+
+        deinit {
+            records.deinitialize(count: count)
+            records.deallocate()
+            imageIDs.deallocate()
+        }
+
+        func append(_ record: consuming _BeeHiveTypedRecord, imageID: UInt64) {
+            precondition(count < capacity, "more typed records than their sections hold")
+            (records + count).initialize(to: record)
+            imageIDs[count] = imageID
+            count += 1
+        }
+
+        /// Calls `body` with each record and its image, in the order they were made.
+        func forEach(_ body: (borrowing _BeeHiveTypedRecord, UInt64) -> Void) {
+            for index in 0..<count { body(records[index], imageIDs[index]) }
         }
     }
 
@@ -351,15 +394,21 @@ enum TypedRecords {
         return .success(buffer.assumingMemoryBound(to: _BeeHiveTypedRecord.self).move())
     }
 
-    private static func publish(_ made: _BeeHiveTypedRecord, imageID: UInt64, in store: inout Store) {
+    private static func publish(_ made: borrowing _BeeHiveTypedRecord, imageID: UInt64, in store: inout Store) {
         switch made.payload {
         case .type(let type):
             store.declared[made.name] = Declared(type: type, implementation: nil, imageID: imageID)
         case .service(let service, let serviceName, let implementation, let make):
+            var published: Declared?
             store.declared.modify(
                 made.name, initial: Declared(type: implementation, implementation: implementation, imageID: imageID)
-            ) { $0.services = $0.services.adding(service, make) }
-            store.serviceNames[ObjectIdentifier(service)] = ServiceName(name: serviceName, imageID: imageID)
+            ) {
+                $0.services = $0.services.adding(service, make)
+                published = $0
+            }
+            guard let published else { return }
+            store.services[ObjectIdentifier(service)] = TypedService(
+                serviceName: serviceName, implementationName: made.name, declared: published)
         }
     }
 

@@ -229,7 +229,7 @@ extension Hive {
                     + list,
                 source: unqualified?.source)
         case .create(let entry, let provider):
-            let made = try resolve(provider, of: entry)
+            let made = try resolve(provider, of: entry, as: typeKey?.type)
             let isSingleton: Bool
             switch made {
             case .implementation(let type, _): isSingleton = type.isSingleton
@@ -268,8 +268,11 @@ extension Hive {
         }
     }
 
-    /// Looks up a type name once; remembers the type, or the error.
-    func resolve(_ provider: Provider, of entry: ServiceEntry) throws(HiveError) -> Provider {
+    /// Looks up a type name once; remembers the type, or the error. `service`, the type the service is asked for
+    /// as, finds a typed record's implementation without hashing its name.
+    func resolve(
+        _ provider: Provider, of entry: ServiceEntry, as service: ObjectIdentifier? = nil
+    ) throws(HiveError) -> Provider {
         switch provider {
         case .implementation, .factory: return provider
         case .unresolvable(let unresolvable):
@@ -277,11 +280,13 @@ extension Hive {
             guard let loadedImages = unresolvable.loadedImages, ImageScanner.loadedImageCount != loadedImages else {
                 throw unresolvable.error
             }
-            return try resolve(.typeName(entry.registration.implementation), of: entry)
+            return try resolve(.typeName(entry.registration.implementation), of: entry, as: service)
         case .typeName(let name):
             let resolved: Provider
             let registration = entry.registration
-            if let typed = TypedRecords.implementation(named: name), let implementation = typed.implementation {
+            if let typed = TypedRecords.implementation(named: name, service: service),
+                let implementation = typed.implementation
+            {
                 resolved = .implementation(implementation, boxes: typed.services)
             } else if let type = TypeLookup.type(
                 named: name, for: self, writtenIn: origin(ofImage: registration.source.imageID))
