@@ -36,14 +36,18 @@ struct TypedRecordTests {
         return bytes
     }
 
-    @Test("a typed record binds its implementation's name to the type, and the service resolves without a cast")
-    func typedRecordBindsTheName() throws {
-        let bytes = Self.section()
-        bytes.withUnsafeBytes { buffer in
+    /// Hands `section(magic:)` to the typed records, as the scanner does for an image `image`.
+    static func addSection(image: UInt64, magic: UInt32 = _BeeHiveTypedRecord.magic) {
+        section(magic: magic).withUnsafeBytes { buffer in
             TypedRecords.add(
                 RecordSection(
-                    imagePath: "/test", imageID: 9_999, sectionName: "beehive_types", kind: .types, bytes: buffer))
+                    imagePath: "/test", imageID: image, sectionName: "beehive_types", kind: .types, bytes: buffer))
         }
+    }
+
+    @Test("a typed record binds its implementation's name to the type, and the service resolves without a cast")
+    func typedRecordBindsTheName() throws {
+        Self.addSection(image: 9_999)
         #expect(TypeLookup.type(named: "BeeHiveTests.TypedGreeterImpl") == TypedGreeterImpl.self)
         let typed = try #require(TypedRecords.implementation(named: "BeeHiveTests.TypedGreeterImpl"))
         #expect(typed.services.maker(for: ObjectIdentifier(TypedGreeter.self)) != nil)
@@ -58,12 +62,7 @@ struct TypedRecordTests {
 
     @Test("a typed record is found by its service's type, and only for the implementation it names")
     func typedRecordByServiceType() throws {
-        let bytes = Self.section()
-        bytes.withUnsafeBytes { buffer in
-            TypedRecords.add(
-                RecordSection(
-                    imagePath: "/test", imageID: 9_995, sectionName: "beehive_types", kind: .types, bytes: buffer))
-        }
+        Self.addSection(image: 9_995)
         let service = ObjectIdentifier(TypedGreeter.self)
         #expect(TypedRecords.serviceName(of: service) == "BeeHiveTests.TypedGreeter")
         let typed = try #require(TypedRecords.implementation(named: "BeeHiveTests.TypedGreeterImpl", service: service))
@@ -83,12 +82,7 @@ struct TypedRecordTests {
 
     @Test("a record written under a typealias's name: the miss and validate() say so")
     func typealiasInPlaceOfTheProtocol() throws {
-        let bytes = Self.section()
-        bytes.withUnsafeBytes { buffer in
-            TypedRecords.add(
-                RecordSection(
-                    imagePath: "/test", imageID: 9_997, sectionName: "beehive_types", kind: .types, bytes: buffer))
-        }
+        Self.addSection(image: 9_997)
         defer { TypedRecords.remove(image: 9_997) }
         let hive = Hive()
         // What `@BeeHiveService(GreeterAlias.self)` writes when `typealias GreeterAlias = TypedGreeter`: a record
@@ -115,12 +109,7 @@ struct TypedRecordTests {
 
     @Test("a C record's misspelt service, for an implementation a Swift annotation also names: a typo, no typealias")
     func misspeltServiceInAnotherRecord() throws {
-        let bytes = Self.section()
-        bytes.withUnsafeBytes { buffer in
-            TypedRecords.add(
-                RecordSection(
-                    imagePath: "/test", imageID: 9_996, sectionName: "beehive_types", kind: .types, bytes: buffer))
-        }
+        Self.addSection(image: 9_996)
         defer { TypedRecords.remove(image: 9_996) }
         let hive = Hive()
         Self.addRecord(service: "BeeHiveTests.TypedGreetr", writtenIn: "annotations.c", to: hive)
@@ -137,12 +126,7 @@ struct TypedRecordTests {
 
     @Test("entries without the magic are padding: nothing is called")
     func zeroedEntriesAreSkipped() {
-        let bytes = Self.section(magic: 0)
-        bytes.withUnsafeBytes { buffer in
-            TypedRecords.add(
-                RecordSection(
-                    imagePath: "/test", imageID: 9_998, sectionName: "beehive_types", kind: .types, bytes: buffer))
-        }
+        Self.addSection(image: 9_998, magic: 0)
         #expect(TypedRecords.implementation(named: "BeeHiveTests.TypedGreeterImpl") == nil)
     }
 }
