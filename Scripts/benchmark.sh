@@ -214,6 +214,7 @@ if [[ "$mode" == "first-use" ]]; then
     prefix=""
     [[ -n "${BEEHIVE_PATH:-}" ]] && prefix="BEEHIVE_PATH=$BEEHIVE_PATH "
     command_line="${prefix}Scripts/benchmark.sh --first-use"
+    ((macros == 0)) || command_line="$command_line --macros"
     [[ -n "$only_n" ]] && command_line="$command_line --n $only_n"
     [[ "$only_mechanisms" != "all" ]] && command_line="$command_line --mechanism $only_mechanisms"
     [[ "$runs" != "$default_runs" ]] && command_line="$command_line --runs $runs"
