@@ -157,8 +157,8 @@ enum TypedRecords {
     private final class TypedService {
         let serviceName: String
         let implementationName: String
-        /// The implementation as published with this record: its services include this one (others published later
-        /// for the same implementation are in `declared`).
+        /// The implementation as published with this record: its services include this one (services published later
+        /// for the same implementation are in the store's table by name, `Store.declared`).
         let declared: Declared
 
         init(serviceName: String, implementationName: String, declared: Declared) {
