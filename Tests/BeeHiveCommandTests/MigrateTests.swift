@@ -62,7 +62,7 @@ struct MigrateTests {
         #expect(output.stderr.isEmpty)
         let lines = output.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains("#include <beehive.h>"))
-        #expect(output.stdout.contains("the Swift annotation macros do not exist yet"))
+        #expect(output.stdout.contains("the Swift macros (BeeHiveMacros) go on the types instead"))
         let declarations = lines.filter { $0.hasPrefix("BH_") }
         #expect(
             declarations == [
