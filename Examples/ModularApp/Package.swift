@@ -11,7 +11,8 @@ let swiftMacros = Target.Dependency.product(name: "BeeHiveMacros", package: "Bee
 
 let package = Package(
     name: "ModularApp",
-    // The trait Macros brings swift-syntax, for the Settings module's Swift annotations.
+    // The trait Macros brings swift-syntax, for the Settings module's Swift annotations. `name:` lets the targets say
+    // `package: "BeeHive"` whatever the clone's folder is called (without it, the package is known by that name).
     dependencies: [.package(name: "BeeHive", path: "../..", traits: ["Macros"])],
     targets: [
         // The protocols modules talk through.

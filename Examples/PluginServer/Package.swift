@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "HelloV2", type: .dynamic, targets: ["HelloV2"]),
     ],
     dependencies: [
+        // `name:` lets the targets say `package: "BeeHive"` whatever the clone's folder is called.
         .package(name: "BeeHive", path: "../..", traits: ["Macros"]),
         .package(path: "API"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
