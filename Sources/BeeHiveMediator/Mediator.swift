@@ -29,6 +29,15 @@ public final class Mediator: Sendable {
     /// The name of a target's not-found action: `notFound`.
     public static let notFoundActionName = "notFound"
 
+    /// The prefix of action names that remote calls never reach, whatever the action's declaration says: `native`.
+    ///
+    /// CTMediator's rule: `performActionWithUrl:` refuses any action whose name starts with `native`. Here a remote
+    /// call (``MediatorOrigin/remote``) to such a name is refused with ``MediatorError/Code/remoteCallRefused``
+    /// before any target is looked up, even when the action is declared with
+    /// ``MediatorAction/remote(_:_:)-(_,MediatorAction<Target>.Body)``; such a declaration makes a local-only action
+    /// (``MediatorAction/isRemoteCallable`` is `false`). The comparison is case-sensitive, as CTMediator's.
+    public static let nativeActionPrefix = "native"
+
     struct State: Sendable {
         var cache: [String: BoundMediatorTarget] = [:]
         var notFoundHandler: NotFoundHandler?
@@ -193,6 +202,15 @@ public final class Mediator: Sendable {
             origin: origin,
             url: url
         )
+        if origin == .remote, action.hasPrefix(Self.nativeActionPrefix) {
+            // Before the lookup: a refused call makes no target instance and reaches no not-found handler.
+            throw MediatorError(
+                .remoteCallRefused,
+                "\(place): expected a remote call to name an action that does not start with "
+                    + "'\(Self.nativeActionPrefix)', found '\(action)' (actions named '\(Self.nativeActionPrefix)…' are "
+                    + "local-only, as in CTMediator, even when declared .remote)"
+            )
+        }
         let handler = state.withLock { $0.notFoundHandler }
 
         guard let bound = try boundTarget(named: target, cache: cacheTarget) else {

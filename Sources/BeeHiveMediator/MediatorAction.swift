@@ -4,8 +4,9 @@ import BeeHiveRouter
 /// A named action of a ``MediatorTarget``: CTMediator's `Action_<name>:` method, as a typed value.
 ///
 /// Actions are local-only unless made with ``remote(_:_:)-(_,MediatorAction<Target>.Body)``: a call from
-/// outside the process (``MediatorOrigin/remote``) reaches only remote-callable actions. This generalises
-/// CTMediator's rule that URL calls cannot reach `native`-prefixed actions: here every action opts in explicitly.
+/// outside the process (``MediatorOrigin/remote``) reaches only remote-callable actions. CTMediator's rule holds
+/// too: an action whose name starts with `native` (``Mediator/nativeActionPrefix``) is never remote-callable, even
+/// when made with `remote`; a remote call to it is refused with ``MediatorError/Code/remoteCallRefused``.
 ///
 /// ```swift
 /// static var actions: [MediatorAction<Target_User>] {
@@ -23,10 +24,17 @@ public struct MediatorAction<Target: MediatorTarget>: Sendable {
     /// The action name used in calls and URLs.
     public let name: String
 
-    /// Whether a call from outside the process may reach the action.
+    /// Whether a call from outside the process may reach the action: made with `remote` (or a remote-callable
+    /// `notFound`) and not named `native…`.
     public let isRemoteCallable: Bool
 
     let body: Body
+
+    private init(name: String, isRemoteCallable: Bool, body: @escaping Body) {
+        self.name = name
+        self.isRemoteCallable = isRemoteCallable && !name.hasPrefix(Mediator.nativeActionPrefix)
+        self.body = body
+    }
 
     /// Makes an action reachable only from code in this process.
     ///
@@ -39,6 +47,9 @@ public struct MediatorAction<Target: MediatorTarget>: Sendable {
     }
 
     /// Makes an action reachable from this process and from remote URLs.
+    ///
+    /// A name that starts with `native` makes a local-only action nonetheless (CTMediator's rule, see
+    /// ``Mediator/nativeActionPrefix``): remote calls to it are refused with ``MediatorError/Code/remoteCallRefused``.
     ///
     /// - Parameters:
     ///   - name: The action name.
@@ -62,6 +73,9 @@ public struct MediatorAction<Target: MediatorTarget>: Sendable {
     }
 
     /// Makes a remote-callable action from a method such as `func share(_ request: MediatorRequest) -> Any?`.
+    ///
+    /// A name that starts with `native` makes a local-only action nonetheless, as
+    /// ``remote(_:_:)-(_,MediatorAction<Target>.Body)`` says.
     ///
     /// - Parameters:
     ///   - name: The action name.

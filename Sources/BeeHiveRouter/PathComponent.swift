@@ -10,9 +10,14 @@ import BeeHive
 /// | call | `app://call.service/<key>.<Service>.<action>/…?params={…}` | the key's handler, or the action of the service resolved by name (``ActionHandling``) |
 /// | register | `app://register.beehive/<key>.<Service>/…` | registers the key's type as the implementation of `<Service>` in the router's hive |
 /// | register | `app://register.beehive/<key>/…` | declares the key's type as a module in the router's hive (BHRouter's `registerDynamicModule:`) |
-/// | jump | `app://jump.vc.beehive/<key>.<Target>.<push or modal>/…?params={…}#push` | the key's handler (on Linux: launch a module's entry, FisherMan style); the mode is `push` unless the path or fragment says `modal` |
+/// | jump | `app://jump.vc.beehive/<key>.<Target>.<push or modal>/…?params={…}#push` | the key's handler (on Linux: launch a module's entry, FisherMan style); the mode is the component's own (`.push`, `.modal`), else the fragment's (`#modal`), else `push` |
 ///
-/// Hosts and modes compare case-insensitively (`CALL.SERVICE.BEEHIVE`, `#Modal`), as BHRouter's do.
+/// Hosts and modes compare case-insensitively (`CALL.SERVICE.BEEHIVE`, `#Modal`), as BHRouter's do. As in BHRouter,
+/// the fragment gives the mode of the components that do not name one, and a component's own mode wins over it.
+///
+/// Every component's key must have been added (``Router/addPathComponent(_:for:handler:)``,
+/// ``Router/addPathComponent(for:handler:)``): unlike BHRouter, a key is never taken as a class name, so a URL
+/// cannot make the router use a type the program did not name.
 ///
 /// `params` is BHRouter's JSON query value keyed by path component: `{"<key>": {"<name>": <value>, …}, …}`. Each
 /// component's parameters are the other query items, overridden by its own object in `params`.
@@ -54,8 +59,8 @@ public struct PathComponentRequest: Sendable {
     /// The service (call, register) or target (jump) the component names; empty for a register component that is
     /// only a key (a module).
     public let target: String
-    /// The action (call) or the presentation mode (jump: `push` unless the path or the fragment says `modal`, the
-    /// fragment winning over the path); `nil` for register.
+    /// The action (call) or the presentation mode (jump: the component's own `push` or `modal`, else the
+    /// fragment's, else `push`, as in BHRouter); `nil` for register.
     public let action: String?
     /// The component's parameters: the URL's query items, overridden by the component's object in `params`, overridden
     /// by what the caller passed for the key to ``Router/open(_:parameters:userInfo:)``.

@@ -34,6 +34,28 @@ extension Router {
         try addPathComponent(key, implementation: TypeLookup.name(of: type), handler: handler)
     }
 
+    /// Adds a path component whose key is the type's own name, so that BHRouter URLs naming the class keep working.
+    ///
+    /// BHRouter takes a component whose key was never added as the name of a class (`register.beehive/HomeModule`
+    /// registers `HomeModule`). A router here refuses such a component with ``RouterError/Code/unknownPathComponent``:
+    /// URLs come from outside the program, and a URL that could name any loaded type could register it as a module
+    /// or as a service's implementation. This call allows one type under its own name, which keeps those URLs as
+    /// they are:
+    ///
+    /// ```swift
+    /// try router.addPathComponent(for: HomeModule.self)    // key "HomeModule"
+    /// try router.open("app://register.beehive/HomeModule")
+    /// ```
+    /// - Parameters:
+    ///   - type: The type; its name as `String(describing:)` spells it (`HomeModule` for `App.HomeModule`) is the
+    ///     key.
+    ///   - handler: Runs for the key's call and jump components, as in ``addPathComponent(_:for:handler:)``.
+    /// - Throws: ``RouterError/Code/malformedPattern`` when that name is not a key (a generic type's `Box<Int>`: use
+    ///   ``addPathComponent(_:for:handler:)`` with a key), ``RouterError/Code/duplicateRoute`` when the key is taken.
+    public func addPathComponent(for type: Any.Type, handler: PathComponent.Handler? = nil) throws(RouterError) {
+        try addPathComponent(String(describing: type), implementation: TypeLookup.name(of: type), handler: handler)
+    }
+
     /// Adds a path component for a type named by its module-qualified name.
     ///
     /// ```swift
@@ -136,6 +158,7 @@ extension Router {
         let perKey = try Self.pathComponentParameters(url)
         var query = url.queryDictionary
         query["params"] = nil
+        let fragmentMode = url.fragment.map { $0.lowercased() }.flatMap { $0 == "push" || $0 == "modal" ? $0 : nil }
         var requests: [(PathComponent, PathComponentRequest)] = []
         for segment in url.segments.dropFirst() {
             let parts = segment.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
@@ -150,10 +173,15 @@ extension Router {
                     .malformedURL, "'\(url.original)': expected path components '\(shape)', found '\(segment)'")
             }
             guard let component = settings.pathComponents[parts[0]] else {
+                // BHRouter falls back to the class of that name (NSClassFromString); here a URL never chooses a
+                // type the program did not add as a key: URLs come from outside (links, pushes, other processes),
+                // and the register form would let them install any loaded type as a module or an implementation.
                 let known = settings.pathComponents.keys.sorted().joined(separator: ", ")
                 throw RouterError(
                     .unknownPathComponent,
-                    "'\(url.original)': expected a path component key (\(known)); found '\(parts[0])'")
+                    "'\(url.original)': expected a path component key (\(known)); found '\(parts[0])', which this "
+                        + "router has no key for (a URL cannot name a type by itself, as BHRouter's class-name "
+                        + "fallback allowed: add it with addPathComponent(for:) or addPathComponent(_:for:))")
             }
             var target = parts.dropFirst().joined(separator: ".")
             var action: String?
@@ -162,14 +190,12 @@ extension Router {
                 action = parts.last
                 target = parts.dropFirst().dropLast().joined(separator: ".")
             case .jump:
-                // BHRouter's default mode is push; modes compare case-insensitively.
-                action = "push"
+                // As BHRouter: the fragment is the mode of every component that does not name its own, the
+                // component's mode wins over it, and push is the default. Modes compare case-insensitively.
+                action = fragmentMode ?? "push"
                 if parts.count >= 3, let mode = parts.last?.lowercased(), mode == "push" || mode == "modal" {
                     action = mode
                     target = parts.dropFirst().dropLast().joined(separator: ".")
-                }
-                if let fragment = url.fragment?.lowercased(), fragment == "push" || fragment == "modal" {
-                    action = fragment
                 }
             case .register: break
             }

@@ -48,8 +48,44 @@ struct BHRouterCompatibilityTests {
         #expect(try mode("com.alibaba.beehive://jump.vc.beehive/detail.App.Detail.modal") == "modal")
         #expect(try mode("com.alibaba.beehive://jump.vc.beehive/detail.App.Detail.MODAL") == "modal")
         #expect(try mode("com.alibaba.beehive://jump.vc.beehive/detail.App.Detail#modal") == "modal")
-        // Deliberate: the fragment wins over the path here (BHRouter lets the path win).
-        #expect(try mode("com.alibaba.beehive://jump.vc.beehive/detail.App.Detail.push#modal") == "modal")
+    }
+
+    @Test("jump.vc.beehive: when the path and the fragment both give a mode, the path's wins, as in BHRouter")
+    func jumpModePathWinsOverFragment() throws {
+        let router = try makeRouter()
+        try router.addPathComponent("detail", implementation: "App.DetailScreen") { request in request.action }
+        func modes(_ url: String) throws -> [String?] {
+            try #require(try router.open(url) as? [PathComponentResult]).map { $0.value as? String }
+        }
+        // They agree: that mode.
+        #expect(try modes("com.alibaba.beehive://jump.vc.beehive/detail.App.Detail.modal#modal") == ["modal"])
+        #expect(try modes("com.alibaba.beehive://jump.vc.beehive/detail.App.Detail.push#push") == ["push"])
+        // They conflict: the component's own mode, never the fragment's.
+        #expect(try modes("com.alibaba.beehive://jump.vc.beehive/detail.App.Detail.push#modal") == ["push"])
+        #expect(try modes("com.alibaba.beehive://jump.vc.beehive/detail.App.Detail.MODAL#push") == ["modal"])
+        // The fragment is the mode of the components that name none.
+        #expect(
+            try modes("com.alibaba.beehive://jump.vc.beehive/detail.App.A/detail.App.B.push/detail.App.C#modal")
+                == ["modal", "push", "modal"])
+    }
+
+    @Test("a component key never added is refused even when it names a type; addPathComponent(for:) keeps the URL")
+    func typeNameKeyIsRefused() throws {
+        let hive = Hive()
+        let router = try makeRouter(hive: hive)
+        // BHRouter: register.beehive/CompatCartService.App.Cart takes the key as a class name (NSClassFromString).
+        let url = "com.alibaba.beehive://register.beehive/CompatCartService.App.Cart"
+        #expect(!router.canOpen(url))
+        let error = #expect(throws: RouterError.self) { try router.open(url) }
+        #expect(error?.code == .unknownPathComponent)
+        #expect(error?.message.contains("expected a path component key (cart); found 'CompatCartService'") == true)
+        #expect(error?.message.contains("a URL cannot name a type by itself") == true)
+        #expect(hive.registration(for: "App.Cart") == nil, "nothing was registered")
+        // The migration: one line per type that URLs name; the URL stays as it was.
+        try router.addPathComponent(for: CompatCartService.self)
+        #expect(router.canOpen(url))
+        try router.open(url)
+        #expect(hive.registration(for: "App.Cart")?.implementation.hasSuffix("CompatCartService") == true)
     }
 
     @Test("hosts match case-insensitively: CALL.SERVICE.BEEHIVE, Register.BeeHive")

@@ -8,6 +8,13 @@ import Testing
 /// Counts `Target_A` instances, to tell a cached target from a fresh one.
 private let targetAInstances = Atomic<Int>(0)
 
+/// A target that marks a `native…` action `.remote`, which CTMediator's URL calls would never reach.
+private struct Target_B: MediatorTarget {
+    static var actions: [MediatorAction<Target_B>] {
+        [.remote("nativeOpen") { _, _ in "opened" }]
+    }
+}
+
 /// CTMediator's demo target `Target_A`: `Action_nativeFetchDetailViewController:`, no `notFound:`.
 private final class CompatTargetA: MediatorTarget {
     let serial: Int
@@ -97,11 +104,23 @@ struct CTMediatorCompatibilityTests {
         let mediator = makeMediator()
         #expect(try mediator.perform(url: "aaa://A/showAlert?message=hi", origin: .local) as? String == "alert hi")
         #expect(try mediator.handleRemoteURL("aaa://A/showAlert?message=hi") as? String == "alert hi")
-        // CTMediator refuses remote calls to actions whose name starts with 'native'; here, to local-only actions.
+        // CTMediator refuses remote calls to actions whose name starts with 'native', and so does this mediator;
+        // besides, remote calls reach only actions declared .remote.
         let refused = #expect(throws: MediatorError.self) {
             try mediator.handleRemoteURL("aaa://A/nativeFetchDetailViewController?key=1")
         }
         #expect(refused?.code == .remoteCallRefused)
+        #expect(refused?.message.contains("found 'nativeFetchDetailViewController'") == true)
+    }
+
+    @Test("performActionWithUrl: an action named native… is refused remotely even when declared .remote")
+    func nativePrefixWinsOverRemoteMark() throws {
+        let mediator = Mediator(scheme: "aaa", targets: ["Target_B": Target_B.self])
+        #expect(Target_B.actions.first?.isRemoteCallable == false, "the declaration says what holds")
+        let refused = #expect(throws: MediatorError.self) { try mediator.handleRemoteURL("aaa://B/nativeOpen") }
+        #expect(refused?.code == .remoteCallRefused)
+        #expect(refused?.message.contains("local-only, as in CTMediator, even when declared .remote") == true)
+        #expect(try mediator.perform(target: "B", action: "nativeOpen") as? String == "opened")
     }
 
     @Test("KT: a redirect table rewrites AAAA/BBBB to AAAA/DDDD before the target and action are read")

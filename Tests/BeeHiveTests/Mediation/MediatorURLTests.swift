@@ -16,6 +16,20 @@ private struct AccountTarget: MediatorTarget {
     }
 }
 
+/// A target that (wrongly) declares a `native…` action remote-callable, and counts its instances.
+private struct ShareTarget: MediatorTarget {
+    static let instances = Atomic(0)
+    init() { Self.instances.add(1, ordering: .relaxed) }
+    static var actions: [MediatorAction<ShareTarget>] {
+        [
+            .remote("share") { _, _ in "shared" },
+            .remote("nativeShare") { _, _ in "shared" },
+            .remote("Native") { _, _ in "case-sensitive, as CTMediator" },
+            .notFound(remoteCallable: true) { _, request in "notFound \(request.action)" },
+        ]
+    }
+}
+
 private func makeMediator(scheme: String? = "app") -> Mediator {
     Mediator(scheme: scheme, targets: ["Target_Account": AccountTarget.self])
 }
@@ -43,12 +57,41 @@ struct MediatorURLTests {
             seen.withLock { $0.append("\(request.origin) \(request.action) \(error.code)") }
             return "handled"
         }
-        let refused = #expect(throws: MediatorError.self) { try mediator.handleRemoteURL("app://Account/nativeDelete") }
+        let refused = #expect(throws: MediatorError.self) { try mediator.handleRemoteURL("app://Account/echo") }
         #expect(refused?.code == .remoteCallRefused)
-        #expect(refused?.message.contains("'nativeDelete' of target 'Target_Account' local-only") == true)
+        #expect(refused?.message.contains("'echo' of target 'Target_Account' local-only") == true)
         #expect(try mediator.handleRemoteURL("app://Account/unknown") as? String == "handled")
         let handled = seen.withLock { $0 }
         #expect(handled == ["remote unknown actionNotFound"])
+    }
+
+    @Test("a remote call to an action named native… is refused even when the target declares it .remote")
+    func nativeActionsAreNeverRemote() throws {
+        let mediator = Mediator(scheme: "app", targets: ["Target_Share": ShareTarget.self])
+        let seen = LockedValue<[String]>([])
+        mediator.setNotFoundHandler { request, error in
+            seen.withLock { $0.append("\(request.action) \(error.code)") }
+            return "handled"
+        }
+        let made = ShareTarget.instances.load(ordering: .relaxed)
+        for url in ["app://Share/nativeShare", "app://Share/nativeUnknown"] {
+            let refused = #expect(throws: MediatorError.self, "\(url)") { try mediator.handleRemoteURL(url) }
+            #expect(refused?.code == .remoteCallRefused, "\(url)")
+            let expected = "'\(url)': expected a remote call to name an action that does not start with 'native'"
+            #expect(refused?.message.contains(expected) == true, "\(refused?.message ?? "")")
+            #expect(refused?.message.contains("found '\(url.split(separator: "/").last!)'") == true)
+        }
+        let direct = #expect(throws: MediatorError.self) {
+            try mediator.perform(target: "Share", action: "nativeShare", origin: .remote)
+        }
+        #expect(direct?.message.contains("target 'Share', action 'nativeShare': expected a remote call") == true)
+        #expect(ShareTarget.instances.load(ordering: .relaxed) == made, "refused before any target is made")
+        #expect(seen.withLock { $0 }.isEmpty, "neither the target's nor the mediator's not-found handler ran")
+        // Local calls reach it; other remote actions still work; the declaration reports what holds.
+        #expect(try mediator.perform(url: "app://Share/nativeShare", origin: .local) as? String == "shared")
+        #expect(try mediator.handleRemoteURL("app://Share/share") as? String == "shared")
+        #expect(try mediator.handleRemoteURL("app://Share/Native") as? String == "case-sensitive, as CTMediator")
+        #expect(ShareTarget.actions.map(\.isRemoteCallable) == [true, false, true, true])
     }
 
     @Test("query items arrive as percent-decoded strings")
@@ -104,6 +147,7 @@ extension MediatorURLTests {
         RemoteCase(url: "app://Account/card?name=Bee", origin: .local, result: "card Bee"),
         RemoteCase(url: "app://Account/nativeDelete", origin: .local, result: "deleted"),
         RemoteCase(url: "app://Account/nativeDelete", origin: .remote, code: .remoteCallRefused),
+        RemoteCase(url: "app://Account/nativeMissing", origin: .remote, code: .remoteCallRefused),
         RemoteCase(url: "app://Account/echo?x=1", origin: .remote, code: .remoteCallRefused),
         RemoteCase(url: "app://Account/unknown", origin: .local, result: "local notFound for unknown"),
         RemoteCase(url: "app://Account/unknown", origin: .remote, code: .actionNotFound),

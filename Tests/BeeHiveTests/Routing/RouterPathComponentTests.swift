@@ -93,7 +93,7 @@ struct RouterPathComponentTests {
         return router
     }
 
-    @Test("jump: the key's handler opens the target; the fragment's push or modal wins over the path's")
+    @Test("jump: the key's handler opens the target; the path's push or modal wins over the fragment's")
     func jumpForm() throws {
         let router = try makeRouter()
         try router.addPathComponent("home", implementation: "App.HomeModule") { request in
@@ -103,9 +103,12 @@ struct RouterPathComponentTests {
             try router.open("app://jump.vc.beehive/home.App.Home.push?" + Self.params(#"{"home":{"tab":"feed"}}"#))
                 as? [PathComponentResult])
         #expect(pushed.first?.value as? String == "App.HomeModule App.Home push feed")
-        let modal = try #require(
+        let pathWins = try #require(
             try router.open("app://jump.vc.beehive/home.App.Home.push#modal") as? [PathComponentResult])
-        #expect(modal.first?.value as? String == "App.HomeModule App.Home modal -")
+        #expect(pathWins.first?.value as? String == "App.HomeModule App.Home push -")
+        let fromFragment = try #require(
+            try router.open("app://jump.vc.beehive/home.App.Home#Modal") as? [PathComponentResult])
+        #expect(fromFragment.first?.value as? String == "App.HomeModule App.Home modal -")
 
         let error = #expect(throws: RouterError.self) { try router.open("app://jump.vc.beehive/echo.App.Echo") }
         #expect(error?.code == .unknownAction)
@@ -120,6 +123,42 @@ struct RouterPathComponentTests {
         #expect(error?.message.contains("expected a path component key (echo); found 'nope'") == true)
         router.setFallback { fallback in "fallback: \(fallback.reason.code)" }
         #expect(try router.open("app://jump.vc.beehive/nope.App.X.push") as? String == "fallback: unknownPathComponent")
+    }
+
+    @Test("a key that names a type but was never added is refused: a URL cannot choose a type by its name")
+    func typeNameIsNoKey() throws {
+        let hive = Hive()
+        let router = try makeRouter()
+        router.setPathComponentHive(hive)
+        for url in [
+            "app://register.beehive/PathRegisteredCart.App.Cart", "app://register.beehive/PathRegisteredCart",
+            "app://jump.vc.beehive/PathRegisteredCart.App.Cart",
+            "app://call.service/echo.App.Echo.a/PathRegisteredCart.App.Echo.b",
+        ] {
+            let error = #expect(throws: RouterError.self, "\(url)") { try router.open(url) }
+            #expect(error?.code == .unknownPathComponent, "\(url)")
+            #expect(error?.message.contains("found 'PathRegisteredCart', which this router has no key for") == true)
+            #expect(!router.canOpen(url), "\(url)")
+        }
+        #expect(hive.registration(for: "App.Cart") == nil)
+        #expect(hive.moduleDeclarations.isEmpty)
+    }
+
+    @Test("addPathComponent(for:) adds a type under its own name, for URLs that named the class in BHRouter")
+    func keyFromTypeName() throws {
+        let hive = Hive()
+        let router = try makeRouter()
+        router.setPathComponentHive(hive)
+        try router.addPathComponent(for: PathRegisteredCart.self)
+        #expect(router.pathComponents.map(\.key) == ["PathRegisteredCart", "echo"])
+        #expect(router.pathComponents.first?.implementation == "BeeHiveTests.PathRegisteredCart")
+        try router.open("app://register.beehive/PathRegisteredCart.App.Cart")
+        #expect(try hive.createService(named: "App.Cart") is PathRegisteredCart)
+        let taken = #expect(throws: RouterError.self) { try router.addPathComponent(for: PathRegisteredCart.self) }
+        #expect(taken?.code == .duplicateRoute)
+        let generic = #expect(throws: RouterError.self) { try router.addPathComponent(for: [Int].self) }
+        #expect(generic?.code == .malformedPattern)
+        #expect(generic?.message.contains("path component 'Array<Int>'") == true)
     }
 
     @Test(
