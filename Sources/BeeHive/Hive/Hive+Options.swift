@@ -17,7 +17,18 @@ extension Hive {
             set { customLogger = newValue }
         }
         private var customLogger: Logger?
-        private static let defaultLogger = Logger(label: "BeeHive")
+        private static let defaultLogger: Logger = {
+            let logger = Logger(label: "BeeHive")
+            if let library = RuntimeMarker.sharedLibrary {
+                let message =
+                    "BeeHive logs through the copy of swift-log inside \(library) (the BeeHiveDynamic product), which "
+                    + "the program's LoggingSystem.bootstrap does not reach: to send BeeHive's diagnostics where the "
+                    + "program's logs go, call Hive.bootstrap(.init(logger: Logger(label: \"BeeHive\"))) after "
+                    + "LoggingSystem.bootstrap and before Hive.shared is first used"
+                logger.notice("\(message)", metadata: ["code": "logging"])
+            }
+            return logger
+        }()
         /// Whether the hive registers the annotation records of the loaded images. The shared hive
         /// always does; other hives do only when this is set.
         public var scansLoadedImages: Bool

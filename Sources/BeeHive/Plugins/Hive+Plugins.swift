@@ -26,14 +26,20 @@ extension Hive {
         /// Refuse a plugin whose records have problems (a malformed record, an unknown format version, an unreadable
         /// image): it then registers nothing. On by default; off, the plugin registers what can be read.
         public var refusesOnProblems: Bool
+        /// Where the private copy of the file that the loader maps is made (see ``Plugin/mappedPath``); nil for
+        /// this process's own directory in `$TMPDIR` (`beehive-plugins-PID-XXXXXX`, removed at a normal exit). A
+        /// copy's name is removed as soon as it is mapped, or refused. The plugin's own folder is never written.
+        public var copyDirectory: String?
 
         /// Options.
         /// - Parameters:
         ///   - requiresTrustedFiles: Refuse files or directories writable by others than their owner or root.
         ///   - refusesOnProblems: Refuse a plugin any of whose records cannot be registered.
-        public init(requiresTrustedFiles: Bool = false, refusesOnProblems: Bool = true) {
+        ///   - copyDirectory: Where private copies are made; nil for a directory of this process in `$TMPDIR`.
+        public init(requiresTrustedFiles: Bool = false, refusesOnProblems: Bool = true, copyDirectory: String? = nil) {
             self.requiresTrustedFiles = requiresTrustedFiles
             self.refusesOnProblems = refusesOnProblems
+            self.copyDirectory = copyDirectory
         }
     }
 
@@ -52,16 +58,20 @@ extension Hive {
 
         /// Loads the shared library at `path` and registers what its records declare, as one step.
         ///
-        /// The file is checked before it is loaded (see ``PluginLoadOptions``), then loaded from a private copy
-        /// (``Plugin/mappedPath``, removed once mapped): the file itself can be replaced or rewritten in place at
-        /// once, and a new build at the same path is a new image. An image of Swift code is pinned: it stays mapped
-        /// for the life of the process.
+        /// The file is checked before anything is copied or loaded: it must be a shared library for this machine,
+        /// not one the process has loaded already (the main program, a library the host links such as the
+        /// protocols' package, the same file or build-id elsewhere), and declare records; and the options' checks
+        /// (see ``PluginLoadOptions``). A refused or failed call changes nothing later calls accept. The file is then
+        /// loaded from a private copy (``Plugin/mappedPath``, removed once mapped): the file itself can be replaced
+        /// or rewritten in place at once, and a new build at the same path is a new image. An image of Swift code is
+        /// pinned: it stays mapped for the life of the process.
         /// - Parameters:
         ///   - path: The plugin's file.
         ///   - options: Checks made before it joins.
         /// - Returns: The plugin, active.
-        /// - Throws: ``PluginError`` with code `fileNotFound`, `untrustedFile`, `notLoadable`, `secondBeeHive`,
-        ///   `refused` or `notScanning`; a refused plugin registered nothing.
+        /// - Throws: ``PluginError`` with code `fileNotFound`, `untrustedFile`, `notASharedLibrary`, `alreadyLoaded`,
+        ///   `noRecords`, `notLoadable`, `secondBeeHive`, `refused` or `notScanning`; a refused plugin registered
+        ///   nothing.
         public func load(path: String, options: PluginLoadOptions = PluginLoadOptions()) throws(PluginError) -> Plugin {
             try hive.loadPlugin(path: path, options: options, replacing: nil)
         }
@@ -136,14 +146,15 @@ extension Hive {
         }
         let resolved = try PluginFile.resolve(path)
         if options.requiresTrustedFiles { try PluginFile.checkTrust(resolved, given: path) }
-        let mappedPath = try PluginFile.loadablePath(for: resolved)
-        let claim = pluginTable.claim(mappedPath, replacing: old)
+        try PluginFile.checkBeforeLoading(resolved, given: path)
+        let mappedPath = try PluginFile.loadablePath(for: resolved, in: options.copyDirectory)
+        defer { unlink(mappedPath) }  // once mapped (and scanned), or refused, the name is no longer needed
+        let claim = pluginTable.claim(mappedPath, replacing: old, hostImages: PluginFile.loadedImagePaths())
         defer { pluginTable.release(claim) }
 
         guard let handle = dlopen(mappedPath, RTLD_NOW | RTLD_LOCAL) else {
             let reason = dlerror().map { String(cString: $0) } ?? "no reason given"
             pluginTable.update(claim) { $0.isRefused = true }
-            unlink(mappedPath)
             throw PluginError(.notLoadable, "expected a shared library the loader accepts; \(reason)", path: path)
         }
         ImageScanner.pinSwiftImages()
@@ -168,13 +179,20 @@ extension Hive {
         }
         _ = report
         log(problems)
-        let outcome = scanning.withLock { _ in
+        let outcome: PluginTable.Outcome? = scanning.withLock { _ in
             if let outcome = pluginTable.update(claim, { $0.outcome }) { return outcome }
-            // No section of it came (an image without records): it joins empty, and still replaces `old`.
-            return join(PluginTable.ClaimedImage(claim: claim)).outcome
+            // No section of it came: an image without records (libelf could not tell before), refused.
+            pluginTable.update(claim) { $0.isRefused = true }
+            return nil
         }
-        unlink(mappedPath)  // mapped now (and scanned): the name is no longer needed
 
+        guard let outcome else {
+            dlclose(handle)
+            throw PluginError(
+                .noRecords,
+                "expected a plugin that declares services, modules or routes; the loaded image has no record "
+                    + "section, so it registered nothing (a plugin of Swift code stays mapped)", path: path)
+        }
         switch outcome {
         case .refused(let problems):
             dlclose(handle)
@@ -212,7 +230,7 @@ extension Hive {
         {
             parse(section, into: &parsed, problems: &problems)
         }
-        problems += Self.protocolsDefinedTwice(by: parsed.services, in: image.claim.mappedPath)
+        problems += Self.protocolsDefinedTwice(by: parsed.services, hostImages: image.claim.hostImages)
         let errors = problems.filter { $0.severity == .error }
         if !errors.isEmpty {
             let outcome = PluginTable.Outcome.refused(problems)
@@ -257,15 +275,16 @@ extension Hive {
         return (registered, problems, outcome)
     }
 
-    /// A problem for each service the plugin registers whose protocol more than one loaded image defines: the plugin
-    /// (or a library it brought) carries its own copy of the host's protocol module, and its types conform to that
-    /// copy, not to the one the host asks for.
-    static func protocolsDefinedTwice(by services: [ServiceEntry], in path: String) -> [Diagnostic] {
+    /// A problem for each service the plugin registers whose protocol more than one loaded image defines, one of them
+    /// loaded with the plugin: the plugin (or a library it brought) carries its own copy of the host's protocol
+    /// module, and its types conform to that copy, not to the one the host asks for. Copies that were loaded before
+    /// (`hostImages`) are not this plugin's doing, and do not refuse it.
+    static func protocolsDefinedTwice(by services: [ServiceEntry], hostImages: Set<String>) -> [Diagnostic] {
         var problems: [Diagnostic] = []
         for registration in services.map(\.registration) {
             let service = registration.service
             let images = TypeLookup.imagesDefiningProtocol(named: service, refreshing: true)
-            guard !images.isEmpty else { continue }
+            guard images.contains(where: { !hostImages.contains($0) }) else { continue }
             problems.append(
                 Diagnostic(
                     .error,

@@ -15,6 +15,15 @@ public struct PluginError: Error, Sendable, Hashable, CustomStringConvertible {
 
         /// The file does not exist or cannot be read.
         public static let fileNotFound = Code("fileNotFound")
+        /// The file is no shared library for this machine (not ELF, a program, a relocatable object, another
+        /// machine's, a static archive, random bytes): refused before it was copied or loaded.
+        public static let notASharedLibrary = Code("notASharedLibrary")
+        /// The process has loaded the file already (the same path, the same file, or the same build-id): the main
+        /// program, a library the host links (the protocols' package), or one the program opened itself. Refused
+        /// before it was loaded, so that no second copy of its types joins.
+        public static let alreadyLoaded = Code("alreadyLoaded")
+        /// The file declares no services, modules or routes (no BeeHive note, or no record section once loaded).
+        public static let noRecords = Code("noRecords")
         /// The dynamic loader refused the file (`dlopen` failed); the message has its reason.
         public static let notLoadable = Code("notLoadable")
         /// The file, or a directory above it, may be written by a user other than its owner and root, and

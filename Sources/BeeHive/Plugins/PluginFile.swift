@@ -1,3 +1,6 @@
+internal import _BeeHiveRuntime
+internal import _BeeHiveScanner
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -49,36 +52,167 @@ enum PluginFile {
         }
     }
 
-    /// The path to hand to the loader: a private copy of `resolved` with a unique name, made beside it (so that
-    /// `$ORIGIN` still finds its neighbours), or in the temporary directory when that folder cannot be written.
+    /// Refuses, before anything is copied or loaded, a file that is no shared library for this machine, one that the
+    /// process has loaded already (by path, by file, or by build-id; the main program included), and one that declares
+    /// no records. The file is read with libelf, loaded on demand; without libelf (`libelf1` not installed) only the
+    /// path and the file are compared here, and the loader and the scan find the rest after loading.
+    static func checkBeforeLoading(_ resolved: String, given path: String) throws(PluginError) {
+        var file = bh_plugin_file()
+        let status = bh_plugin_file_read(resolved, &file)
+        let found = withUnsafeBytes(of: file.found) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let expected = "expected a shared library (ELF, ET_DYN, no program interpreter) for this machine"
+        switch bh_plugin_file_status(UInt32(status)) {
+        case BH_PLUGIN_FILE_UNREADABLE:
+            throw PluginError(.fileNotFound, "expected a readable file; \(found)", path: path)
+        case BH_PLUGIN_FILE_NOT_ELF:
+            throw PluginError(.notASharedLibrary, "\(expected); found \(found)", path: path)
+        default: break
+        }
+        if let loaded = loadedImage(matching: file, resolved: resolved, readBuildID: status == 0) {
+            throw PluginError(
+                .alreadyLoaded,
+                "expected a library this process has not loaded; it is loaded already as \(loaded), and a second "
+                    + "copy would put its types beside the ones the host and its plugins use (a protocol defined "
+                    + "twice conforms nowhere). A library the host links, such as the protocols' package, is shared "
+                    + "with the plugins, never loaded as one; a new build of a plugin joins with upgrade", path: path)
+        }
+        guard status == 0 else { return }  // without libelf, the loader and the scan tell the rest
+        if file.has_interpreter != 0 {
+            throw PluginError(
+                .notASharedLibrary,
+                "\(expected); found a program (it names an interpreter): build the plugin as a library "
+                    + "(`.library(type: .dynamic)`, or `-shared`)", path: path)
+        }
+        if file.elf_type != UInt32(ET_DYN) || file.machine_matches == 0 {
+            let what =
+                file.elf_type == UInt32(ET_REL)
+                ? "a relocatable object (link it with -shared)"
+                : file.elf_type == UInt32(ET_EXEC)
+                    ? "a program linked at a fixed address"
+                    : file.machine_matches == 0
+                        ? "an ELF file for another machine (e_machine \(file.machine))"
+                        : "an ELF file of type \(file.elf_type)"
+            throw PluginError(.notASharedLibrary, "\(expected); found \(what)", path: path)
+        }
+        if file.has_beehive_note == 0 {
+            throw PluginError(
+                .noRecords,
+                "expected a plugin that declares services, modules or routes (a BeeHive note naming its record "
+                    + "sections); found none in the file. Annotate its types (BH_SERVICE, @BeeHiveService) and link "
+                    + "it with BeeHiveDynamic", path: path)
+        }
+    }
+
+    /// The loaded image (described for a message) that is the file `file` at `resolved`, if any: the same path, the
+    /// same device and inode, or the same GNU build-id. Plugins' private copies do not count: a new build of a
+    /// plugin, or the same build again, may join while an older one stays mapped.
+    private static func loadedImage(matching file: bh_plugin_file, resolved: String, readBuildID: Bool) -> String? {
+        var images: UnsafeMutablePointer<bh_loaded_image>?
+        let count = bh_loaded_images(&images)
+        defer { bh_loaded_images_free(images, count) }
+        guard let images else { return nil }
+        var file = file
+        let buildID = withUnsafeBytes(of: &file.build_id) { Array($0.prefix(file.build_id_size)) }
+        for image in UnsafeBufferPointer(start: images, count: count) {
+            guard let name = image.path.map({ String(cString: $0) }), !isPrivateCopy(name) else { continue }
+            let what = image.is_main != 0 ? "the main program \(name)" : name
+            if name == resolved { return "\(what) (the same path)" }
+            var info = stat()
+            if stat(name, &info) == 0, UInt64(info.st_dev) == file.device, UInt64(info.st_ino) == file.inode {
+                return "\(what) (the same file: device \(file.device), inode \(file.inode))"
+            }
+            var image = image
+            let loadedID = withUnsafeBytes(of: &image.build_id) { Array($0.prefix(image.build_id_size)) }
+            if readBuildID, !buildID.isEmpty, loadedID == buildID {
+                let hex = buildID.map { String($0 >> 4, radix: 16) + String($0 & 15, radix: 16) }.joined()
+                return "\(what) (the same build-id, \(hex))"
+            }
+        }
+        return nil
+    }
+
+    /// The paths of the images loaded now, as the loader names them (the main program by the name `dladdr` gives
+    /// it, as type look-ups report it, and by its file's path).
+    static func loadedImagePaths() -> Set<String> {
+        var images: UnsafeMutablePointer<bh_loaded_image>?
+        let count = bh_loaded_images(&images)
+        defer { bh_loaded_images_free(images, count) }
+        var paths = Set(
+            UnsafeBufferPointer(start: images, count: count).compactMap { $0.path.map { String(cString: $0) } })
+        if let main = bh_image_path(bh_main_program_address()) { paths.insert(String(cString: main)) }
+        return paths
+    }
+
+    /// Whether an image's path is one of this process's private copies of plugins.
+    static func isPrivateCopy(_ path: String) -> Bool {
+        path.split(separator: "/").last.map { $0.hasPrefix(".") && $0.contains(".beehive-\(getpid())-") } ?? false
+    }
+
+    /// The path to hand to the loader: a private copy of `resolved` with a unique name, made in `directory`, or in this
+    /// process's copy directory (``copyDirectory()``) when nil.
     ///
     /// Always a copy: the loader hands back a loaded image for a path or an inode it knows (an upgrade at the same
     /// path would get the old version), and a Swift plugin stays mapped for the life of the process, so a new build
     /// written over the file in place (`cp`, same inode) would change the code under the running old version. The
-    /// copy's name is removed once it is mapped and scanned; the user's file is never mapped.
-    static func loadablePath(for resolved: String) throws(PluginError) -> String {
-        try privateCopy(of: resolved)
-    }
-
-    private static let copies = LockedValue(0)
-
-    /// Copies `resolved` to a new file of a unique name; returns its path.
-    static func privateCopy(of resolved: String) throws(PluginError) -> String {
+    /// copy's name is removed once it is mapped and scanned, or refused; the user's file is never mapped, and its
+    /// folder is never written.
+    static func loadablePath(for resolved: String, in directory: String?) throws(PluginError) -> String {
+        let folder: String
+        if let directory {
+            folder = directory
+        } else {
+            folder = try copyDirectory(for: resolved)
+        }
         let number = copies.withLock { count in
             count += 1
             return count
         }
         let base = resolved.split(separator: "/").last.map(String.init) ?? "plugin.so"
-        let name = ".\(base).beehive-\(getpid())-\(number)"
-        let temporary = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-        for directory in [parent(of: resolved), temporary] {
-            let target = directory == "/" ? "/\(name)" : "\(directory)/\(name)"
-            if copy(resolved, to: target) { return target }
+        let target = "\(folder == "/" ? "" : folder)/.\(base).beehive-\(getpid())-\(number)"
+        guard copy(resolved, to: target) else {
+            throw PluginError(
+                .notLoadable,
+                "expected to copy the file to the private name \(target) (the loader would hand back an image of a "
+                    + "known path or file); \(systemError())", path: resolved)
         }
-        throw PluginError(
-            .notLoadable,
-            "expected to copy the file to a private name (an image of this name or file is loaded, and the loader "
-                + "would hand it back); \(systemError())", path: resolved)
+        return target
+    }
+
+    private static let copies = LockedValue(0)
+
+    /// This process's directory of private copies: `beehive-plugins-PID-XXXXXX` in `$TMPDIR` (or `/tmp`), made when
+    /// first needed and removed, with anything left in it, when the process exits normally.
+    private static let directory = LockedValue<String?>(nil)
+
+    static func copyDirectory(for resolved: String) throws(PluginError) -> String {
+        let made: String? = directory.withLock { directory in
+            if let directory { return directory }
+            let temporary = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+            var template = Array("\(temporary)/beehive-plugins-\(getpid())-XXXXXX".utf8CString)
+            guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { return nil }
+            directory = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            atexit { PluginFile.removeCopyDirectory() }
+            return directory
+        }
+        guard let made else {
+            throw PluginError(
+                .notLoadable, "expected to make a directory for private copies in $TMPDIR; \(systemError())",
+                path: resolved)
+        }
+        return made
+    }
+
+    /// Removes the copy directory and what is left in it (copies whose load was interrupted).
+    static func removeCopyDirectory() {
+        guard let path = directory.withLock({ $0 }), let folder = opendir(path) else { return }
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { unlink("\(path)/\(name)") }
+        }
+        closedir(folder)
+        rmdir(path)
     }
 
     private static func copy(_ source: String, to target: String) -> Bool {

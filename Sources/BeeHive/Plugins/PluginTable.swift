@@ -18,14 +18,17 @@ final class PluginTable: Sendable {
         let mappedPath: String
         /// The plugin an upgrade replaces: withdrawn in the step that adds this one.
         let replacing: Plugin?
+        /// The paths of the images loaded before this one: whatever else defines a protocol came with the plugin.
+        let hostImages: Set<String>
         /// Refused before it joined: its sections are dropped whenever a scan delivers them.
         var isRefused = false
         /// Set by the join.
         var outcome: Outcome?
 
-        init(mappedPath: String, replacing: Plugin?) {
+        init(mappedPath: String, replacing: Plugin?, hostImages: Set<String>) {
             self.mappedPath = mappedPath
             self.replacing = replacing
+            self.hostImages = hostImages
         }
     }
 
@@ -57,8 +60,8 @@ final class PluginTable: Sendable {
     private let state = LockedValue(State())
 
     /// Claims the image that will be mapped from `mappedPath`.
-    func claim(_ mappedPath: String, replacing: Plugin?) -> Claim {
-        let claim = Claim(mappedPath: mappedPath, replacing: replacing)
+    func claim(_ mappedPath: String, replacing: Plugin?, hostImages: Set<String>) -> Claim {
+        let claim = Claim(mappedPath: mappedPath, replacing: replacing, hostImages: hostImages)
         state.withLock { $0.claims[mappedPath] = claim }
         return claim
     }

@@ -206,3 +206,96 @@ extension SwiftPluginLifecycleTests {
         #expect(run.value(1, "greet") == "serviceNotFound")
     }
 }
+
+extension SwiftPluginLifecycleTests {
+    /// Wrong files for `load`, each made here: the protocols' library the host links (by its path, and a copy of it
+    /// elsewhere: the same build-id), the host program itself, a library without records, random bytes, a
+    /// relocatable object, and a plugin that carries its own BeeHive.
+    struct WrongFiles {
+        let api: String
+        let apiCopy: String
+        let host: String
+        let noRecords: String
+        let junk: String
+        let object: String
+        let doubleBeeHive: String
+
+        init(_ folder: Folder) throws {
+            let products = try HotPluginHost.products("debug")
+            api = products.appendingPathComponent("libPluginAPI.so").path
+            apiCopy = folder.path("libPluginAPI-copy.so")
+            try FileManager.default.copyItem(atPath: api, toPath: apiCopy)
+            host = products.appendingPathComponent("HotPluginHost").path
+            doubleBeeHive = products.appendingPathComponent("libDoubleBeeHivePlugin.so").path
+            let source = folder.path("plain.c")
+            try "int plain_answer(void) { return 42; }\n".write(toFile: source, atomically: true, encoding: .utf8)
+            noRecords = folder.path("libplain.so")
+            try Command.run("cc", ["-shared", "-fPIC", source, "-o", noRecords])
+            object = folder.path("plain.o")
+            try Command.run("cc", ["-c", "-fPIC", source, "-o", object])
+            junk = folder.path("junk.so")
+            var generator = SystemRandomNumberGenerator()
+            let bytes = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            try Data([0x12] + bytes.dropFirst()).write(to: URL(fileURLWithPath: junk))
+        }
+    }
+
+    @Test("wrong files given to load are refused, saying what they are; later loads, upgrades and retires work")
+    func wrongFilesChangeNothing() throws {
+        let folder = try Folder("debug")
+        let wrong = try WrongFiles(folder)
+        let temporary = folder.path("tmp")
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        let run = try HotPluginHost.run(
+            [
+                "load:\(wrong.api)", "load:\(wrong.apiCopy)", "load:\(wrong.host)", "load:\(wrong.noRecords)",
+                "load:\(wrong.junk)", "load:\(wrong.object)", "load:\(wrong.doubleBeeHive)",
+                "load:\(folder.v1)", "greet", "upgrade:0:\(folder.v2)", "greet", "retire:1", "greet",
+                "load:\(folder.v1)",
+                "greet", "exit",
+            ], environment: ["TMPDIR": temporary])
+        try #require(run.outcome.succeeded, "\(run)")
+        let refusals = (0...6).map { run.value($0, "load") ?? "" }
+        #expect(refusals[0].hasPrefix("error:alreadyLoaded") && refusals[0].contains("(the same path)"), "\(run)")
+        #expect(refusals[0].contains("protocols' package") && refusals[0].contains("upgrade"))
+        #expect(refusals[1].hasPrefix("error:alreadyLoaded") && refusals[1].contains("libPluginAPI.so"), "\(run)")
+        #expect(refusals[2].hasPrefix("error:alreadyLoaded") && refusals[2].contains("the main program"), "\(run)")
+        #expect(refusals[3].hasPrefix("error:noRecords") && refusals[3].contains("BH_SERVICE"), "\(run)")
+        #expect(refusals[4].hasPrefix("error:notASharedLibrary") && refusals[4].contains("12 "), "\(run)")
+        #expect(refusals[5].hasPrefix("error:notASharedLibrary") && refusals[5].contains("relocatable"), "\(run)")
+        #expect(refusals[6].hasPrefix("error:secondBeeHive"), "\(run)")
+        #expect(run.fields(7, "load")["services"] == "2", "the good plugin joins after every refusal: \(run)")
+        #expect(run.value(8, "greet") == "v1:host")
+        #expect(run.fields(9, "upgrade")["services"] == "2", "\(run)")
+        #expect(run.value(10, "greet") == "v2:host")
+        #expect(run.value(11, "retire") == "ok")
+        #expect(run.value(12, "greet") == "serviceNotFound")
+        #expect(run.fields(13, "load")["services"] == "2", "\(run)")
+        #expect(run.value(14, "greet") == "v1:host")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
+            .filter { $0.contains(".beehive-") }
+        #expect(leftovers.isEmpty, "the plugins' folder is never written: \(leftovers)")
+        let copies = try FileManager.default.contentsOfDirectory(atPath: temporary)
+        #expect(copies.isEmpty, "the directory of private copies is removed at exit: \(copies)")
+    }
+}
+
+extension SwiftPluginLifecycleTests {
+    @Test("on BeeHiveDynamic, the first diagnostic says the program's logging is not reached, and what to call")
+    func loggingThroughTheSharedLibrary() throws {
+        let folder = try Folder("debug")
+        let bad = try folder.cPlugin("bad.so", from: "hot_malformed.c")
+        let run = try HotPluginHost.run(["open:\(bad)", "rescan"])
+        try #require(run.outcome.succeeded, "\(run)")
+        let output = run.outcome.standardOutput + run.outcome.standardError
+        let notice = output.split(separator: "\n").first { $0.contains("LoggingSystem.bootstrap") } ?? ""
+        #expect(notice.contains("libBeeHiveDynamic.so"), "\(run)")
+        #expect(notice.contains("Hive.bootstrap(.init(logger: Logger(label: \"BeeHive\")))"), "\(notice)")
+        let firstDiagnostic = output.range(of: "missing colon") ?? output.range(of: "malformed")
+        let noticeAt = output.range(of: "LoggingSystem.bootstrap")
+        #expect(firstDiagnostic != nil && noticeAt != nil, "\(run)")
+        if let firstDiagnostic, let noticeAt {
+            #expect(noticeAt.lowerBound < firstDiagnostic.lowerBound, "the notice comes first")
+        }
+    }
+}

@@ -27,6 +27,8 @@
 //                        upgrades the last plugin to B, A, B, … n times, resolving after each; prints the resident
 //                        memory (kB) after each upgrade, comma-separated
 //   rss                  the process's resident memory (VmRSS), in kB
+//   retired-mapped       what is mapped of plugins' private copies (/proc/self/maps): `kB:<size> mappings:<count>`
+//   exit                 leaves with exit(0), so that handlers registered with atexit run (the script's end does not)
 import BeeHive
 import BeeHiveModules
 import BeeHiveRouter
@@ -225,6 +227,25 @@ func isMapped(_ name: String) -> Bool {
     return false
 }
 
+/// The size and number of the mappings of plugins' private copies, read from /proc/self/maps.
+func privateCopiesMapped() -> String {
+    guard let file = fopen("/proc/self/maps", "r") else { return "unknown" }
+    defer { fclose(file) }
+    var line = [CChar](repeating: 0, count: 4096)
+    var bytes = 0
+    var count = 0
+    while fgets(&line, Int32(line.count), file) != nil {
+        let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard text.contains(".beehive-"), let range = text.split(separator: " ").first else { continue }
+        let bounds = range.split(separator: "-").compactMap { Int($0, radix: 16) }
+        if bounds.count == 2 {
+            bytes += bounds[1] - bounds[0]
+            count += 1
+        }
+    }
+    return "kB:\(bytes / 1024) mappings:\(count)"
+}
+
 extension String {
     func trimmingSuffix() -> String {
         var text = self
@@ -340,6 +361,11 @@ for (index, step) in CommandLine.arguments.dropFirst().enumerated() {
         emit(index, "upgrades", sizes.joined(separator: ","))
     case "rss":
         emit(index, "rss", residentKilobytes())
+    case "retired-mapped":
+        emit(index, "retired-mapped", privateCopiesMapped())
+    case "exit":
+        fflush(nil)
+        exit(0)
     default:
         emit(index, "error", "unknown step \(step)")
     }

@@ -1,0 +1,41 @@
+/*
+ * elf_library.h — internal: libelf's functions, loaded on demand (elf_library.c). Not installed.
+ */
+#ifndef BH_ELF_LIBRARY_H
+#define BH_ELF_LIBRARY_H
+
+#include <elf.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* elfutils' values (libelf.h): Elf_Cmd ELF_C_READ_MMAP, Elf_Kind ELF_K_ELF, Elf_Type ELF_T_BYTE. */
+enum { BH_ELF_C_READ_MMAP = 8, BH_ELF_K_ELF = 3, BH_ELF_T_BYTE = 0 };
+
+typedef struct bh_elf bh_elf; /* libelf's Elf */
+
+/* libelf's Elf_Data. */
+typedef struct {
+    void *buffer;
+    int type;
+    unsigned version;
+    size_t size;
+    int64_t offset;
+    size_t align;
+} bh_elf_data;
+
+typedef struct {
+    unsigned (*version)(unsigned);
+    bh_elf *(*begin)(int fd, int command, bh_elf *reference);
+    int (*end)(bh_elf *);
+    int (*kind)(bh_elf *);
+    int (*getphdrnum)(bh_elf *, size_t *);
+    Elf64_Ehdr *(*getehdr)(bh_elf *, Elf64_Ehdr *);
+    Elf64_Phdr *(*getphdr)(bh_elf *, int, Elf64_Phdr *);
+    bh_elf_data *(*getdata_rawchunk)(bh_elf *, int64_t offset, size_t size, int type);
+    const char *(*errmsg)(int);
+} bh_elf_library;
+
+/* libelf's functions, loaded the first time this is called (thread-safe); NULL when libelf.so.1 is not installed. */
+__attribute__((visibility("hidden"))) const bh_elf_library *bh_libelf(void);
+
+#endif
