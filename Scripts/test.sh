@@ -34,7 +34,7 @@ esac
 # Test target filters (regular expressions over "<test target>.<suite>/<test>"); .ci/run relies on these names.
 unit_filter='^(BeeHiveTests|_BeeHiveDiscoveryTests|BeeHiveMacrosTests|BeeHiveServiceLifecycleTests)\.'
 integration_filter='^(BeeHiveIntegrationTests|BeeHiveCommandTests)\.'
-tsan_filter='ConcurrencyTests|configConcurrency|concurrentCaching|ModuleLifecycleTests|ModuleEventTests|watchdog|PluginUpgradeConcurrencyTests'
+tsan_filter='ConcurrencyTests|ServiceEventsAndLeasesTests|configConcurrency|concurrentCaching|ModuleLifecycleTests|ModuleEventTests|watchdog|PluginUpgradeConcurrencyTests'
 
 started=$(date +%s)
 failed=()

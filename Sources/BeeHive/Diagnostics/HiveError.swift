@@ -57,6 +57,9 @@ public struct HiveError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let validationFailed = Code("validationFailed")
         /// A module level is neither a known name nor an integer.
         public static let unknownModuleLevel = Code("unknownModuleLevel")
+        /// An observer of a service's registrations had not returned from a `removing` event within the drain
+        /// timeout of the retire or upgrade that delivered it; the retire went on.
+        public static let slowObserver = Code("slowObserver")
 
         /// The code's name, for example `serviceNotFound`.
         public var description: String { name }

@@ -24,6 +24,23 @@ public final class Hive: Sendable {
     let scanning = LockedValue(0)
     /// The plugins loaded into this hive (``plugins``).
     let pluginTable = PluginTable()
+    /// The uses of plugins' services that a retire waits for (``withService(_:name:fileID:line:_:)``).
+    let leases = LeaseTable()
+    private let observersBox = LockedValue<ServiceObservers?>(nil)
+
+    /// The observers of service registrations, if any was ever added.
+    var existingServiceObservers: ServiceObservers? { observersBox.withLock { $0 } }
+
+    /// The observers of service registrations and their event queue, made when first asked for.
+    var serviceObservers: ServiceObservers {
+        let table = pluginTable
+        return observersBox.withLock { observers in
+            if let observers { return observers }
+            let made = ServiceObservers { table.path(ofImage: $0) }
+            observers = made
+            return made
+        }
+    }
 
     /// Creates a hive.
     ///

@@ -30,16 +30,24 @@ extension Hive {
         /// this process's own directory in `$TMPDIR` (`beehive-plugins-PID-XXXXXX`, removed at a normal exit). A
         /// copy's name is removed as soon as it is mapped, or refused. The plugin's own folder is never written.
         public var copyDirectory: String?
+        /// How long an upgrade waits for the `removing` handlers of the old version's services, and then for its
+        /// leases to end (``Hive/withService(_:name:fileID:line:_:)``), before it fails with `pluginBusy`.
+        public var drainTimeout: Duration
 
         /// Options.
         /// - Parameters:
         ///   - requiresTrustedFiles: Refuse files or directories writable by others than their owner or root.
         ///   - refusesOnProblems: Refuse a plugin any of whose records cannot be registered.
         ///   - copyDirectory: Where private copies are made; nil for a directory of this process in `$TMPDIR`.
-        public init(requiresTrustedFiles: Bool = false, refusesOnProblems: Bool = true, copyDirectory: String? = nil) {
+        ///   - drainTimeout: How long an upgrade waits for the old version's `removing` handlers, then its leases.
+        public init(
+            requiresTrustedFiles: Bool = false, refusesOnProblems: Bool = true, copyDirectory: String? = nil,
+            drainTimeout: Duration = .seconds(10)
+        ) {
             self.requiresTrustedFiles = requiresTrustedFiles
             self.refusesOnProblems = refusesOnProblems
             self.copyDirectory = copyDirectory
+            self.drainTimeout = drainTimeout
         }
     }
 
@@ -104,20 +112,30 @@ extension Hive {
 
         /// Retires `plugin`: withdraws its services, named services, modules and routes, releases the shared
         /// instances BeeHive made of its services, and closes it (a plugin of C code only is unmapped).
-        /// - Parameter plugin: An active plugin of this hive.
-        /// - Throws: ``PluginError`` with code `retired` or `otherHive`.
-        public func retire(_ plugin: Plugin) throws(PluginError) {
+        ///
+        /// First the observers of its services get `removing` (``Hive/observe(_:fileID:line:_:)``) while they are
+        /// still served; then the retire waits until the leases on them end (``Hive/withService(_:name:fileID:line:_:)``),
+        /// each step at most `drainTimeout`. When it returns, no resolve and no lease hands out anything of it.
+        /// - Parameters:
+        ///   - plugin: An active plugin of this hive.
+        ///   - drainTimeout: How long to wait for the `removing` handlers, then for the leases.
+        /// - Throws: ``PluginError`` with code `retired`, `otherHive`, or `pluginBusy` (leases still open: the plugin
+        ///   stays active).
+        public func retire(_ plugin: Plugin, drainTimeout: Duration = .seconds(10)) throws(PluginError) {
             guard plugin.hive === hive else {
                 throw PluginError(
                     .otherHive, "expected a plugin of this hive; it belongs to another", path: plugin.path)
             }
-            guard plugin.markRetired() else {
+            guard plugin.state == .active else {
                 throw PluginError(.retired, "expected an active plugin; it was retired before", path: plugin.path)
             }
-            // A plugin without records has no image id (0): nothing of it is registered.
-            var withdrawal =
-                plugin.imageID == 0
-                ? RegistryState.Withdrawal() : hive.state.withLock { $0.withdraw(image: plugin.imageID) }
+            try hive.drain(plugin, timeout: drainTimeout)
+            guard plugin.markRetired() else {
+                hive.leases.endDrain(plugin.imageID, withdrawn: false)
+                throw PluginError(.retired, "expected an active plugin; it was retired before", path: plugin.path)
+            }
+            var withdrawal = hive.state.withLock { $0.withdraw(image: plugin.imageID) }
+            hive.leases.endDrain(plugin.imageID, withdrawn: true)
             TypedRecords.remove(image: plugin.imageID)
             TypeLookup.retire(imagePath: plugin.mappedPath)
             hive.pluginTable.deactivate(plugin)
@@ -186,7 +204,7 @@ extension Hive {
             return nil
         }
 
-        guard let outcome else {
+        guard let outcome, !outcome.isEmpty else {
             dlclose(handle)
             throw PluginError(
                 .noRecords,
@@ -200,27 +218,93 @@ extension Hive {
                 .refused,
                 "expected records that can all be registered; \(problems.count) cannot, so the plugin registered "
                     + "nothing (a plugin of Swift code stays mapped)", path: path, problems: problems)
-        case .joined(let imageID, let registered, let modules, var withdrawal):
-            let plugin = Plugin(
-                hive: self, path: path, mappedPath: mappedPath, imageID: imageID, hasSwiftCode: hasSwiftCode,
-                registered: registered, handle: handle)
-            pluginTable.activate(plugin, replacing: old)
-            var events: [PluginEvent] = []
-            if let old, old.markRetired() {
-                TypedRecords.remove(image: old.imageID)
-                TypeLookup.retire(imagePath: old.mappedPath)
-                events.append(.retired(old, modules: withdrawal.modules))
-            }
-            events.append(.joined(plugin, modules: modules))
-            withdrawal.released.removeAll()  // the old version's shared instances go here, outside every lock
-            pluginTable.notify(events)
-            old?.close()
-            return plugin
+        case .ready(let prepared):
+            return try commit(
+                prepared, path: path, mappedPath: mappedPath, handle: handle, replacing: old,
+                hasSwiftCode: hasSwiftCode, drainTimeout: options.drainTimeout)
         }
     }
 
-    /// Joins a claimed image: refuses it, or registers its records, withdrawing the plugin it replaces, in one step.
-    /// Called with the scanning lock held, never the registry's.
+    /// Puts a prepared plugin's registrations in force, replacing those of `old` (drained first) in one step.
+    private func commit(
+        _ prepared: PluginTable.Prepared, path: String, mappedPath: String, handle: UnsafeMutableRawPointer,
+        replacing old: Plugin?, hasSwiftCode: Bool, drainTimeout: Duration
+    ) throws(PluginError) -> Plugin {
+        pluginTable.remember(imageID: prepared.imageID, path: path)
+        if let old {
+            do {
+                try drain(old, timeout: drainTimeout)
+            } catch {
+                TypedRecords.remove(image: prepared.imageID)
+                dlclose(handle)
+                throw error
+            }
+        }
+        let (withdrawal, duplicates, moduleDuplicates) = state.withLock {
+            $0.replace(
+                image: old?.imageID, services: prepared.services, modules: prepared.modules, routes: prepared.routes)
+        }
+        if let old { leases.endDrain(old.imageID, withdrawn: true) }
+        let severity = duplicateSeverity
+        var problems = duplicates.map { Diagnostic(severity, .duplicate($0, of: $1)) }
+        for existing in moduleDuplicates {
+            problems.append(
+                Diagnostic(
+                    severity,
+                    HiveError(
+                        .duplicateRegistration,
+                        "expected module \(existing.name) to be declared once; it was declared before by "
+                            + "\(existing.source), which is kept",
+                        source: .image(mappedPath, imageID: prepared.imageID))))
+        }
+        record(problems)
+        let plugin = Plugin(
+            hive: self, path: path, mappedPath: mappedPath, imageID: prepared.imageID, hasSwiftCode: hasSwiftCode,
+            registered: prepared.registered, handle: handle)
+        pluginTable.activate(plugin, replacing: old)
+        var events: [PluginEvent] = []
+        var released = withdrawal.released
+        if let old, old.markRetired() {
+            TypedRecords.remove(image: old.imageID)
+            TypeLookup.retire(imagePath: old.mappedPath)
+            events.append(.retired(old, modules: withdrawal.modules))
+        }
+        events.append(.joined(plugin, modules: prepared.modules))
+        released.removeAll()  // the old version's shared instances go here, outside every lock
+        pluginTable.notify(events)
+        old?.close()
+        return plugin
+    }
+
+    /// Tells the observers of `plugin`'s services that they are leaving (`removing`, waiting for the handlers up to
+    /// `timeout`, reporting those that had not returned), then drains its leases (up to `timeout`). On success the
+    /// plugin's image stays drained (new leases wait) until the caller ends the drain.
+    func drain(_ plugin: Plugin, timeout: Duration) throws(PluginError) {
+        let observers = existingServiceObservers
+        let leaving = observers == nil ? [] : state.withLock { $0.registrations(ofImage: plugin.imageID) }
+        for site in observers?.postRemoving(leaving, timeout: timeout) ?? [] {
+            record([
+                Diagnostic(
+                    .warning,
+                    HiveError(
+                        .slowObserver,
+                        "expected the observer added at \(site) to return from a removing event within \(timeout); "
+                            + "it had not, and the plugin \(plugin.path) left anyway",
+                        source: .image(plugin.mappedPath, imageID: plugin.imageID)))
+            ])
+        }
+        if let holders = leases.drain(plugin.imageID, timeout: timeout) {
+            observers?.post(.added, leaving)  // it stays: its registrations serve again
+            throw PluginError(
+                .pluginBusy,
+                "expected the leases on the plugin's services to end within \(timeout); \(holders.count) still "
+                    + "open, taken at " + holders.joined(separator: ", ") + "; the plugin stays active",
+                path: plugin.path)
+        }
+    }
+
+    /// Joins a claimed image: refuses it, or reads and checks its records, ready for the loading call to put them in
+    /// force (``PluginTable/Outcome/ready(_:)``). Called with the scanning lock held, never the registry's.
     func join(
         _ image: PluginTable.ClaimedImage
     ) -> (registered: Plugin.Registered, problems: [Diagnostic], outcome: PluginTable.Outcome) {
@@ -248,31 +332,15 @@ extension Hive {
                 entry.provider = provider
             }
         }
-        let severity = duplicateSeverity
-        let (withdrawal, duplicates, moduleDuplicates) = state.withLock {
-            $0.replace(
-                image: image.claim.replacing.map(\.imageID).flatMap { $0 == 0 ? nil : $0 }, services: parsed.services,
-                modules: parsed.modules,
-                routes: parsed.routes)
-        }
-        for (registration, existing) in duplicates {
-            problems.append(Diagnostic(severity, .duplicate(registration, of: existing)))
-        }
-        for existing in moduleDuplicates {
-            problems.append(
-                Diagnostic(
-                    severity,
-                    HiveError(
-                        .duplicateRegistration,
-                        "expected module \(existing.name) to be declared once; it was declared before by "
-                            + "\(existing.source), which is kept", source: .image(path, imageID: imageID))))
-        }
-        let registered = Plugin.Registered(
-            services: parsed.services.count, modules: parsed.modules.count, routes: parsed.routes.count)
-        let outcome = PluginTable.Outcome.joined(
-            imageID: imageID, registered: registered, modules: parsed.modules, withdrawal: withdrawal)
+        let outcome = PluginTable.Outcome.ready(
+            PluginTable.Prepared(
+                imageID: imageID, services: parsed.services, modules: parsed.modules, routes: parsed.routes))
         pluginTable.update(image.claim) { $0.outcome = outcome }
-        return (registered, problems, outcome)
+        return (
+            Plugin.Registered(
+                services: parsed.services.count, modules: parsed.modules.count, routes: parsed.routes.count), problems,
+            outcome
+        )
     }
 
     /// A problem for each service the plugin registers whose protocol more than one loaded image defines, one of them

@@ -34,6 +34,10 @@ public struct PluginError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The plugin's records cannot be registered as they are (a malformed record, an unknown format version,
         /// an unreadable image): it was refused and registered nothing.
         public static let refused = Code("refused")
+        /// The plugin's services are in use under leases (``Hive/withService(_:name:fileID:line:_:)``) that did not
+        /// end within the drain timeout of a retire or an upgrade; the message names where they were taken. The
+        /// plugin stays active.
+        public static let pluginBusy = Code("pluginBusy")
         /// The plugin was retired before.
         public static let retired = Code("retired")
         /// The hive does not read annotation records of loaded images (``Hive/Options-swift.struct/scansLoadedImages``

@@ -34,13 +34,28 @@ final class PluginTable: Sendable {
 
     /// How a claimed image's join ended.
     enum Outcome {
-        /// Its registrations are in force (those of the plugin it replaces withdrawn); the withdrawn entries are to
-        /// be released outside every lock.
-        case joined(
-            imageID: UInt64, registered: Plugin.Registered, modules: [ModuleDeclaration],
-            withdrawal: RegistryState.Withdrawal)
+        /// Its records are read and checked, ready to replace those of the plugin it upgrades in one step (which
+        /// the loading call takes, after draining the old plugin).
+        case ready(Prepared)
         /// It registered nothing, for these problems.
         case refused([Diagnostic])
+
+        /// Whether it is ready with no record section at all.
+        var isEmpty: Bool {
+            guard case .ready(let prepared) = self else { return false }
+            return prepared.imageID == 0
+        }
+    }
+
+    /// A plugin's registrations, ready to join.
+    struct Prepared {
+        let imageID: UInt64
+        let services: [ServiceEntry]
+        let modules: [ModuleDeclaration]
+        let routes: [RouteDeclaration]
+        var registered: Plugin.Registered {
+            Plugin.Registered(services: services.count, modules: modules.count, routes: routes.count)
+        }
     }
 
     /// The sections and problems a scan delivered for a claimed image.
@@ -51,6 +66,8 @@ final class PluginTable: Sendable {
     }
 
     private struct State {
+        /// The path each plugin was loaded from, by its image id (retired ones included: events name them).
+        var paths: [UInt64: String] = [:]
         var claims: [String: Claim] = [:]
         var active: [Plugin] = []
         var observers: [Int: @Sendable (PluginEvent) -> Void] = [:]
@@ -101,6 +118,12 @@ final class PluginTable: Sendable {
 
     /// The active plugins, in the order they joined.
     var active: [Plugin] { state.withLock { $0.active } }
+
+    /// Remembers the path of the plugin whose image is `imageID`, before its registrations join.
+    func remember(imageID: UInt64, path: String) { state.withLock { $0.paths[imageID] = path } }
+
+    /// The path the plugin of image `imageID` was loaded from, if a plugin brought that image.
+    func path(ofImage imageID: UInt64) -> String? { state.withLock { $0.paths[imageID] } }
 
     /// Records a plugin that joined, and the one it replaced (if any) as gone.
     func activate(_ plugin: Plugin, replacing old: Plugin?) {

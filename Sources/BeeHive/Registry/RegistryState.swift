@@ -230,6 +230,19 @@ struct RegistryState {
     /// Module declarations that lost to an earlier one of the same name, likewise.
     var shadowedModules: [String: Shadows<ModuleDeclaration>] = [:]
     var diagnostics = DiagnosticLog()
+    /// The hive's observers of service registrations, once one was added: changes of the registrations that serve
+    /// a service are queued for them as they happen (nil costs one test per change).
+    var observers: ServiceObservers?
+
+    /// The registrations that serve the service named `service` (under any name), in the order they were added.
+    func registrations(serving service: String) -> [ServiceRegistration] {
+        serviceOrder.compactMap { key in key.service == service ? services[key]?.registration : nil }
+    }
+
+    /// The registrations of the loaded image `imageID` that serve their services.
+    func registrations(ofImage imageID: UInt64) -> [ServiceRegistration] {
+        serviceOrder.compactMap { services[$0]?.registration }.filter { $0.source.imageID == imageID }
+    }
 
     /// Adds a registration unless its key is taken; returns the registration that holds the key. O(1).
     ///
@@ -242,6 +255,7 @@ struct RegistryState {
         guard let existing = services[key]?.registration else {
             services[key] = entry
             serviceOrder.append(key)
+            observers?.post(.added, [registration])
             return nil
         }
         let origin = RegistrationOrigin(registration.source)
@@ -300,6 +314,8 @@ struct RegistryState {
     mutating func withdraw(image imageID: UInt64) -> Withdrawal {
         var result = Withdrawal()
         let belongs = { (source: RegistrationSource) in source.imageID == imageID }
+        var removed: [ServiceRegistration] = []
+        var added: [ServiceRegistration] = []
 
         for key in shadowedServices.keys {
             shadowedServices[key]!.removeAll(from: imageID)
@@ -309,8 +325,10 @@ struct RegistryState {
             result.withdrawn += 1
             entry.isWithdrawn = true
             result.released.append(entry)
+            removed.append(entry.registration)
             if let (registration, provider) = shadowedServices[key]?.removeFirst() {
                 services[key] = ServiceEntry(registration, provider)
+                added.append(registration)
                 if shadowedServices[key]!.isEmpty { shadowedServices[key] = nil }
                 result.reinstated.append(
                     "\(registration.displayName) -> \(registration.implementation) from \(registration.source)")
@@ -319,6 +337,10 @@ struct RegistryState {
             }
         }
         serviceOrder.removeAll { services[$0] == nil }
+        if let observers, !removed.isEmpty {
+            observers.post(.removed, removed)
+            observers.post(.added, added)
+        }
 
         for name in Array(shadowedModules.keys) {
             shadowedModules[name]!.removeAll(from: imageID)
