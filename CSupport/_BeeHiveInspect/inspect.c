@@ -519,6 +519,21 @@ static int bh_is_descriptor(const char *name) {
         && (name[n - 1] == 'n' || name[n - 1] == 'p');
 }
 
+/* Notes that the image defines the runtime marker `sym`, and the section and offset where. */
+static void bh_note_runtime_marker(bh_reader *r, const GElf_Sym *sym) {
+    r->image->defines_runtime_marker = 1;
+    r->image->runtime_marker_offset = sym->st_value;
+    size_t shstrndx = 0;
+    Elf_Scn *scn = elf_getscn(r->elf, sym->st_shndx);
+    GElf_Shdr shdr;
+    if (!scn || !gelf_getshdr(scn, &shdr) || elf_getshdrstrndx(r->elf, &shstrndx) != 0) return;
+    /* In an executable or shared library st_value is an address; in an object file, an offset in the section. */
+    if (!r->is_object && sym->st_value >= shdr.sh_addr)
+        r->image->runtime_marker_offset = sym->st_value - shdr.sh_addr;
+    const char *name = elf_strptr(r->elf, shstrndx, shdr.sh_name);
+    if (name) r->image->runtime_marker_section = bh_one_line(bh_strdup(&r->owner->arena, name));
+}
+
 /*
  * Reads a symbol table: the symbols defined in record sections (with the source file, from the STT_FILE symbol
  * before them) and, when asked, the Swift type descriptors. Names of symbols in record sections are read one by
@@ -588,6 +603,11 @@ static void bh_read_symbols(bh_reader *r, Elf_Scn *scn, const GElf_Shdr *shdr, i
                     r->image->record_symbols = r->symbols;
                 }
             }
+        }
+        if (descriptors && sym.st_name != 0 && !r->image->defines_runtime_marker &&
+            (type == STT_FUNC || type == STT_NOTYPE)) {
+            const char *name = elf_strptr(r->elf, shdr->sh_link, sym.st_name);
+            if (name && strcmp(name, BH_INSPECT_RUNTIME_MARKER) == 0) bh_note_runtime_marker(r, &sym);
         }
         if (descriptors && sym.st_name != 0 && (type == STT_OBJECT || type == STT_NOTYPE)) {
             const char *name = elf_strptr(r->elf, shdr->sh_link, sym.st_name);

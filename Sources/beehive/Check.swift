@@ -1,5 +1,11 @@
 import ArgumentParser
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// `beehive check FILE…`: what a running program would get wrong with the records of these files.
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,7 +19,12 @@ struct Check: ParsableCommand {
             have symbol tables, every name a record gives that no file defines (missing): a service with no \
             protocol or type descriptor, an implementation, module or route handler with no type descriptor, each \
             with the closest names the files define. Names that cannot be checked (a stripped file) are reported \
-            as unknown, which is no problem. \
+            as unknown, which is no problem. A plugin that carries its own BeeHive (it defines \
+            beehive_core_runtime_marker, which the host takes from libBeeHiveDynamic.so or has itself: \
+            secondBeeHive) or its own copy of a service's protocol that another file defines too \
+            (secondProtocolCopy) is refused at load, and reported. Versions of one plugin that the host loads one \
+            at a time are given with --alternatives: each is checked with the other files, not with its \
+            alternatives. \
             Exit status: 0 no problems, 1 problems found, 2 usage error or a file that cannot be read whole \
             (not ELF, truncated, corrupt section headers or sections, more than 100,000 records), which gets \
             lines on standard error naming it and what is wrong.
@@ -26,14 +37,74 @@ struct Check: ParsableCommand {
             valueName: "file"))
     var files: [String] = []
 
+    @Option(
+        name: .customLong("alternatives"),
+        help: ArgumentHelp(
+            "Files that are alternatives, separated by commas: versions of one plugin that the host loads one at a "
+                + "time. Each is checked with the other files, never with the files of its group; they are checked "
+                + "even when not given as files. Repeat the option for each group.",
+            valueName: "file,file…"))
+    var alternatives: [String] = []
+
+    /// The groups of `--alternatives`, each file once.
+    private var groups: [[String]] {
+        alternatives.map { group in
+            var seen: Set<String> = []
+            return group.split(separator: ",", omittingEmptySubsequences: false).map(String.init).filter {
+                seen.insert(Self.identity(of: $0)).inserted
+            }
+        }
+    }
+
     func validate() throws {
-        guard !files.isEmpty else { throw ValidationError("expected at least one file to check; found none") }
+        for (option, group) in zip(alternatives, groups) {
+            if group.contains(where: \.isEmpty) {
+                throw ValidationError(
+                    "expected --alternatives to list files separated by single commas; found an empty name in "
+                        + "\"\(option)\"")
+            }
+            if group.count < 2 {
+                throw ValidationError(
+                    "expected --alternatives to list at least two different files separated by commas; found "
+                        + "\"\(option)\"")
+            }
+        }
+        guard !files.isEmpty || !alternatives.isEmpty else {
+            throw ValidationError("expected at least one file to check; found none")
+        }
+    }
+
+    /// What makes two spellings of a path one file: its real path when it resolves, else the path as given.
+    private static func identity(of path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// The files to check: those given, then the alternatives not among them; and the groups of alternatives, by
+    /// the paths as checked (a file given as `./v1.so` and in a group as `v1.so` is one file).
+    private func filesAndGroups() -> (files: [String], groups: [Set<String>]) {
+        var paths = files
+        var pathOf: [String: String] = [:]
+        for file in files where pathOf[Self.identity(of: file)] == nil { pathOf[Self.identity(of: file)] = file }
+        let groups = groups.map { group in
+            Set(
+                group.map { file in
+                    let identity = Self.identity(of: file)
+                    if let path = pathOf[identity] { return path }
+                    pathOf[identity] = file
+                    paths.append(file)
+                    return file
+                })
+        }
+        return (paths, groups)
     }
 
     func run() throws {
-        let inputs = files.map { InputFile(path: $0, typeDescriptors: true) }
+        let (paths, groups) = filesAndGroups()
+        let inputs = paths.map { InputFile(path: $0, typeDescriptors: true) }
         let readable = inputs.filter { $0.report.error == nil }
-        let findings = ProgramCheck(inputs: readable).findings()
+        let findings = ProgramCheck(inputs: readable, alternatives: groups).findings()
         for finding in findings { print(finding) }
         let problems = findings.filter { $0.severity == .problem }.count
         let notes = findings.count - problems

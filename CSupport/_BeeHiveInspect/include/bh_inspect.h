@@ -98,6 +98,12 @@ typedef struct {
      * (a protocol descriptor), from .symtab and .dynsym. */
     const char *const *descriptors;
     size_t descriptor_count;
+    /* With BH_INSPECT_TYPE_DESCRIPTORS: whether the image defines BH_INSPECT_RUNTIME_MARKER itself (in .symtab or
+     * .dynsym), as every copy of BeeHive's core does; and where: the name of its section (NULL when unknown) and
+     * its offset from the start of that section. */
+    int defines_runtime_marker;
+    const char *runtime_marker_section;
+    uint64_t runtime_marker_offset;
     /* Problems of this image (malformed note, unreadable section header table, …): one line each. */
     const char *const *problems;
     size_t problem_count;
@@ -121,9 +127,13 @@ typedef struct {
 
 /* Flags for bh_inspect_open. */
 enum {
-    /* Collect the Swift type descriptor symbols of each image ($s…Mn); reads the whole symbol table. */
+    /* Collect the Swift type and protocol descriptor symbols of each image ($s…Mn, $s…Mp), and whether it defines
+     * BH_INSPECT_RUNTIME_MARKER; reads the whole symbol table. */
     BH_INSPECT_TYPE_DESCRIPTORS = 1 << 0,
 };
+
+/* The C symbol that every copy of BeeHive's core defines (Sources/BeeHive/Plugins/BeeHiveRuntimeMarker.swift). */
+#define BH_INSPECT_RUNTIME_MARKER "beehive_core_runtime_marker"
 
 /* Limits: beyond them a section or table is reported, never read. The format's come from bh_format.h. */
 #define BH_INSPECT_MAX_RECORD_SECTION ((unsigned)BH_FORMAT_MAX_RECORD_SECTION)

@@ -6,8 +6,17 @@ import BeeHive
 struct ProgramCheck {
     /// The files, read with their type descriptors.
     let inputs: [InputFile]
+    /// Groups of files that are alternatives (versions of one plugin, loaded one at a time), by their paths as in
+    /// `inputs`: two files of one group are each checked with the other files, never with each other.
+    var alternatives: [Set<String>] = []
 
-    /// Every finding, problems and notes, in file order, then duplicates, then types.
+    /// Whether the files at `path` and `other` are alternatives: two files of one group (a file is not its own).
+    func areAlternatives(_ path: String, _ other: String) -> Bool {
+        path != other && alternatives.contains { $0.contains(path) && $0.contains(other) }
+    }
+
+    /// Every finding, problems and notes, in file order, then duplicates, second copies of BeeHive and of
+    /// protocols, then types.
     func findings() -> [Finding] {
         var findings: [Finding] = []
         let notedInObjects = sectionsNamedByObjectNotes()
@@ -32,6 +41,8 @@ struct ProgramCheck {
             }
         }
         findings += duplicates()
+        findings += secondBeeHives()
+        findings += secondProtocolCopies()
         findings += types()
         return findings
     }
@@ -129,6 +140,8 @@ struct ProgramCheck {
     private struct Placed {
         var record: InspectionReport.Record
         var location: String
+        /// The path of the file given that holds it.
+        var path: String
     }
 
     private var placedRecords: [Placed] {
@@ -137,14 +150,19 @@ struct ProgramCheck {
                 image.validRecords.map { record in
                     Placed(
                         record: record,
-                        location: "\(input.report.label(of: image)): \(record.place) (file offset \(record.filePlace))")
+                        location: "\(input.report.label(of: image)): \(record.place) (file offset \(record.filePlace))",
+                        path: input.report.path)
                 }
             }
         }
     }
 
+    /// Every declaration of a key after the first, each compared with the first earlier one that is not in an
+    /// alternative of its file (within one file, or between files that are not alternatives, it is a duplicate).
     private func duplicates() -> [Finding] {
-        var first: [String: Placed] = [:]
+        // Per key, the first declaration in each file, in file order: at most one per file, so that a search
+        // past the alternatives is bounded by the number of files, not of records.
+        var firstPerFile: [String: [Placed]] = [:]
         var findings: [Finding] = []
         for placed in placedRecords {
             let record = placed.record
@@ -154,10 +172,11 @@ struct ProgramCheck {
                 case .module: "module \(record.module ?? "")"
                 case .route: "route \(record.route ?? "")"
                 }
-            guard let earlier = first[key] else {
-                first[key] = placed
-                continue
+            let earlierOnes = firstPerFile[key, default: []]
+            if !earlierOnes.contains(where: { $0.path == placed.path }) {
+                firstPerFile[key, default: []].append(placed)
             }
+            guard let earlier = earlierOnes.first(where: { !areAlternatives($0.path, placed.path) }) else { continue }
             let what: String =
                 switch record.kind {
                 case .service:
@@ -173,6 +192,109 @@ struct ProgramCheck {
                 }
             findings.append(
                 Finding(severity: .problem, code: "duplicateRegistration", location: placed.location, message: what))
+        }
+        return findings
+    }
+
+    // MARK: - Second copies
+
+    /// A linked image of a file given (an executable or a shared library), with its symbols.
+    private struct LinkedImage {
+        var file: InspectionReport.File
+        var image: InspectionReport.Image
+        var symbols: InputFile.ImageSymbols
+
+        var label: String { file.label(of: image) }
+        /// The file's name, without its folder.
+        var fileName: String { String(file.path.split(separator: "/").last ?? "") }
+    }
+
+    private var linkedImages: [LinkedImage] {
+        inputs.flatMap { input in
+            zip(input.report.images, input.symbols).compactMap { image, symbols in
+                image.type.isLinked ? LinkedImage(file: input.report, image: image, symbols: symbols) : nil
+            }
+        }
+    }
+
+    /// The fix of a plugin that carries its own BeeHive, as the runtime words it.
+    private static let linkBeeHiveDynamic =
+        "link the plugin with the BeeHiveDynamic product only, not BeeHive, BeeHiveMacros or the other static products"
+
+    /// Every file, besides the one the host takes BeeHive from, that defines `beehive_core_runtime_marker` itself:
+    /// each carries a copy of BeeHive's core of its own (a plugin, or a library it brings, linked a static product),
+    /// which registers into another `Hive.shared`; the host refuses it at load (`secondBeeHive`).
+    ///
+    /// The host's copy is the executable's own when it defines the marker (BeeHive linked statically), otherwise
+    /// libBeeHiveDynamic's. When neither is among the files, only files with records are reported: a plugin
+    /// never holds the host's BeeHive, but a library without records may be the one it links.
+    private func secondBeeHives() -> [Finding] {
+        let copies = linkedImages.filter { $0.symbols.runtimeMarker != nil }
+        let host =
+            copies.first { $0.image.type == .executable }
+            ?? copies.first { $0.image.type == .sharedLibrary && $0.fileName.hasPrefix("libBeeHiveDynamic") }
+        var findings: [Finding] = []
+        for copy in copies where copy.label != host?.label {
+            let place = copy.symbols.runtimeMarker ?? "?"
+            let expected: String
+            if let host {
+                let how = host.image.type == .executable ? "linked into it" : "from \(host.label)"
+                expected = "expected this file to use the host's BeeHive (\(how))"
+            } else {
+                guard !copy.image.records.isEmpty else { continue }
+                expected =
+                    "expected this plugin to use the host's BeeHive (from libBeeHiveDynamic.so or the executable, "
+                    + "neither of which was given)"
+            }
+            findings.append(
+                Finding(
+                    severity: .problem, code: "secondBeeHive", location: copy.label,
+                    message:
+                        "\(expected); found that it defines beehive_core_runtime_marker itself (at \(place)), so it "
+                        + "carries a copy of BeeHive's core of its own, which would register into another "
+                        + "Hive.shared, and the host refuses it at load (secondBeeHive): \(Self.linkBeeHiveDynamic)"))
+        }
+        return findings
+    }
+
+    /// Every file that defines the protocol descriptor of a service protocol (one that a record names) when
+    /// another file given defines it too: its types conform to its own copy of the protocol, not to the one the
+    /// host asks for, and the host refuses the plugin at load (`doesNotConform`).
+    ///
+    /// The copy the program shares is the executable's when it defines the protocol, otherwise that of a file
+    /// without records (the protocols' shared library), otherwise the first file's. Two alternatives that both
+    /// define a protocol are not compared with each other; each is still compared with the shared copy.
+    private func secondProtocolCopies() -> [Finding] {
+        var services: [String] = []
+        var seen: Set<String> = []
+        for input in inputs {
+            for image in input.report.images {
+                for record in image.validRecords where record.kind == .service {
+                    if let service = record.service, seen.insert(service).inserted { services.append(service) }
+                }
+            }
+        }
+        let images = linkedImages
+        var findings: [Finding] = []
+        for service in services {
+            let definers = images.filter { $0.symbols.definedProtocols.contains(service) }
+            guard definers.count > 1 else { continue }
+            let shared =
+                definers.first { $0.image.type == .executable } ?? definers.first { $0.image.records.isEmpty }
+                ?? definers[0]
+            for copy in definers where copy.label != shared.label {
+                guard !areAlternatives(copy.file.path, shared.file.path) else { continue }
+                findings.append(
+                    Finding(
+                        severity: .problem, code: "secondProtocolCopy", location: copy.label,
+                        message:
+                            "expected protocol \(service), a service that records name, to be defined by one file "
+                            + "that the host and its plugins share (\(shared.label) defines it); found that this "
+                            + "file defines its own copy too (its protocol descriptor), so its types conform to "
+                            + "that copy only and the host refuses it at load (doesNotConform): link the "
+                            + "protocols' module as a shared library that the host and the plugin both load (a "
+                            + "dynamic library product), not into the plugin"))
+            }
         }
         return findings
     }
@@ -217,14 +339,25 @@ struct ProgramCheck {
 
     /// Every name a record gives that the program does not define: a misspelt service is as wrong as a misspelt
     /// implementation, and a CI gate must catch both before the program runs.
+    ///
+    /// A record of a file is checked with the names of every file but its alternatives: a type that only another
+    /// version of the plugin defines is missing from the program that loads this version.
     private func types() -> [Finding] {
-        var definedTypes: Set<String> = []
-        var definedProtocols: Set<String> = []
-        for input in inputs {
-            for symbols in input.symbols {
-                definedTypes.formUnion(symbols.definedTypes)
-                definedProtocols.formUnion(symbols.definedProtocols)
+        // The names that the files a record of the file at `path` sees define, per path (the same for every file
+        // without alternatives).
+        var seenBy: [String: (types: Set<String>, protocols: Set<String>)] = [:]
+        func defined(seenBy path: String) -> (types: Set<String>, protocols: Set<String>) {
+            let key = alternatives.contains { $0.contains(path) } ? path : ""
+            if let cached = seenBy[key] { return cached }
+            var names: (types: Set<String>, protocols: Set<String>) = ([], [])
+            for input in inputs where !areAlternatives(path, input.report.path) {
+                for symbols in input.symbols {
+                    names.types.formUnion(symbols.definedTypes)
+                    names.protocols.formUnion(symbols.definedProtocols)
+                }
             }
+            seenBy[key] = names
+            return names
         }
         let images = inputs.flatMap { input in input.report.images.map { (input.report, $0) } }
         let linked = images.contains { $0.1.type.isLinked }
@@ -244,6 +377,7 @@ struct ProgramCheck {
         var seenTypes: Set<String> = []
         var seenServices: Set<String> = []
         for placed in placedRecords {
+            let (definedTypes, definedProtocols) = defined(seenBy: placed.path)
             for named in names(in: placed.record) {
                 let name = named.name
                 if named.isService {

@@ -18,6 +18,9 @@ struct InputFile: Sendable {
         var definedProtocols: Set<String> = []
         /// How many global or weak symbols the image defines, when its symbol table was read.
         var definedGlobals: Int?
+        /// Where the image defines `beehive_core_runtime_marker` itself (`.text+0x1a2b0`), as every copy of
+        /// BeeHive's core does; nil when it does not, or type descriptors were not asked for.
+        var runtimeMarker: String?
     }
 
     /// The most records of one file that are decoded and kept; the others are counted in
@@ -62,7 +65,8 @@ struct InputFile: Sendable {
                     ImageSymbols(
                         definedTypes: Set(descriptors.compactMap(TypeDescriptorName.typeName(ofDescriptor:))),
                         definedProtocols: Set(descriptors.compactMap(TypeDescriptorName.protocolName(ofDescriptor:))),
-                        definedGlobals: image.defined_globals < 0 ? nil : Int(image.defined_globals)
+                        definedGlobals: image.defined_globals < 0 ? nil : Int(image.defined_globals),
+                        runtimeMarker: Self.runtimeMarker(of: image)
                     ))
             }
             if omitted > 0 { report.omittedRecords = omitted }
@@ -127,6 +131,14 @@ struct InputFile: Sendable {
             result.records += records
         }
         return result
+    }
+
+    /// Where `image` defines the runtime marker: its section and the offset there, or nil when it does not.
+    private static func runtimeMarker(of image: bh_inspect_image) -> String? {
+        guard image.defines_runtime_marker != 0 else { return nil }
+        let offset = "0x\(String(image.runtime_marker_offset, radix: 16))"
+        guard let section = image.runtime_marker_section else { return "offset \(offset) of an unnamed section" }
+        return "\(String(cString: section))+\(offset)"
     }
 
     /// `SHF_ALLOC`: the section is loaded into memory.

@@ -118,6 +118,28 @@ struct Workbench: Sendable {
         print("ready")
         """
 
+    /// A host, the protocols' module it shares with its plugins (`libAPI.so`), and plugins of that module's
+    /// protocol: two versions built the right way (they link `libAPI.so`), and one that links a copy of the
+    /// module's object into itself (`libhello-copy.so`). Each plugin's record names its own `Hello`.
+    static let pluginSources: [String: String] = [
+        "api.swift": "public protocol Greeter { func greet() -> String }\n",
+        "greeterhost.swift": #"""
+        import API
+        public func use(_ greeter: any Greeter) -> String { greeter.greet() }
+        print("host")
+        """#,
+        "hello.swift": #"""
+        import API
+        public final class Hello: Greeter {
+            public init() {}
+            public func greet() -> String { "hello" }
+        }
+        """#,
+        "hello_records.c": "#include <beehive.h>\nBH_SERVICE(API.Greeter, HelloPlugin.Hello)\n",
+        "hello_v2_records.c": "#include <beehive.h>\nBH_SERVICE(API.Greeter, HelloPluginV2.Hello)\n",
+        "hello_copy_records.c": "#include <beehive.h>\nBH_SERVICE(API.Greeter, CopyPlugin.Hello)\n",
+    ]
+
     private static let prefix = "beehive-command-tests-"
 
     /// Removes the workbenches of earlier test runs whose process has ended.
@@ -139,6 +161,9 @@ struct Workbench: Sendable {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let bench = Workbench(folder: folder)
         for (name, text) in sources {
+            try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        for (name, text) in pluginSources {
             try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
         }
         try swiftProgram.write(to: folder.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
@@ -165,6 +190,37 @@ struct Workbench: Sendable {
             "swiftc", ["-module-name", "App", "main.swift", "swift_records_broken.o", "-o", "swiftapp-broken"],
             in: folder)
         try Tool.succeed("strip", ["-o", "swiftapp-stripped", "swiftapp-broken"], in: folder)
+        try buildPlugins(cc: cc, in: folder)
         return bench
+    }
+
+    /// Builds `pluginSources`: libAPI.so, greeterhost, libhello.so, libhello-v2.so, libhello-copy.so and
+    /// libhello-v2-stale.so.
+    private static func buildPlugins(cc: ([String]) throws -> Void, in folder: URL) throws {
+        func swiftc(_ arguments: [String]) throws { try Tool.succeed("swiftc", arguments, in: folder) }
+        try swiftc([
+            "-parse-as-library", "-emit-library", "-module-name", "API", "api.swift", "-emit-module-path",
+            "API.swiftmodule", "-o", "libAPI.so",
+        ])
+        // The same module as an object, for the plugin that links it into itself.
+        try swiftc(["-parse-as-library", "-c", "-module-name", "API", "api.swift", "-o", "api-copy.o"])
+        try swiftc([
+            "-module-name", "GreeterHost", "greeterhost.swift", "-I", ".", "-L", ".", "-lAPI", "-o", "greeterhost",
+        ])
+        for records in ["hello_records", "hello_v2_records", "hello_copy_records"] {
+            try cc(["-c", "-fPIC", "\(records).c", "-o", "\(records).o"])
+        }
+        let plugins = [
+            ("HelloPlugin", "hello_records.o", ["-L", ".", "-lAPI"], "libhello.so"),
+            ("HelloPluginV2", "hello_v2_records.o", ["-L", ".", "-lAPI"], "libhello-v2.so"),
+            ("CopyPlugin", "hello_copy_records.o", ["api-copy.o"], "libhello-copy.so"),
+            // Version 2 with version 1's record left in: it names a type that only version 1 defines.
+            ("HelloPluginV2", "hello_records.o", ["-L", ".", "-lAPI"], "libhello-v2-stale.so"),
+        ]
+        for (module, records, api, output) in plugins {
+            try swiftc(
+                ["-parse-as-library", "-emit-library", "-module-name", module, "hello.swift", records, "-I", "."]
+                    + api + ["-o", output])
+        }
     }
 }
