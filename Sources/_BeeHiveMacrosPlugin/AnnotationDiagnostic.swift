@@ -9,6 +9,9 @@ struct AnnotationDiagnostic: DiagnosticMessage, Error {
     enum Code: String {
         case notATypeName
         case genericType
+        case protocolComposition
+        case existentialType
+        case metatypeType
         case localType
         case privateType
         case notAType

@@ -8,6 +8,9 @@ struct QualifiedTypeName: Equatable {
     let module: String
     /// The type's path inside its module: `["Outer", "Inner"]`.
     let path: [String]
+    /// Whether the annotation wrote the module: `false` for a name of one component (`Clock`), which the macro takes
+    /// as the current module's and the compiler checks.
+    var moduleWasWritten = true
 
     /// The name as records write it: `App.Outer.Inner`.
     var recordName: String { ([module] + path).joined(separator: ".") }
@@ -34,7 +37,8 @@ struct QualifiedTypeName: Equatable {
     /// is `Greeter` of module `PluginAPI`, and a type nested in a type of the current module is written with the
     /// module's name first (`App.Outer.Inner`). The compiler checks the module through ``checkedSpelling``.
     ///
-    /// - Throws: `AnnotationDiagnostic` (`notATypeName`, `genericType`) when `expression` is no such name.
+    /// - Throws: `AnnotationDiagnostic` (`notATypeName`, `genericType`, `protocolComposition`, `existentialType`,
+    ///   `metatypeType`) when `expression` is no such name.
     static func parse(metatype expression: ExprSyntax, currentModule: String, role: String) throws -> Self {
         guard let member = expression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "self",
             let base = member.base
@@ -45,6 +49,7 @@ struct QualifiedTypeName: Equatable {
                     + "found '\(expression.trimmedDescription)'"
             ).at(expression)
         }
+        try TypeShape.check(base, of: expression, role: role)
         var components: [String] = []
         var current: ExprSyntax? = base
         while let node = current {
@@ -59,8 +64,10 @@ struct QualifiedTypeName: Equatable {
             } else if node.is(GenericSpecializationExprSyntax.self) {
                 throw AnnotationDiagnostic(
                     code: .genericType,
-                    message: "the \(role) '\(base.trimmedDescription)' is a specialised generic type; records name "
-                        + "types that the runtime can look up by name, and those are not generic"
+                    message: "expected the \(role) as a plain type name, found '\(base.trimmedDescription)', a "
+                        + "specialised generic type: records name types that the runtime can look up by name, and "
+                        + "those are not generic; name a non-generic protocol, or register a specialisation in code, "
+                        + "with 'hive.register(service:impl:)'"
                 ).at(node)
             } else {
                 throw AnnotationDiagnostic(
@@ -71,7 +78,7 @@ struct QualifiedTypeName: Equatable {
                 ).at(expression)
             }
         }
-        if components.count == 1 { return Self(module: currentModule, path: components) }
+        if components.count == 1 { return Self(module: currentModule, path: components, moduleWasWritten: false) }
         return Self(module: components[0], path: Array(components.dropFirst()))
     }
 }

@@ -37,14 +37,44 @@ struct DiagnosticTests {
             source: "private enum Outer {\n    @BeeHiveMod\n    final class M: HiveModule {}\n}", code: "privateType",
             mentions: ["'Outer.M'", "nested in a private declaration"]),
         Case(
-            source: "@BeeHiveService((any Tracker).self)\nstruct T: Tracker {}", code: "notATypeName",
-            mentions: ["service protocol", "'(any Tracker).self'"]),
+            source: "@BeeHiveService((any Tracker).self)\nstruct T: Tracker {}", code: "existentialType",
+            mentions: ["service protocol", "found 'any Tracker' in '(any Tracker).self'", "write 'Tracker.self'"]),
+        Case(
+            source: "@BeeHiveService((some Tracker).self)\nstruct T: Tracker {}", code: "existentialType",
+            mentions: ["found 'some Tracker'", "write 'Tracker.self'"]),
+        Case(
+            source: "@BeeHiveService((StockService & PriceService).self)\nstruct T: StockService, PriceService {}",
+            code: "protocolComposition",
+            mentions: [
+                "expected one service protocol", "found the composition 'StockService & PriceService'",
+                "protocol StockServicePriceService: StockService, PriceService {}",
+                "write 'StockServicePriceService.self'", "once for each protocol",
+            ]),
+        Case(
+            source: "@BeeHiveService((any ShopAPI.StockService & Sendable).self)\nstruct T: Tracker {}",
+            code: "protocolComposition",
+            mentions: ["'ShopAPI.StockService & Sendable'", "protocol StockServiceSendable: ShopAPI.StockService"]),
+        Case(
+            source: "@BeeHiveService((any Tracker<Int>).self)\nstruct T: Tracker {}", code: "genericType",
+            mentions: ["found the constrained type 'any Tracker<Int>'", "hive.register(service:impl:)"]),
+        Case(
+            source: "@BeeHiveService(Tracker.Type.self)\nstruct T: Tracker {}", code: "metatypeType",
+            mentions: ["found its metatype 'Tracker.Type'", "write 'Tracker.self'"]),
+        Case(
+            source: "@BeeHiveService(ShopAPI.StockService.Protocol.self)\nstruct T: Tracker {}",
+            code: "metatypeType", mentions: ["'ShopAPI.StockService.Protocol'", "write 'ShopAPI.StockService.self'"]),
+        Case(
+            source: "#BeeHiveService((Tracker & Named).self, Console.self)", code: "protocolComposition",
+            mentions: ["'Tracker & Named'"], freestanding: true),
+        Case(
+            source: "#BeeHiveService(Tracker.self, (any Console).self)", code: "existentialType",
+            mentions: ["expected the implementation", "write 'Console.self'"], freestanding: true),
         Case(
             source: "@BeeHiveService(Tracker)\nstruct T: Tracker {}", code: "notATypeName",
             mentions: ["followed by '.self'", "found 'Tracker'"]),
         Case(
             source: "@BeeHiveService(Tracker<Int>.self)\nstruct T: Tracker {}", code: "genericType",
-            mentions: ["'Tracker<Int>'", "specialised generic type"]),
+            mentions: ["found 'Tracker<Int>', a specialised generic type", "name a non-generic protocol"]),
         Case(
             source: "@BeeHiveService\nstruct T: Tracker {}", code: "notATypeName",
             mentions: ["service protocol as its first argument", "found none"]),
@@ -89,6 +119,26 @@ struct DiagnosticTests {
         for mention in testCase.mentions {
             #expect(diagnostic.message.contains(mention), "\(diagnostic.message)")
         }
+    }
+
+    @Test("an existential or a metatype gets a fix-it that names the protocol itself", arguments: ["(any ", "("])
+    func protocolFixIt(_ prefix: String) {
+        let argument = prefix == "(" ? "Tracker.Type.self" : "(any Tracker).self"
+        let message =
+            prefix == "("
+            ? "expected the service protocol followed by '.self', found its metatype 'Tracker.Type' in "
+                + "'Tracker.Type.self': write 'Tracker.self'"
+            : "expected the service protocol as the protocol's own name followed by '.self', found 'any Tracker' in "
+                + "'(any Tracker).self': a record names the protocol itself; write 'Tracker.self'"
+        MacroExpansion.assertExpansion(
+            "@BeeHiveService(\(argument))\nstruct T: Tracker {}",
+            expandedSource: "struct T: Tracker {}",
+            diagnostics: [
+                DiagnosticSpec(
+                    message: message, line: 1, column: 17, fixIts: [FixItSpec(message: "write 'Tracker.self'")])
+            ],
+            applyFixIts: ["write 'Tracker.self'"],
+            fixedSource: "@BeeHiveService(Tracker.self)\nstruct T: Tracker {}")
     }
 
     @Test("a private type gets a fix-it that makes it internal")
