@@ -48,6 +48,18 @@ struct DiagnosticsAtTheSourceTests {
         #expect(error?.message.contains("No registration names a type of module") == false)
     }
 
+    @Test("a missing service is offered only names that could be meant: its name in another module, or a near typo")
+    func missingServiceSuggestsOnlyLikelyNames() throws {
+        let hive = Hive()
+        try hive.register(service: "BeeHiveTests.StoringService", impl: "BeeHiveTests.EnglishGreeting")
+        try hive.register(service: "BeeHiveTests.FarewellService", impl: "BeeHiveTests.EnglishGreeting")
+        let unrelated = #expect(throws: HiveError.self) { try hive.createService(GreetingService.self) }
+        #expect(unrelated?.message.contains("Did you mean") == false, "\(String(describing: unrelated))")
+        try hive.register(service: "Shop.GreetingService", impl: "BeeHiveTests.EnglishGreeting")
+        let moved = #expect(throws: HiveError.self) { try hive.createService(GreetingService.self) }
+        #expect(moved?.message.contains("Did you mean `Shop.GreetingService`?") == true, "\(String(describing: moved))")
+    }
+
     @Test("validate() reports an implementation that does not conform to its service, without creating it")
     func validateFindsNonConformingImplementations() throws {
         let hive = Hive()

@@ -177,6 +177,24 @@ struct ServiceEventsAndLeasesTests {
         }
     }
 
+    @Test("a resolve after a retire says when the service was withdrawn, and by which plugin")
+    func notFoundAfterARetire() throws {
+        try imageLoading.withLock { _ in
+            let lab = try Lab()
+            let plugin = try lab.hive.plugins.load(path: lab.v1)
+            try plugin.retire()
+            let error = #expect(throws: HiveError.self) { try lab.hive.createService(EventService.self) }
+            let message = error?.message ?? ""
+            #expect(error?.code == .serviceNotFound)
+            #expect(message.contains("It was withdrawn at 20"), "\(message)")
+            #expect(message.contains("the plugin \(lab.v1) was retired"), "\(message)")
+            #expect(message.contains("BeeHiveTests.EventServiceV1"), "\(message)")
+            try lab.hive.plugins.load(path: lab.v2).retire()
+            let again = #expect(throws: HiveError.self) { try lab.hive.createService(EventService.self) }
+            #expect(again?.message.contains("the plugin \(lab.v2) was retired") == true, "the latest withdrawal")
+        }
+    }
+
     @Test("a retire waits until the leases on the plugin's services end; afterwards nothing of it is served")
     func retireWaitsForLeases() throws {
         try imageLoading.withLock { _ in

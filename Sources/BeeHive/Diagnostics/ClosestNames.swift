@@ -19,6 +19,31 @@ package enum ClosestNames {
         return sorted.prefix { $0.distance <= best + 1 }.prefix(limit).map(\.name)
     }
 
+    /// Up to `limit` service names of `candidates` that a request for `name` (module-qualified, `Shop.PriceService`)
+    /// could have meant: the same type name in another module, or a type name within a small edit distance (a
+    /// quarter of the type name's length, at least 1) in any module. The module's name does not count towards the
+    /// distance: `Shop.StockService` is not offered for `Shop.PriceService`.
+    package static func closestServices(to name: String, among candidates: Set<String>, limit: Int = 3) -> [String] {
+        let target = Array(unqualified(name).utf8)
+        let budget = max(1, target.count / 4)
+        var scored: [(distance: Int, name: String)] = []
+        for candidate in candidates where candidate != name {
+            let bytes = Array(unqualified(candidate).utf8)
+            guard abs(bytes.count - target.count) <= budget else { continue }
+            let distance = bytes == target ? 0 : editDistance(target, bytes)
+            if distance <= budget { scored.append((distance, candidate)) }
+        }
+        let sorted = scored.sorted { ($0.distance, $0.name) < ($1.distance, $1.name) }
+        guard let best = sorted.first?.distance else { return [] }
+        return sorted.prefix { $0.distance <= best }.prefix(limit).map(\.name)
+    }
+
+    /// A qualified name without its module: `PriceService` for `Shop.PriceService`.
+    private static func unqualified(_ name: String) -> Substring {
+        guard let dot = name.firstIndex(of: ".") else { return name[...] }
+        return name[name.index(after: dot)...]
+    }
+
     /// The number of byte insertions, deletions and substitutions that turn `a` into `b`.
     static func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
         var previous = Array(0...b.count)

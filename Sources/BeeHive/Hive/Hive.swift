@@ -24,7 +24,7 @@ public final class Hive: Sendable {
     let scanning = LockedValue(0)
     /// The plugins loaded into this hive (``plugins``).
     let pluginTable = PluginTable()
-    /// The uses of plugins' services that a retire waits for (``withService(_:name:fileID:line:_:)``).
+    /// The uses of plugins' services that a retire waits for (`withService(_:)`).
     let leases = LeaseTable()
     private let observersBox = LockedValue<ServiceObservers?>(nil)
 

@@ -63,7 +63,9 @@ extension Hive {
 
         for image in batch.unloadedImages {
             TypedRecords.remove(image: image.id)
-            let withdrawal = state.withLock { $0.withdraw(image: image.id) }
+            let withdrawal = state.withLock {
+                $0.withdraw(image: image.id, reason: "its image \(image.path) was unloaded")
+            }
             report.unloadedImages += 1
             guard withdrawal.withdrawn > 0 else { continue }
             let reinstated =

@@ -22,6 +22,8 @@ extension Hive {
     /// - Parameters:
     ///   - service: The service, usually a protocol.
     ///   - name: The registration's name, for services registered under several names.
+    ///   - fileID: Where the lease is taken, named by a retire it holds up; leave the default.
+    ///   - line: The line of `fileID`; leave the default.
     ///   - body: Uses the instance; the lease ends when it returns.
     /// - Returns: What `body` returns.
     /// - Throws: The errors of ``createService(_:name:shouldCache:)``, and what `body` throws.
@@ -41,7 +43,7 @@ extension Hive {
         }
     }
 
-    /// ``withService(_:name:fileID:line:_:)`` for asynchronous code: while the service's plugin is being drained, the
+    /// `withService(_:)` for asynchronous code: while the service's plugin is being drained, the
     /// task sleeps (a millisecond at a time) instead of blocking its thread.
     public func withService<Service, Result>(
         _ service: Service.Type, name: String? = nil, fileID: String = #fileID, line: Int = #line,

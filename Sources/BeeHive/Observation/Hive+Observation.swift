@@ -17,6 +17,8 @@ extension Hive {
     /// ```
     /// - Parameters:
     ///   - service: The service, usually a protocol.
+    ///   - fileID: Where the observer is added, named when its handler holds a retire up; leave the default.
+    ///   - line: The line of `fileID`; leave the default.
     ///   - handler: Called with each event; it must not block for long: later events wait for it.
     /// - Returns: The observation; ``ServiceObservation/cancel()`` ends it.
     @discardableResult
@@ -36,7 +38,7 @@ extension Hive {
     /// }
     /// ```
     /// `removing` is handed to the sequence before the registration stops being served; what the loop does with it
-    /// may run later. A use that must end before its plugin leaves takes a lease (``withService(_:name:fileID:line:_:)``).
+    /// may run later. A use that must end before its plugin leaves takes a lease (`withService(_:)`).
     public func events<Service>(
         for service: Service.Type, fileID: String = #fileID, line: Int = #line
     ) -> AsyncStream<ServiceEvent> {

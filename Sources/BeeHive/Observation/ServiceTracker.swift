@@ -15,6 +15,8 @@ public final class ServiceTracker: Sendable {
     /// - Parameters:
     ///   - service: The service, usually a protocol.
     ///   - hive: The hive whose registrations are followed.
+    ///   - fileID: Where the tracker is made, named if it ever holds a retire up; leave the default.
+    ///   - line: The line of `fileID`; leave the default.
     public init<Service>(_ service: Service.Type, in hive: Hive, fileID: String = #fileID, line: Int = #line) {
         let current = LockedValue<[ServiceRegistration]>([])
         let observation = hive.observe(

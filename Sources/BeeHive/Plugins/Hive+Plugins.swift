@@ -31,7 +31,7 @@ extension Hive {
         /// copy's name is removed as soon as it is mapped, or refused. The plugin's own folder is never written.
         public var copyDirectory: String?
         /// How long an upgrade waits for the `removing` handlers of the old version's services, and then for its
-        /// leases to end (``Hive/withService(_:name:fileID:line:_:)``), before it fails with `pluginBusy`.
+        /// leases to end (`withService(_:)`), before it fails with `pluginBusy`.
         public var drainTimeout: Duration
 
         /// Options.
@@ -114,7 +114,7 @@ extension Hive {
         /// instances BeeHive made of its services, and closes it (a plugin of C code only is unmapped).
         ///
         /// First the observers of its services get `removing` (``Hive/observe(_:fileID:line:_:)``) while they are
-        /// still served; then the retire waits until the leases on them end (``Hive/withService(_:name:fileID:line:_:)``),
+        /// still served; then the retire waits until the leases on them end (`withService(_:)`),
         /// each step at most `drainTimeout`. When it returns, no resolve and no lease hands out anything of it.
         /// - Parameters:
         ///   - plugin: An active plugin of this hive.
@@ -134,7 +134,9 @@ extension Hive {
                 hive.leases.endDrain(plugin.imageID, withdrawn: false)
                 throw PluginError(.retired, "expected an active plugin; it was retired before", path: plugin.path)
             }
-            var withdrawal = hive.state.withLock { $0.withdraw(image: plugin.imageID) }
+            var withdrawal = hive.state.withLock {
+                $0.withdraw(image: plugin.imageID, reason: "the plugin \(plugin.path) was retired")
+            }
             hive.leases.endDrain(plugin.imageID, withdrawn: true)
             TypedRecords.remove(image: plugin.imageID)
             TypeLookup.retire(imagePath: plugin.mappedPath)
@@ -242,7 +244,8 @@ extension Hive {
         }
         let (withdrawal, duplicates, moduleDuplicates) = state.withLock {
             $0.replace(
-                image: old?.imageID, services: prepared.services, modules: prepared.modules, routes: prepared.routes)
+                image: old?.imageID, reason: "the plugin \(old?.path ?? "") was upgraded to \(path)",
+                services: prepared.services, modules: prepared.modules, routes: prepared.routes)
         }
         if let old { leases.endDrain(old.imageID, withdrawn: true) }
         let severity = duplicateSeverity

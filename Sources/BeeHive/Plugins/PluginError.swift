@@ -34,7 +34,7 @@ public struct PluginError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The plugin's records cannot be registered as they are (a malformed record, an unknown format version,
         /// an unreadable image): it was refused and registered nothing.
         public static let refused = Code("refused")
-        /// The plugin's services are in use under leases (``Hive/withService(_:name:fileID:line:_:)``) that did not
+        /// The plugin's services are in use under leases (`withService(_:)`) that did not
         /// end within the drain timeout of a retire or an upgrade; the message names where they were taken. The
         /// plugin stays active.
         public static let pluginBusy = Code("pluginBusy")

@@ -230,6 +230,9 @@ struct RegistryState {
     /// Module declarations that lost to an earlier one of the same name, likewise.
     var shadowedModules: [String: Shadows<ModuleDeclaration>] = [:]
     var diagnostics = DiagnosticLog()
+    /// Why and when the registrations of keys that nothing serves now were withdrawn, for "not found" errors (a
+    /// key's entry goes when it is served again; at most one per key ever registered).
+    var withdrawn: [ServiceKey: String] = [:]
     /// The hive's observers of service registrations, once one was added: changes of the registrations that serve
     /// a service are queued for them as they happen (nil costs one test per change).
     var observers: ServiceObservers?
@@ -255,6 +258,7 @@ struct RegistryState {
         guard let existing = services[key]?.registration else {
             services[key] = entry
             serviceOrder.append(key)
+            if !withdrawn.isEmpty { withdrawn[key] = nil }
             observers?.post(.added, [registration])
             return nil
         }
@@ -310,12 +314,14 @@ struct RegistryState {
 
     /// Withdraws everything the loaded image `imageID` declared; where another source (another image, a file,
     /// code) declared the same service or module, its registration takes over (hot upgrade: load v2 beside v1,
-    /// unload v1, the services now resolve to v2).
-    mutating func withdraw(image imageID: UInt64) -> Withdrawal {
+    /// unload v1, the services now resolve to v2). `reason` says why, for the "not found" of a key left without a
+    /// registration ("the plugin /opt/p.so was retired").
+    mutating func withdraw(image imageID: UInt64, reason: String) -> Withdrawal {
         var result = Withdrawal()
         let belongs = { (source: RegistrationSource) in source.imageID == imageID }
         var removed: [ServiceRegistration] = []
         var added: [ServiceRegistration] = []
+        let now = Self.now()
 
         for key in shadowedServices.keys {
             shadowedServices[key]!.removeAll(from: imageID)
@@ -334,6 +340,9 @@ struct RegistryState {
                     "\(registration.displayName) -> \(registration.implementation) from \(registration.source)")
             } else {
                 services[key] = nil
+                withdrawn[key] =
+                    "It was withdrawn at \(now): \(reason) (it served \(entry.registration.displayName) -> "
+                    + "\(entry.registration.implementation))"
             }
         }
         serviceOrder.removeAll { services[$0] == nil }
@@ -374,10 +383,10 @@ struct RegistryState {
     /// hive's lock: a resolve or a route import sees the registry before or after, never between (a plugin upgrade).
     /// - Returns: The withdrawal, and each added registration that lost to one already there (with the winner).
     mutating func replace(
-        image old: UInt64?, services entries: [ServiceEntry], modules declarations: [ModuleDeclaration],
+        image old: UInt64?, reason: String, services entries: [ServiceEntry], modules declarations: [ModuleDeclaration],
         routes declarations2: [RouteDeclaration]
     ) -> (Withdrawal, duplicates: [(ServiceRegistration, ServiceRegistration)], moduleDuplicates: [ModuleDeclaration]) {
-        let withdrawal = old.map { withdraw(image: $0) } ?? Withdrawal()
+        let withdrawal = old.map { withdraw(image: $0, reason: reason) } ?? Withdrawal()
         var duplicates: [(ServiceRegistration, ServiceRegistration)] = []
         var moduleDuplicates: [ModuleDeclaration] = []
         reserve(entries.count)
@@ -391,6 +400,18 @@ struct RegistryState {
         typeIndex.removeAll()
         sharedInstances.removeAll()
         return (withdrawal, duplicates, moduleDuplicates)
+    }
+}
+
+extension RegistryState {
+    /// The time now, UTC, as `2026-11-28T04:40:12Z`.
+    static func now() -> String {
+        var seconds = time(nil)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        var buffer = [CChar](repeating: 0, count: 32)
+        let count = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
+        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 

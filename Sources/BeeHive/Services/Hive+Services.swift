@@ -395,7 +395,9 @@ extension RegistryState {
     /// service through a typealias, the images that carry records, and a hint at an annotation target that was not
     /// linked when no registration names a type of the service's module.
     func missingHints(for key: ServiceKey, type: ObjectIdentifier?) -> String {
-        var hints = ClosestNames.hint(ClosestNames.closest(to: key.service, among: Set(services.keys.map(\.service))))
+        var hints = withdrawn[key].map { " \($0)." } ?? ""
+        hints += ClosestNames.hint(
+            ClosestNames.closestServices(to: key.service, among: Set(services.keys.map(\.service))))
         let registrations = services.values.map(\.registration)
         // A Swift annotation that named the service through a typealias: its record carries the alias's name.
         for implementation in type.map(TypedRecords.implementationNames(annotatedWith:)) ?? [] {

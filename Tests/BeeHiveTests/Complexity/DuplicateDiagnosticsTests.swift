@@ -87,9 +87,9 @@ struct DuplicateDiagnosticsTests {
             state.shadowedServices[ServiceKey(service: key, name: nil)]?.queue.map(\.element.0.implementation)
                 == ["B0", "F0"])
         // Unloading the winner's image reinstates the first shadow whose image is there; then the file's.
-        let first = state.withdraw(image: 1)
+        let first = state.withdraw(image: 1, reason: "image 1 was unloaded")
         #expect(first.reinstated.count == 1 && first.reinstated[0].hasPrefix("App.S -> B0"))
-        let second = state.withdraw(image: 2)
+        let second = state.withdraw(image: 2, reason: "image 2 was unloaded")
         #expect(second.reinstated.count == 1 && second.reinstated[0].hasPrefix("App.S -> F0"))
         #expect(state.shadowedServices.isEmpty)
     }
