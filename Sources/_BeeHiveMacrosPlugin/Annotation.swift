@@ -12,6 +12,8 @@ struct Annotation {
     let pairs: [(key: String, value: RecordBytes.Value)]
     /// A `_BeeHiveTypedRecord` expression: `.service(…)` or `.type(…)`, relative to `_BeeHiveTypedRecord`.
     let typedRecord: String
+    /// A statement the accessor runs first (an `assert`, for debug builds), if any.
+    var accessorCheck: String? = nil
 
     /// Where the declarations go, which decides how they are declared.
     enum Placement {
@@ -49,7 +51,8 @@ struct Annotation {
             \(raw: introducer) \(context.makeUniqueName("typedRecord")): \
             (UInt32, UInt32, BeeHive::_BeeHiveTypedRecord.Accessor) = \
             (\(raw: RecordBytes.typedRecordMagicLiteral), \(raw: RecordBytes.typedRecordLayout), { out, type, hint in
-                BeeHive::_BeeHiveTypedRecord.write(.\(raw: typedRecord), to: out, type: type, hint: hint)
+                \(raw: accessorCheck.map { $0 + "\n    return " } ?? "")\
+            BeeHive::_BeeHiveTypedRecord.write(.\(raw: typedRecord), to: out, type: type, hint: hint)
             })
             """,
         ]

@@ -50,15 +50,31 @@ func serviceAnnotation(
     if let name = arguments.labelled["name"] {
         pairs.append(("name", .string(try arguments.string(name, role: "service name"))))
     }
+    let written = "\(arguments.macro)(\(arguments.unlabelled[serviceIndex].trimmedDescription))"
     let typed =
-        "service(\(service.checkedSpelling).self, implementation: \(implementation.checkedSpelling).self, "
+        "service(\(check).Service.self, implementation: \(implementation.checkedSpelling).self, "
         + "named: \"\(Annotation.swiftStringContents(implementation.recordName))\", "
         + "serviceNamed: \"\(Annotation.swiftStringContents(service.recordName))\", "
         + "upcast: { \(check).implementationOfTheService($0) })"
-    return ServiceAnnotation(
-        annotation: Annotation(section: RecordBytes.servicesSection, pairs: pairs, typedRecord: typed),
-        written: "\(arguments.macro)(\(arguments.unlabelled[serviceIndex].trimmedDescription))", service: service,
-        implementation: implementation)
+    let annotation = Annotation(
+        section: RecordBytes.servicesSection, pairs: pairs, typedRecord: typed,
+        accessorCheck: serviceNameCheck(service, written: written, site: site, alias: "\(check).Service"))
+    return ServiceAnnotation(annotation: annotation, written: written, service: service, implementation: implementation)
+}
+
+/// The accessor's check, in debug builds, that the service's name as the runtime prints it is the one the record
+/// writes. A typealias (`typealias Stock = ShopAPI.StockService`) passes every compile-time check, since the compiler
+/// looks through it, but the record would name the alias, which the runtime does not know; a macro sees names, not
+/// declarations, so this is where it is caught, at the first read of the records, with the type the alias names.
+func serviceNameCheck(_ service: QualifiedTypeName, written: String, site: AnnotationSite, alias: String) -> String {
+    let actual = "\\(Swift::_typeName(\(alias).self, qualified: true))"
+    let quoted = { (text: String) in Annotation.swiftStringContents(text) }
+    let message =
+        quoted("\(site.file):\(site.line): \(written) records the service as '\(service.recordName)', ")
+        + "but the runtime names that type '\(actual)' (a typealias names the type it aliases, and the runtime knows "
+        + "only the type's own name); write '\(actual).self'"
+    return "Swift::assert(Swift::_typeName(\(alias).self, qualified: true) == \"\(quoted(service.recordName))\", "
+        + "\"\(message)\")"
 }
 
 /// A service's annotation, and what its conformance check needs.
@@ -98,13 +114,31 @@ func conformanceCheck(
     let access = placement == .member ? "" : "private "
     return """
         \(raw: access)enum \(raw: name) {
-            static func implementationOfTheService<T: \(raw: annotation.service.checkedSpelling)>(_ instance: T) -> T {
+            \(raw: serviceSpellingNote(annotation))typealias Service = \(raw: annotation.service.checkedSpelling)
+            static func implementationOfTheService<T: Service>(_ instance: T) -> T {
                 instance
             }
             @available(*, unavailable, message: "\(raw: message)")
             static func implementationOfTheService<T, S>(_ instance: T) -> S { fatalError() }
         }
         """
+}
+
+/// BeeHive's words beside the one place the expansion names the service, for a service written with one name: the
+/// macro took it as the current module's, and when it is not, the compiler's error ("'StockService' is not imported
+/// through module 'ShopServer'") is reported at that line, which the compiler prints with the lines before it.
+///
+/// A macro cannot know in which module a name is declared; only the compiler can, and its answer cannot be turned
+/// into an error of ours (a name that is not found is always the compiler's error), so the explanation and the fix
+/// stand on the line above, a comment in the expansion. Empty when the annotation wrote the module.
+func serviceSpellingNote(_ annotation: ServiceAnnotation) -> String {
+    let service = annotation.service
+    guard !service.moduleWasWritten else { return "" }
+    let name = service.path.joined(separator: ".")
+    return "// BeeHive: \(annotation.written) names the service '\(service.recordName)': a service written without "
+        + "its module is taken as this module's (\(service.module)). If \(service.module) declares no '\(name)', "
+        + "the protocol is another module's: write it with that module's name, '<Module>.\(name).self' (the module "
+        + "the compiler's note suggests); a nested protocol is written with its enclosing types.\n    "
 }
 
 /// Refuses declarations other than classes, structs, enums and actors (protocols, extensions).

@@ -113,11 +113,13 @@ struct RecordBytesTests {
         #expect(source.contains("to: out, type: type, hint: hint)"), "\(source)")
         #expect(
             source.contains(
-                "write(.service(PluginAPI::GreeterService.self, implementation: "
+                "write(.service(__macro_local_23BeeHiveConformanceCheckfMu_.Service.self, implementation: "
                     + "App::Outer.Middle.AVeryLongImplementationNameThatGoesOnAndOnForMoreThanSixtyFourBytes.self, "
                     + #"named: "App.Outer.Middle.AVeryLongImplementationNameThatGoesOnAndOnForMoreThanSixtyFourBytes", "#
                     + #"serviceNamed: "PluginAPI.GreeterService", upcast: {"#), "\(source)")
         #expect(source.contains("BeeHiveConformanceCheckfMu_.implementationOfTheService($0)"), "\(source)")
+        // The one place the service is named, which the compiler checks: its module as written.
+        #expect(source.contains("typealias Service = PluginAPI::GreeterService\n"), "\(source)")
         let module = MacroExpansion.expand(Self.cases[4].source).source
         #expect(
             module.contains(

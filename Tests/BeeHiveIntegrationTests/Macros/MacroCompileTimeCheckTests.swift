@@ -33,16 +33,30 @@ struct MacroCompileTimeCheckTests {
 
     /// Type-checks `source` as `App/main.swift` (or, with `compiling`, compiles it to an object file, which also runs
     /// the checks after type-checking); returns the compiler's output and whether it passed.
-    static func typecheck(_ source: String, compiling: Bool = false) throws -> (passed: Bool, output: String) {
+    ///
+    /// - Parameter modules: Modules that `source` imports, each one Swift file, emitted first (`swiftc -emit-module`)
+    ///   by the name of the file.
+    static func typecheck(
+        _ source: String, compiling: Bool = false, modules: [URL] = []
+    ) throws -> (passed: Bool, output: String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beehive-macro-check-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
+        for module in modules {
+            let name = module.deletingPathExtension().lastPathComponent
+            try Command.run(
+                "swiftc",
+                [
+                    "-emit-module", "-parse-as-library", "-module-name", name, "-o",
+                    directory.appendingPathComponent(name + ".swiftmodule").path, module.path,
+                ])
+        }
         let file = directory.appendingPathComponent("main.swift")
         try Data(source.utf8).write(to: file)
         let mode = compiling ? ["-c", "-o", directory.appendingPathComponent("main.o").path] : ["-typecheck"]
         let arguments =
             mode + [
-                "-module-name", "App", "-I", products.appendingPathComponent("Modules").path,
+                "-module-name", "App", "-I", products.appendingPathComponent("Modules").path, "-I", directory.path,
                 "-load-plugin-executable", plugin.path + "#_BeeHiveMacrosPlugin",
             ] + ScannerSources.clangModuleFlags(products: products, repository: Command.repository) + [file.path]
         do {
@@ -115,6 +129,59 @@ struct MacroCompileTimeCheckTests {
             !errors.isEmpty && errors.allSatisfy { !$0.contains("cannot convert") && !$0.contains("$s") }, "\(errors)")
     }
 
+    /// The must-not-compile fixtures of issue 34, whose annotations name a service the macro cannot record: each
+    /// fails, with BeeHive's words naming the types and the fix, at the annotation.
+    struct Fixture: Sendable, CustomTestStringConvertible {
+        let file: String
+        let mentions: [String]
+        var testDescription: String { file }
+    }
+
+    static let fixtures: [Fixture] = [
+        Fixture(
+            file: "UnqualifiedServiceOfAnotherModule.swift",
+            mentions: [
+                // The compiler's error and note, which name the module the protocol is in.
+                "error: 'StockService' is not imported through module 'App'", "did you mean module 'ShopAPI'?",
+                // BeeHive's words, printed with the line the error is on.
+                "// BeeHive: @BeeHiveService(StockService.self) names the service 'App.StockService': a service "
+                    + "written without its module is taken as this module's (App). If App declares no "
+                    + "'StockService', the protocol is another module's: write it with that module's name, "
+                    + "'<Module>.StockService.self'",
+                "10 | @BeeHiveService(StockService.self)",
+                "note: in expansion of macro 'BeeHiveService' on struct 'Shelf' here",
+            ]),
+        Fixture(
+            file: "ServiceComposition.swift",
+            mentions: [
+                "error: expected one service protocol, found the composition "
+                    + "'ShopAPI.StockService & ShopAPI.PriceService'",
+                "declare a protocol that refines them ('protocol StockServicePriceService: ShopAPI.StockService, "
+                    + "ShopAPI.PriceService {}'), implement it and write 'StockServicePriceService.self'",
+            ]),
+        Fixture(
+            file: "GenericService.swift",
+            mentions: [
+                "error: expected the service protocol as a plain type name, found 'ShopAPI.GenericBox<Int>', a "
+                    + "specialised generic type",
+                "register a specialisation in code, with 'hive.register(service:impl:)'",
+            ]),
+    ]
+
+    @Test(
+        "each must-not-compile fixture of a service the macro cannot record fails in BeeHive's words",
+        arguments: fixtures)
+    func unrecordableService(_ fixture: Fixture) throws {
+        let folder = Command.repository.appendingPathComponent("Tests/MacroFixtures/MustNotCompile")
+        let result = try Self.typecheck(
+            try String(contentsOf: folder.appendingPathComponent(fixture.file), encoding: .utf8),
+            modules: [folder.appendingPathComponent("ShopAPI/ShopAPI.swift")])
+        #expect(!result.passed, "\(fixture.file) compiled")
+        for mention in fixture.mentions {
+            #expect(result.output.contains(mention), "\(result.output)")
+        }
+    }
+
     /// A mistake, and what the compiler's output must contain.
     struct Case: Sendable, CustomTestStringConvertible {
         let name: String
@@ -142,7 +209,11 @@ struct MacroCompileTimeCheckTests {
             name: "another module's protocol named without its module (the module the macro guessed is checked)",
             source: "@BeeHiveService(RouteHandler.self)\nstruct R: RouteHandler { "
                 + "func handle(_ request: RouteRequest) throws -> Any? { nil } }",
-            mentions: ["App::RouteHandler"]),
+            mentions: [
+                "App::RouteHandler",
+                "// BeeHive: @BeeHiveService(RouteHandler.self) names the service "
+                    + "'App.RouteHandler'", "did you mean module 'BeeHiveRouter'?",
+            ]),
         Case(
             name: "a module type that is no HiveModule", source: "@BeeHiveMod\nfinal class NotAModule {}",
             mentions: ["'NotAModule.Type'", "HiveModule"]),
