@@ -14,6 +14,9 @@ struct Annotation {
     let typedRecord: String
     /// A statement the accessor runs first (an `assert`, for debug builds), if any.
     var accessorCheck: String? = nil
+    /// A comment on the line above the accessor's `write`, whose record names the types: BeeHive's words for a type
+    /// written without its module (``QualifiedTypeName/assumedModuleNote(written:role:noun:)``), if any.
+    var accessorNote: String? = nil
 
     /// Where the declarations go, which decides how they are declared.
     enum Placement {
@@ -51,11 +54,17 @@ struct Annotation {
             \(raw: introducer) \(context.makeUniqueName("typedRecord")): \
             (UInt32, UInt32, BeeHive::_BeeHiveTypedRecord.Accessor) = \
             (\(raw: RecordBytes.typedRecordMagicLiteral), \(raw: RecordBytes.typedRecordLayout), { out, type, hint in
-                \(raw: accessorCheck.map { $0 + "\n    return " } ?? "")\
+                \(raw: accessorLines)\
             BeeHive::_BeeHiveTypedRecord.write(.\(raw: typedRecord), to: out, type: type, hint: hint)
             })
             """,
         ]
+    }
+
+    /// What the accessor's body holds before its `write`: the check, the note, and `return` after a check.
+    var accessorLines: String {
+        (accessorCheck.map { $0 + "\n    " } ?? "") + (accessorNote.map { $0 + "\n    " } ?? "")
+            + (accessorCheck == nil ? "" : "return ")
     }
 
     /// `text` as the contents of a Swift string literal.

@@ -36,7 +36,10 @@ public struct ModuleDeclarationMacro: DeclarationMacro {
             ).at(node)
         }
         let module = try QualifiedTypeName.parse(metatype: type, currentModule: site.module, role: "module")
-        return try moduleAnnotation(arguments, module: module).declarations(at: site, placement: placement, in: context)
+        var annotation = try moduleAnnotation(arguments, module: module)
+        annotation.accessorNote = module.assumedModuleNote(
+            written: "#BeeHiveMod(\(type.trimmedDescription))", role: "module type", noun: "type")
+        return annotation.declarations(at: site, placement: placement, in: context)
     }
 }
 

@@ -37,7 +37,10 @@ public struct RouteDeclarationMacro: DeclarationMacro {
         }
         let handler = try QualifiedTypeName.parse(
             metatype: arguments.unlabelled[1], currentModule: site.module, role: "route handler")
-        let annotation = try routeAnnotation(arguments, patternIndex: 0, handler: handler, at: node)
+        var annotation = try routeAnnotation(arguments, patternIndex: 0, handler: handler, at: node)
+        annotation.accessorNote = handler.assumedModuleNote(
+            written: "#BeeHiveRoute(…, \(arguments.unlabelled[1].trimmedDescription))", role: "route handler",
+            noun: "type")
         return annotation.declarations(at: site, placement: placement, in: context)
     }
 }

@@ -23,8 +23,11 @@ public struct ServiceDeclarationMacro: DeclarationMacro {
         let implementation = try QualifiedTypeName.parse(
             metatype: arguments.unlabelled[1], currentModule: site.module, role: "implementation")
         let check = context.makeUniqueName("BeeHiveConformanceCheck").text
-        let annotation = try serviceAnnotation(
+        var annotation = try serviceAnnotation(
             arguments, implementation: implementation, site: site, at: node, conformanceCheck: check)
+        annotation.annotation.accessorNote = implementation.assumedModuleNote(
+            written: "#BeeHiveService(…, \(arguments.unlabelled[1].trimmedDescription))", role: "implementation",
+            noun: "type")
         return annotation.declarations(at: site, placement: placement, in: context)
             + [conformanceCheck(named: check, annotation: annotation, placement: placement)]
     }

@@ -80,7 +80,7 @@ func serviceNameCheck(_ service: QualifiedTypeName, written: String, site: Annot
 /// A service's annotation, and what its conformance check needs.
 struct ServiceAnnotation {
     /// The records.
-    let annotation: Annotation
+    var annotation: Annotation
     /// The annotation as written, for messages: `@BeeHiveService(Clock.self)`.
     let written: String
     let service: QualifiedTypeName
@@ -124,21 +124,13 @@ func conformanceCheck(
         """
 }
 
-/// BeeHive's words beside the one place the expansion names the service, for a service written with one name: the
-/// macro took it as the current module's, and when it is not, the compiler's error ("'StockService' is not imported
-/// through module 'ShopServer'") is reported at that line, which the compiler prints with the lines before it.
-///
-/// A macro cannot know in which module a name is declared; only the compiler can, and its answer cannot be turned
-/// into an error of ours (a name that is not found is always the compiler's error), so the explanation and the fix
-/// stand on the line above, a comment in the expansion. Empty when the annotation wrote the module.
+/// BeeHive's words above the one place the expansion names the service, for a service written without its module
+/// (see ``QualifiedTypeName/assumedModuleNote(written:role:noun:)``); empty when the annotation wrote the module.
 func serviceSpellingNote(_ annotation: ServiceAnnotation) -> String {
-    let service = annotation.service
-    guard !service.moduleWasWritten else { return "" }
-    let name = service.path.joined(separator: ".")
-    return "// BeeHive: \(annotation.written) names the service '\(service.recordName)': a service written without "
-        + "its module is taken as this module's (\(service.module)). If \(service.module) declares no '\(name)', "
-        + "the protocol is another module's: write it with that module's name, '<Module>.\(name).self' (the module "
-        + "the compiler's note suggests); a nested protocol is written with its enclosing types.\n    "
+    guard
+        let note = annotation.service.assumedModuleNote(written: annotation.written, role: "service", noun: "protocol")
+    else { return "" }
+    return note + "\n    "
 }
 
 /// Refuses declarations other than classes, structs, enums and actors (protocols, extensions).

@@ -1,4 +1,5 @@
 #if Macros
+import Foundation
 import Testing
 
 /// How an expansion names the service: once, in the conformance check's `Service`, with the module the annotation
@@ -31,6 +32,35 @@ struct ServiceSpellingTests {
         let source = MacroExpansion.expand(Self.qualified).source
         #expect(source.contains("typealias Service = ShopAPI::StockService\n"), "\(source)")
         #expect(!source.contains("// BeeHive:"), "\(source)")
+    }
+
+    @Test(
+        "a freestanding annotation's type of one name has BeeHive's words on the line above the accessor's write",
+        arguments: [
+            (
+                "#BeeHiveService(StockService.self, Shelf.self)",
+                "// BeeHive: #BeeHiveService(…, Shelf.self) names the implementation 'App.Shelf': an implementation "
+                    + "written without its module is taken as this module's (App). If App declares no 'Shelf', the "
+                    + "type is another module's: write it with that module's name, '<Module>.Shelf.self'"
+            ),
+            ("#BeeHiveMod(LoginModule.self)", "// BeeHive: #BeeHiveMod(LoginModule.self) names the module type "),
+            ("#BeeHiveRoute(\"app://x\", UserRoute.self)", "// BeeHive: #BeeHiveRoute(…, UserRoute.self) names "),
+        ])
+    func freestandingNote(_ source: String, note: String) throws {
+        let lines = MacroExpansion.expand(source, freestanding: true).source.split(separator: "\n")
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        let write = try #require(lines.firstIndex { $0.contains("BeeHive::_BeeHiveTypedRecord.write(") })
+        #expect(lines[write - 1].hasPrefix(note), "\(lines[write - 1])")
+    }
+
+    @Test("a freestanding annotation whose types are written with their modules has no words to add")
+    func freestandingQualified() {
+        for source in [
+            "#BeeHiveService(ShopAPI.StockService.self, ShopServer.Shelf.self)", "#BeeHiveMod(Auth.LoginModule.self)",
+        ] {
+            let expanded = MacroExpansion.expand(source, freestanding: true).source
+            #expect(!expanded.contains("// BeeHive:"), "\(expanded)")
+        }
     }
 
     @Test("the accessor asserts that the runtime names the service as the record does, naming the fix")

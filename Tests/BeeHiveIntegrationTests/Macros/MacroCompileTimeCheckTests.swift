@@ -203,6 +203,13 @@ struct MacroCompileTimeCheckTests {
             name: "an unknown implementation type", source: "#BeeHiveService(Clock.self, Missing.self)",
             mentions: ["Missing"]),
         Case(
+            name: "another module's module type named without its module",
+            source: "#BeeHiveMod(ModuleContext.self)",
+            mentions: [
+                "// BeeHive: #BeeHiveMod(ModuleContext.self) names the module type 'App.ModuleContext'",
+                "did you mean module 'BeeHiveModules'?",
+            ]),
+        Case(
             name: "an unknown service", source: "@BeeHiveService(Watch.self)\nstruct C: Clock { var now: Int { 0 } }",
             mentions: ["Watch"]),
         Case(
