@@ -15,6 +15,16 @@
 /// protocol of another module. The annotated type may not be generic, local or private: the runtime finds it by
 /// its module-qualified name.
 ///
+/// A macro sees names, not declarations, so BeeHive checks what the record will name as far as each mistake can be
+/// seen:
+/// - a composition (`(A & B).self`), an existential (`(any P).self`), a metatype (`P.Type.self`) or a specialised
+///   generic type (`Box<Int>.self`) is the macro's own error, naming the types and the fix;
+/// - another module's protocol written without its module is the compiler's error ("'StockService' is not imported
+///   through module 'ShopServer'", "did you mean module 'ShopAPI'?"), printed with BeeHive's words on the line above
+///   it in the expansion: write `ShopAPI.StockService.self`;
+/// - a typealias (`typealias Stock = ShopAPI.StockService`) compiles, since the compiler looks through it; a debug
+///   build stops at the first read of its records, naming the type the alias names and the fix. Name the type.
+///
 /// ```swift
 /// import BeeHiveMacros
 ///
