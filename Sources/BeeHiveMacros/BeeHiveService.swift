@@ -22,8 +22,9 @@
 /// - another module's protocol written without its module is the compiler's error ("'StockService' is not imported
 ///   through module 'ShopServer'", "did you mean module 'ShopAPI'?"), printed with BeeHive's words on the line above
 ///   it in the expansion: write `ShopAPI.StockService.self`;
-/// - a typealias (`typealias Stock = ShopAPI.StockService`) compiles, since the compiler looks through it; a debug
-///   build stops at the first read of its records, naming the type the alias names and the fix. Name the type.
+/// - a typealias (`typealias Stock = ShopAPI.StockService`) compiles, since the compiler looks through it, and the
+///   record names the alias: a resolve of the service then fails with `serviceNotFound`, whose message says that the
+///   annotation named it through a typealias. Name the type.
 ///
 /// ```swift
 /// import BeeHiveMacros

@@ -12,8 +12,6 @@ struct Annotation {
     let pairs: [(key: String, value: RecordBytes.Value)]
     /// A `_BeeHiveTypedRecord` expression: `.service(…)` or `.type(…)`, relative to `_BeeHiveTypedRecord`.
     let typedRecord: String
-    /// A statement the accessor runs first (an `assert`, for debug builds), if any.
-    var accessorCheck: String? = nil
     /// A comment on the line above the accessor's `write`, whose record names the types: BeeHive's words for a type
     /// written without its module (``QualifiedTypeName/assumedModuleNote(written:role:noun:)``), if any.
     var accessorNote: String? = nil
@@ -61,11 +59,8 @@ struct Annotation {
         ]
     }
 
-    /// What the accessor's body holds before its `write`: the check, the note, and `return` after a check.
-    var accessorLines: String {
-        (accessorCheck.map { $0 + "\n    " } ?? "") + (accessorNote.map { $0 + "\n    " } ?? "")
-            + (accessorCheck == nil ? "" : "return ")
-    }
+    /// What the accessor's body holds before its `write`: the note, if any.
+    var accessorLines: String { accessorNote.map { $0 + "\n    " } ?? "" }
 
     /// `text` as the contents of a Swift string literal.
     static func swiftStringContents(_ text: String) -> String {

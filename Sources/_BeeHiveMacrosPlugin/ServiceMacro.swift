@@ -56,25 +56,8 @@ func serviceAnnotation(
         + "named: \"\(Annotation.swiftStringContents(implementation.recordName))\", "
         + "serviceNamed: \"\(Annotation.swiftStringContents(service.recordName))\", "
         + "upcast: { \(check).implementationOfTheService($0) })"
-    let annotation = Annotation(
-        section: RecordBytes.servicesSection, pairs: pairs, typedRecord: typed,
-        accessorCheck: serviceNameCheck(service, written: written, site: site, alias: "\(check).Service"))
+    let annotation = Annotation(section: RecordBytes.servicesSection, pairs: pairs, typedRecord: typed)
     return ServiceAnnotation(annotation: annotation, written: written, service: service, implementation: implementation)
-}
-
-/// The accessor's check, in debug builds, that the service's name as the runtime prints it is the one the record
-/// writes. A typealias (`typealias Stock = ShopAPI.StockService`) passes every compile-time check, since the compiler
-/// looks through it, but the record would name the alias, which the runtime does not know; a macro sees names, not
-/// declarations, so this is where it is caught, at the first read of the records, with the type the alias names.
-func serviceNameCheck(_ service: QualifiedTypeName, written: String, site: AnnotationSite, alias: String) -> String {
-    let actual = "\\(Swift::_typeName(\(alias).self, qualified: true))"
-    let quoted = { (text: String) in Annotation.swiftStringContents(text) }
-    let message =
-        quoted("\(site.file):\(site.line): \(written) records the service as '\(service.recordName)', ")
-        + "but the runtime names that type '\(actual)' (a typealias names the type it aliases, and the runtime knows "
-        + "only the type's own name); write '\(actual).self'"
-    return "Swift::assert(Swift::_typeName(\(alias).self, qualified: true) == \"\(quoted(service.recordName))\", "
-        + "\"\(message)\")"
 }
 
 /// A service's annotation, and what its conformance check needs.

@@ -3,8 +3,7 @@ import Foundation
 import Testing
 
 /// How an expansion names the service: once, in the conformance check's `Service`, with the module the annotation
-/// wrote or, for a name of one component, the current module, beside BeeHive's words for when that guess is wrong;
-/// and the accessor's debug-build check that the runtime names the service as the record does (a typealias does not).
+/// wrote or, for a name of one component, the current module, beside BeeHive's words for when that guess is wrong.
 @Suite("Service spelling: the module of a service named without one")
 struct ServiceSpellingTests {
     static let unqualified = "@BeeHiveService(StockService.self)\nstruct Shelf: StockService {}"
@@ -61,19 +60,6 @@ struct ServiceSpellingTests {
             let expanded = MacroExpansion.expand(source, freestanding: true).source
             #expect(!expanded.contains("// BeeHive:"), "\(expanded)")
         }
-    }
-
-    @Test("the accessor asserts that the runtime names the service as the record does, naming the fix")
-    func runtimeNameCheck() {
-        let source = MacroExpansion.expand("@BeeHiveService(Stock.self)\nstruct Shelf: Stock {}").source
-        let check = "Swift::_typeName(__macro_local_23BeeHiveConformanceCheckfMu_.Service.self, qualified: true)"
-        #expect(source.contains("Swift::assert(\(check) == \"App.Stock\", "), "\(source)")
-        #expect(
-            source.contains(
-                "\"App/Tracker.swift:1: @BeeHiveService(Stock.self) records the service as 'App.Stock', but the "
-                    + "runtime names that type '\\(\(check))' (a typealias names the type it aliases, and the runtime "
-                    + "knows only the type's own name); write '\\(\(check)).self'\")\n"), "\(source)")
-        #expect(source.contains("return BeeHive::_BeeHiveTypedRecord.write(.service("), "\(source)")
     }
 }
 #endif
