@@ -195,24 +195,33 @@ struct ServiceEventsAndLeasesTests {
         }
     }
 
+    /// Takes a lease on EventService on another thread and holds it until `leave` is signalled; returns once the
+    /// lease is open. `version` is what the lease's body saw, once `group` is done.
+    static func holdLease(
+        in lab: Lab
+    ) -> (leave: DispatchSemaphore, group: DispatchGroup, version: LockedValue<Int?>) {
+        let inside = DispatchSemaphore(value: 0)
+        let leave = DispatchSemaphore(value: 0)
+        let version = LockedValue<Int?>(nil)
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            let seen = try? lab.hive.withService(EventService.self) { service in
+                inside.signal()
+                leave.wait()
+                return service.version
+            }
+            version.withLock { $0 = seen }
+        }
+        inside.wait()
+        return (leave, group, version)
+    }
+
     @Test("a retire waits until the leases on the plugin's services end; afterwards nothing of it is served")
     func retireWaitsForLeases() throws {
         try imageLoading.withLock { _ in
             let lab = try Lab()
             let plugin = try lab.hive.plugins.load(path: lab.v1)
-            let inside = DispatchSemaphore(value: 0)
-            let leave = DispatchSemaphore(value: 0)
-            let leased = LockedValue<Int?>(nil)
-            let group = DispatchGroup()
-            DispatchQueue.global().async(group: group) {
-                let version = try? lab.hive.withService(EventService.self) { service in
-                    inside.signal()
-                    leave.wait()
-                    return service.version
-                }
-                leased.withLock { $0 = version }
-            }
-            inside.wait()
+            let (leave, group, leased) = Self.holdLease(in: lab)
             let retired = Atomic<Bool>(false)
             DispatchQueue.global().async(group: group) {
                 try? lab.hive.plugins.retire(plugin, drainTimeout: .seconds(30))
@@ -237,17 +246,7 @@ struct ServiceEventsAndLeasesTests {
         try imageLoading.withLock { _ in
             let lab = try Lab()
             let plugin = try lab.hive.plugins.load(path: lab.v1)
-            let inside = DispatchSemaphore(value: 0)
-            let leave = DispatchSemaphore(value: 0)
-            let group = DispatchGroup()
-            DispatchQueue.global().async(group: group) {
-                _ = try? lab.hive.withService(EventService.self) { service in
-                    inside.signal()
-                    leave.wait()
-                    return service.version
-                }
-            }
-            inside.wait()
+            let (leave, group, _) = Self.holdLease(in: lab)
             let error = #expect(throws: PluginError.self) {
                 try lab.hive.plugins.retire(plugin, drainTimeout: .milliseconds(200))
             }

@@ -23,8 +23,9 @@ public final class Plugin: Sendable, Hashable, CustomStringConvertible {
 
     /// The path it was loaded from, as given.
     public let path: String
-    /// The file the loader mapped: a private copy of `path`, beside it or in the temporary directory, removed once
-    /// mapped (the loader would hand back a loaded image for a known path or inode).
+    /// The file the loader mapped: a private copy of `path` in the process's copy directory (or
+    /// ``Hive/PluginLoadOptions/copyDirectory``), removed once mapped (the loader would hand back a loaded image for a
+    /// known path or inode).
     public let mappedPath: String
     /// The loaded image's id in the hive's scanner (as in ``RegistrationSource/imageID``).
     public let imageID: UInt64
