@@ -19,6 +19,7 @@ let package = Package(
         .package(name: "BeeHive", path: "../..", traits: ["Macros"]),
         .package(path: "API"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         .executableTarget(
@@ -27,6 +28,7 @@ let package = Package(
                 .product(name: "BeeHiveDynamic", package: "BeeHive"),
                 .product(name: "PluginServerAPI", package: "API"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Builds the plugin server, starts it on 127.0.0.1 with the hello feature (v1), drives bounded load with wrk (or a
-# client loop of curl when wrk cannot be installed) while upgrading the feature 20 times (v2, v1, v2, …: each a new
-# build copied over the feature's file in place, then POST /admin/upgrade/hello), and reports the requests served,
-# the failed requests (must be 0: the script exits 1 otherwise), the moment answers switched from v1 to v2, and the
-# server's resident memory after each upgrade.
+# client loop of curl when wrk cannot be installed) while upgrading the feature 100 times (v2, v1, v2, …: each a new
+# build copied over the feature's file in place, then POST /admin/upgrade/hello), then retires it and loads it again.
+# Every answer is checked: each greeting must come from v1 or v2 (never "not found" or an error during an upgrade),
+# and no probe that began after an upgrade returned, and ended before the next one was asked for, may see the old
+# version. The script exits 1 on any failed request, wrong body or stale answer, and reports the requests served,
+# the upgrade latencies, the moment answers switched from v1 to v2, the events the server logged, and its resident
+# memory after each upgrade.
 #
 #     Examples/PluginServer/run-load-test.sh            # debug build (the default; CONFIGURATION=release for release)
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 configuration="${CONFIGURATION:-debug}"
-upgrades="${UPGRADES:-20}"
+upgrades="${UPGRADES:-100}"
 port="${PORT:-$((20000 + RANDOM % 20000))}"
 export PATH="/opt/swift/usr/bin:$PATH"
 
@@ -51,7 +54,9 @@ duration=$((upgrades / 4 + 4))
 (
     end=$((SECONDS + duration))
     while ((SECONDS < end)); do
-        printf '%s %s\n' "$(date +%s.%N)" "$(curl -s "$base/version" || echo failed)"
+        start="$(date +%s.%N)"
+        answer="$(curl -s "$base/version" || echo failed)"
+        printf '%s %s %s\n' "$start" "$(date +%s.%N)" "$answer"
     done
 ) >"$work/probe.log" &
 probe_pid=$!
@@ -59,10 +64,23 @@ probe_pid=$!
 if command -v wrk >/dev/null 2>&1; then
     tool="wrk -t2 -c16 -d${duration}s"
     cat >"$work/count.lua" <<'LUA'
+-- Every answer is read: a greeting from v1 or v2, or a wrong body (a "not found", an error, anything else).
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+function init(args) bad = 0; v1 = 0; v2 = 0 end
+function response(status, headers, body)
+    if status == 200 and body:match("from v1") then v1 = v1 + 1
+    elseif status == 200 and body:match("from v2") then v2 = v2 + 1
+    else bad = bad + 1 end
+end
 done = function(summary, latency, requests)
     local e = summary.errors
-    io.write(string.format("served %d errors %d\n", summary.requests,
-        e.connect + e.read + e.write + e.status + e.timeout))
+    local wrong, ones, twos = 0, 0, 0
+    for _, thread in ipairs(threads) do
+        wrong = wrong + thread:get("bad"); ones = ones + thread:get("v1"); twos = twos + thread:get("v2")
+    end
+    io.write(string.format("served %d errors %d wrong %d v1 %d v2 %d\n", summary.requests,
+        e.connect + e.read + e.write + e.status + e.timeout, wrong, ones, twos))
 end
 LUA
     wrk -t2 -c16 -d"${duration}s" -s "$work/count.lua" "$base/hello/load" >"$work/load.log" 2>&1 &
@@ -91,18 +109,33 @@ for number in $(seq 1 "$upgrades"); do
     stamp="$(date +%s.%N)"
     [[ -z "$first_upgrade" ]] && first_upgrade="$stamp"
     answer="$(curl -s -X POST "$base/admin/upgrade/hello")"
+    returned="$(date +%s.%N)"
     [[ "$answer" == upgraded* ]] || { echo "upgrade $number failed: $answer"; exit 1; }
+    echo "$stamp $returned $((number % 2 == 1 ? 2 : 1))" >>"$work/upgrades.log"
     sizes+=("$(rss)")
-    sleep 0.2
+    sleep 0.1
 done
 
 if [[ -n "$load_pid" ]]; then wait "$load_pid"; else wait; fi
 wait "$probe_pid" 2>/dev/null || true
 kill -0 "$server_pid" 2>/dev/null || { echo "the server died"; cat "$work/server.log"; exit 1; }
 
+echo "== retiring the feature, then loading it again"
+last=$((upgrades % 2 == 1 ? 2 : 1))
+retired="$(curl -s -X POST "$base/admin/retire/hello")"
+after_retire="$(curl -s -o /dev/null -w '%{http_code}' "$base/version")"
+reloaded="$(curl -s -X POST "$base/admin/load/hello")"
+after_reload="$(curl -s "$base/version")"
+echo "$retired$after_retire after the retire; $reloaded$after_reload"
+[[ "$retired" == retired* && "$after_retire" == 404 && "$reloaded" == loaded* && "$after_reload" == "hello plugin v$last" ]] ||
+    { echo "FAILED: retire and reload"; cat "$work/server.log"; exit 1; }
+
+wrong=0
 if [[ -n "$load_pid" ]]; then
     served=$(awk '/^served/ { print $2 }' "$work/load.log")
     failed=$(awk '/^served/ { print $4 }' "$work/load.log")
+    wrong=$(awk '/^served/ { print $6 }' "$work/load.log")
+    versions=$(awk '/^served/ { printf "v1 %d, v2 %d", $8, $10 }' "$work/load.log")
     grep -E "Requests/sec|Latency" "$work/load.log" || true
 else
     served=0; failed=0
@@ -110,17 +143,31 @@ else
         read -r ok bad <"$work/client-$client"; served=$((served + ok + bad)); failed=$((failed + bad))
     done
 fi
-switch=$(awk -v start="$first_upgrade" '$2 == "hello" && $4 == "v2" && $1 >= start { printf "%.1f ms", ($1 - start) * 1000; exit }' "$work/probe.log")
+switch=$(awk -v start="$first_upgrade" '$3 == "hello" && $5 == "v2" && $1 >= start { printf "%.1f ms", ($2 - start) * 1000; exit }' "$work/probe.log")
 probes_failed=$(grep -c -v -E "hello plugin v[12]$" "$work/probe.log" || true)
+# A probe that began after upgrade n returned and ended before upgrade n + 1 was asked for must see n's version.
+stale=$(awk 'NR == FNR { sent[NR] = $1; back[NR] = $2; version[NR] = $3; n = NR; next }
+    $3 == "hello" {
+        for (i = n; i >= 1 && back[i] > $1; i--) {}
+        if (i >= 1 && (i == n || $2 < sent[i + 1]) && $5 != "v" version[i]) bad++
+    }
+    END { print bad + 0 }' "$work/upgrades.log" "$work/probe.log")
+latencies=$(awk '{ printf "%.1f\n", ($2 - $1) * 1000 }' "$work/upgrades.log" | sort -n |
+    awk '{ v[NR] = $1 } END { printf "p50 %s ms, p90 %s ms, p99 %s ms, max %s ms", v[int(NR * 0.5) + 1], v[int(NR * 0.9) + 1], v[int(NR * 0.99) + 1], v[NR] }')
+events=$(grep -c "^greeting: " "$work/server.log" || true)
+removing=$(grep -c "^greeting: removing" "$work/server.log" || true)
 
 echo "== results"
 echo "requests served:        $served (plus $(wc -l <"$work/probe.log") probes of /version)"
 echo "failed requests:        $failed (probes failed: $probes_failed)"
+echo "wrong bodies:           $wrong (${versions:-not counted by the curl clients}); stale v1/v2 after an upgrade returned: $stale"
+echo "upgrade latency:        $latencies ($upgrades upgrades)"
+echo "greeting events logged: $events ($removing removing)"
 echo "v1 -> v2 switch:        first v2 answer ${switch:-never} after the first upgrade request was sent"
 echo "rss before upgrades:    see above; after each upgrade (kB): ${sizes[*]}"
 echo "rss growth:             $(((sizes[${#sizes[@]} - 1] - sizes[0]) / (${#sizes[@]} - 1))) kB per upgrade (upgrade 1 to $upgrades)"
-if ((failed > 0 || probes_failed > 0)); then
-    echo "FAILED: $failed failed requests"
+if ((failed > 0 || probes_failed > 0 || wrong > 0 || stale > 0 || removing < upgrades)); then
+    echo "FAILED: $failed failed requests, $wrong wrong bodies, $stale stale answers, $removing removing events"
     exit 1
 fi
 echo "OK"

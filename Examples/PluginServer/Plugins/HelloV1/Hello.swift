@@ -14,8 +14,8 @@ public final class Greeter: Greeting {
 public struct HelloRoute: RouteHandler {
     public init() {}
     public func handle(_ request: RouteRequest) throws -> Any? {
-        let greeting = try Hive.shared.createService(Greeting.self)
-        return greeting.greet(request.parameters["name"] ?? "nobody")
+        // Under a lease: an upgrade or a retire of this plugin waits until the greeting is made.
+        try Hive.shared.withService(Greeting.self) { $0.greet(request.parameters["name"] ?? "nobody") }
     }
 }
 

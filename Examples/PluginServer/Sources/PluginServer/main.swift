@@ -1,7 +1,9 @@
 // An HTTP server whose features are Swift plugins: each plugin's services and routes join BeeHive when it is loaded,
 // and BeeHive's router answers every request behind one catch-all Hummingbird route (Hummingbird's own router is
 // fixed once built). A feature is upgraded from a new .so while requests are served: by
-// `POST /admin/upgrade/<feature>` (optionally `?path=<new .so>`) or by SIGHUP (every feature, from its path).
+// `POST /admin/upgrade/<feature>` (optionally `?path=<new .so>`) or by SIGHUP (every feature, from its path);
+// `POST /admin/retire/<feature>` retires one and `POST /admin/load/<feature>?path=<.so>` loads one. Every greeting
+// that comes and goes is logged (`Hive.observe`).
 //
 //     PluginServer --port 8080 hello=/srv/plugins/libHello.so
 import BeeHive
@@ -9,6 +11,8 @@ import BeeHiveRouter
 import Dispatch
 import Foundation
 import Hummingbird
+import Logging
+import PluginServerAPI
 
 #if canImport(Glibc)
 import Glibc
@@ -32,6 +36,7 @@ final class Features: @unchecked Sendable {
     func upgrade(_ name: String, to path: String? = nil) -> String {
         queue.sync {
             guard let current = lock.withLock({ plugins[name] }) else { return "no feature \(name)\n" }
+            guard current.state == .active else { return "feature \(name) is retired: load it\n" }
             do {
                 let next = try Hive.shared.plugins.upgrade(current, to: path ?? current.path)
                 lock.withLock { plugins[name] = next }
@@ -42,8 +47,40 @@ final class Features: @unchecked Sendable {
         }
     }
 
+    /// Retires `name`; returns what happened.
+    func retire(_ name: String) -> String {
+        queue.sync {
+            guard let current = lock.withLock({ plugins[name] }) else { return "no feature \(name)\n" }
+            do {
+                try current.retire()
+                return "retired \(name) (image #\(current.imageID))\n"
+            } catch {
+                return "retire of \(name) failed: \(error)\n"
+            }
+        }
+    }
+
+    /// Loads `name` from `path` (its last path when nil) after a retire; returns what happened.
+    func reload(_ name: String, from path: String?) -> String {
+        queue.sync {
+            guard let path = path ?? lock.withLock({ plugins[name]?.path }) else { return "no path for \(name)\n" }
+            do {
+                try load(name, path: path)
+                return "loaded \(name) from \(path)\n"
+            } catch {
+                return "load of \(name) failed: \(error)\n"
+            }
+        }
+    }
+
     var names: [String] { lock.withLock { Array(plugins.keys) } }
 }
+
+// BeeHive's diagnostics go where this program's logs go (libBeeHiveDynamic.so has its own copy of swift-log).
+LoggingSystem.bootstrap(StreamLogHandler.standardOutput)
+try Hive.bootstrap(.init(logger: Logger(label: "BeeHive")))
+// Joins and leaves of the greeting service, as they happen (written at once, a line at a time).
+Hive.shared.observe(Greeting.self) { event in FileHandle.standardOutput.write(Data("greeting: \(event)\n".utf8)) }
 
 var port = 8080
 var requested: [(String, String)] = []
@@ -85,6 +122,19 @@ router.post("/admin/upgrade/{feature}") { request, context -> String in
     let path = request.uri.queryParameters.get("path")
     return await withCheckedContinuation { continuation in
         DispatchQueue.global().async { continuation.resume(returning: features.upgrade(name, to: path)) }
+    }
+}
+router.post("/admin/retire/{feature}") { request, context -> String in
+    let name = try context.parameters.require("feature")
+    return await withCheckedContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(returning: features.retire(name)) }
+    }
+}
+router.post("/admin/load/{feature}") { request, context -> String in
+    let name = try context.parameters.require("feature")
+    let path = request.uri.queryParameters.get("path")
+    return await withCheckedContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(returning: features.reload(name, from: path)) }
     }
 }
 // Every other request: BeeHive's router for the scheme app, with the request's path.
