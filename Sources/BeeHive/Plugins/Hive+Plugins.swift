@@ -242,7 +242,7 @@ extension Hive {
                 throw error
             }
         }
-        let (withdrawal, duplicates, moduleDuplicates) = state.withLock {
+        var (withdrawal, duplicates, moduleDuplicates) = state.withLock {
             $0.replace(
                 image: old?.imageID, reason: "the plugin \(old?.path ?? "") was upgraded to \(path)",
                 services: prepared.services, modules: prepared.modules, routes: prepared.routes)
@@ -266,14 +266,13 @@ extension Hive {
             registered: prepared.registered, handle: handle)
         pluginTable.activate(plugin, replacing: old)
         var events: [PluginEvent] = []
-        var released = withdrawal.released
         if let old, old.markRetired() {
             TypedRecords.remove(image: old.imageID)
             TypeLookup.retire(imagePath: old.mappedPath)
             events.append(.retired(old, modules: withdrawal.modules))
         }
         events.append(.joined(plugin, modules: prepared.modules))
-        released.removeAll()  // the old version's shared instances go here, outside every lock
+        withdrawal.released.removeAll()  // the old version's shared instances go here, outside every lock
         pluginTable.notify(events)
         old?.close()
         return plugin
