@@ -130,11 +130,16 @@ static int bh_collect_image(struct dl_phdr_info *info, size_t size, void *contex
     unsigned char stack[4096];
     for (size_t i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_NOTE || ph->p_memsz == 0 || ph->p_memsz > sizeof stack) continue;
+        if (ph->p_type != PT_NOTE || ph->p_memsz == 0 || ph->p_memsz > BH_MAX_NOTE_SEGMENT) continue;
         if (!bh_segment_of(info->dlpi_phdr, info->dlpi_phnum, ph->p_vaddr, ph->p_memsz)) continue;
-        if (bh_copy_memory(1, stack, info->dlpi_addr + ph->p_vaddr, ph->p_memsz) != 0) continue;
-        int beehive = 0;
-        bh_plugin_notes(stack, ph->p_memsz, ph->p_align, &beehive, image->build_id, &image->build_id_size);
+        /* A segment of many notes (the Swift macros write one per annotation) is copied to the heap. */
+        unsigned char *buffer = ph->p_memsz <= sizeof stack ? stack : malloc(ph->p_memsz);
+        if (buffer == NULL) continue;
+        if (bh_copy_memory(1, buffer, info->dlpi_addr + ph->p_vaddr, ph->p_memsz) == 0) {
+            int beehive = 0;
+            bh_plugin_notes(buffer, ph->p_memsz, ph->p_align, &beehive, image->build_id, &image->build_id_size);
+        }
+        if (buffer != stack) free(buffer);
     }
     list->count++;
     return 0;
