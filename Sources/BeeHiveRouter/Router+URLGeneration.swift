@@ -19,7 +19,6 @@ extension Router {
     ///   - parameters: The values by parameter name; `"~"` for the wildcard.
     /// - Returns: The URL.
     /// - Throws: ``RouterError`` with code ``RouterError/Code/malformedPattern``,
-    ///   also for a `~` before the last component (it has no name to take a value by),
     ///   ``RouterError/Code/missingParameter`` (listing every missing name), or
     ///   ``RouterError/Code/invalidParameter`` for an empty path value (it would vanish from the path).
     public static func generateURL(
@@ -53,12 +52,6 @@ extension Router {
                     )
                 }
                 components.append(RouteComponentCoding.encode(value + (parsed.suffix(at: position) ?? "")))
-            case .anyComponent:
-                throw RouterError(
-                    .malformedPattern,
-                    "pattern '\(pattern)': expected components a URL can be built from, found '~' at component "
-                        + "\(position + 1), which stands for any one component and has no value; write it ':name'"
-                )
             case .wildcard:
                 // Split on the byte '/', not on Characters: a '/' followed by a combining mark is one Character.
                 components += values["~"]!.utf8.split(separator: UInt8(ascii: "/")).map {
