@@ -166,10 +166,10 @@ extension Hive {
         }
         let resolved = try PluginFile.resolve(path)
         if options.requiresTrustedFiles { try PluginFile.checkTrust(resolved, given: path) }
-        try PluginFile.checkBeforeLoading(resolved, given: path)
+        let hostImages = try PluginFile.checkBeforeLoading(resolved, given: path)
         let mappedPath = try PluginFile.loadablePath(for: resolved, in: options.copyDirectory)
         defer { unlink(mappedPath) }  // once mapped (and scanned), or refused, the name is no longer needed
-        let claim = pluginTable.claim(mappedPath, replacing: old, hostImages: PluginFile.loadedImagePaths())
+        let claim = pluginTable.claim(mappedPath, replacing: old, hostImages: hostImages)
         defer { pluginTable.release(claim) }
 
         guard let handle = dlopen(mappedPath, RTLD_NOW | RTLD_LOCAL) else {

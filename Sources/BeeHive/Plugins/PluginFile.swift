@@ -56,7 +56,9 @@ enum PluginFile {
     /// process has loaded already (by path, by file, or by build-id; the main program included), and one that declares
     /// no records. The file is read with libelf, loaded on demand; without libelf (`libelf1` not installed) only the
     /// path and the file are compared here, and the loader and the scan find the rest after loading.
-    static func checkBeforeLoading(_ resolved: String, given path: String) throws(PluginError) {
+    /// - Returns: The paths of the images loaded now (``loadedImagePaths(_:)``), from the same walk of the loader's
+    ///   list: whatever else defines a plugin's protocol comes with it.
+    static func checkBeforeLoading(_ resolved: String, given path: String) throws(PluginError) -> Set<String> {
         var file = bh_plugin_file()
         let status = bh_plugin_file_read(resolved, &file)
         let found = withUnsafeBytes(of: file.found) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
@@ -68,7 +70,12 @@ enum PluginFile {
             throw PluginError(.notASharedLibrary, "\(expected); found \(found)", path: path)
         default: break
         }
-        if let loaded = loadedImage(matching: file, resolved: resolved, readBuildID: status == 0) {
+        var images: UnsafeMutablePointer<bh_loaded_image>?
+        let count = bh_loaded_images(&images)
+        defer { bh_loaded_images_free(images, count) }
+        let loadedImages = UnsafeBufferPointer(start: images, count: count)
+        let hostImages = loadedImagePaths(loadedImages)
+        if let loaded = loadedImage(matching: file, in: loadedImages, resolved: resolved, readBuildID: status == 0) {
             throw PluginError(
                 .alreadyLoaded,
                 "expected a library this process has not loaded; it is loaded already as \(loaded), and a second "
@@ -76,7 +83,7 @@ enum PluginFile {
                     + "twice conforms nowhere). A library the host links, such as the protocols' package, is shared "
                     + "with the plugins, never loaded as one; a new build of a plugin joins with upgrade", path: path)
         }
-        guard status == 0 else { return }  // without libelf, the loader and the scan tell the rest
+        guard status == 0 else { return hostImages }  // without libelf, the loader and the scan tell the rest
         if file.has_interpreter != 0 {
             throw PluginError(
                 .notASharedLibrary,
@@ -101,19 +108,19 @@ enum PluginFile {
                     + "sections); found none in the file. Annotate its types (BH_SERVICE, @BeeHiveService) and link "
                     + "it with BeeHiveDynamic", path: path)
         }
+        return hostImages
     }
 
     /// The loaded image (described for a message) that is the file `file` at `resolved`, if any: the same path, the
     /// same device and inode, or the same GNU build-id. Plugins' private copies do not count: a new build of a
     /// plugin, or the same build again, may join while an older one stays mapped.
-    private static func loadedImage(matching file: bh_plugin_file, resolved: String, readBuildID: Bool) -> String? {
-        var images: UnsafeMutablePointer<bh_loaded_image>?
-        let count = bh_loaded_images(&images)
-        defer { bh_loaded_images_free(images, count) }
-        guard let images else { return nil }
+    private static func loadedImage(
+        matching file: bh_plugin_file, in images: UnsafeBufferPointer<bh_loaded_image>, resolved: String,
+        readBuildID: Bool
+    ) -> String? {
         var file = file
         let buildID = withUnsafeBytes(of: &file.build_id) { Array($0.prefix(file.build_id_size)) }
-        for image in UnsafeBufferPointer(start: images, count: count) {
+        for image in images {
             guard let name = image.path.map({ String(cString: $0) }), !isPrivateCopy(name) else { continue }
             let what = image.is_main != 0 ? "the main program \(name)" : name
             if name == resolved { return "\(what) (the same path)" }
@@ -131,14 +138,10 @@ enum PluginFile {
         return nil
     }
 
-    /// The paths of the images loaded now, as the loader names them (the main program by the name `dladdr` gives
-    /// it, as type look-ups report it, and by its file's path).
-    static func loadedImagePaths() -> Set<String> {
-        var images: UnsafeMutablePointer<bh_loaded_image>?
-        let count = bh_loaded_images(&images)
-        defer { bh_loaded_images_free(images, count) }
-        var paths = Set(
-            UnsafeBufferPointer(start: images, count: count).compactMap { $0.path.map { String(cString: $0) } })
+    /// The paths of `images`, as the loader names them (the main program by the name `dladdr` gives it, as type
+    /// look-ups report it, and by its file's path).
+    private static func loadedImagePaths(_ images: UnsafeBufferPointer<bh_loaded_image>) -> Set<String> {
+        var paths = Set(images.compactMap { $0.path.map { String(cString: $0) } })
         if let main = bh_image_path(bh_main_program_address()) { paths.insert(String(cString: main)) }
         return paths
     }
