@@ -123,6 +123,8 @@ let package = Package(
 
         // MARK: Tests
         .target(name: "BeeHiveTestAnnotations", dependencies: ["CBeeHive"], path: "Tests/Annotations"),
+        // Callgrind's client requests (a dump per workload), for the complexity tests' child process.
+        .target(name: "BeeHiveCallgrindRequests", path: "Tests/CallgrindRequests"),
         .testTarget(name: "_BeeHiveDiscoveryTests", dependencies: ["_BeeHiveDiscovery"]),
         // Runs programs, builds the fixture packages, and holds the lock of tests that load images into the test
         // process (every test target runs in one process).
@@ -132,7 +134,7 @@ let package = Package(
             name: "BeeHiveTests",
             dependencies: [
                 "BeeHive", "BeeHiveModules", "BeeHiveRouter", "BeeHiveMediator", "BeeHiveTesting",
-                "BeeHiveTestAnnotations", "BeeHiveTestSupport", "_BeeHiveFileFormats",
+                "BeeHiveTestAnnotations", "BeeHiveTestSupport", "_BeeHiveFileFormats", "BeeHiveCallgrindRequests",
             ]
         ),
         // Tests that build packages or binaries (Tests/Fixtures, Tests/MacroFixtures, compilers, linkers) and run

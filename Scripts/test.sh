@@ -2,7 +2,9 @@
 # Runs the whole test suite, in stages:
 #   1. build        swift build --build-tests --traits Macros (the Swift macros: swift-syntax; minutes the first time)
 #   2. unit         the unit tests, in process: BeeHiveTests, _BeeHiveDiscoveryTests, BeeHiveMacrosTests (the macros'
-#                   expansion), BeeHiveServiceLifecycleTests (seconds)
+#                   expansion), BeeHiveServiceLifecycleTests (seconds), but for the complexity tests
+#   2b. complexity  doubling an input at most doubles the work: instructions counted by callgrind in child processes
+#                   (BeeHiveTests' ComplexityTests; minutes)
 #   3. integration  the tests that build packages and binaries and run them: BeeHiveIntegrationTests (the annotated
 #                   executable in debug and release, the dlopen plugin, the C compiler x linker matrix, hostile images,
 #                   signals, Tests/MacroFixtures, the README's snippets) and BeeHiveCommandTests (the beehive tool)
@@ -22,7 +24,7 @@ case "${1:-}" in
     "") ;;
     --unit) unit_only=1 ;;
     -h | --help)
-        sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     *)
@@ -33,6 +35,7 @@ esac
 
 # Test target filters (regular expressions over "<test target>.<suite>/<test>"); .ci/run relies on these names.
 unit_filter='^(BeeHiveTests|_BeeHiveDiscoveryTests|BeeHiveMacrosTests|BeeHiveServiceLifecycleTests)\.'
+complexity_filter='^BeeHiveTests\.ComplexityTests'
 integration_filter='^(BeeHiveIntegrationTests|BeeHiveCommandTests)\.'
 tsan_filter='ConcurrencyTests|ServiceEventsAndLeasesTests|configConcurrency|concurrentCaching|ModuleLifecycleTests|ModuleEventTests|watchdog|PluginUpgradeConcurrencyTests'
 
@@ -70,13 +73,14 @@ built=1
 [[ " ${failed[*]} " == *" build "* ]] && built=0
 
 if ((built)); then
-    stage unit swift test --skip-build --traits Macros --filter "$unit_filter"
+    stage unit swift test --skip-build --traits Macros --filter "$unit_filter" --skip "$complexity_filter"
 else
     not_run unit "the build failed"
 fi
 
 if ((!unit_only)); then
     if ((built)); then
+        stage complexity swift test --skip-build --traits Macros --filter "$complexity_filter"
         stage integration swift test --skip-build --traits Macros --filter "$integration_filter"
         stage stress env BEEHIVE_STRESS_SECONDS=10 \
             swift test --skip-build --traits Macros --filter "StressTests"

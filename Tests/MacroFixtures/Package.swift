@@ -1,7 +1,13 @@
 // swift-tools-version:6.3
 // Real binaries for the Swift macros' tests: built by the tests (debug and release) and run as separate processes.
 // Every service, module and route here is annotated in Swift (BeeHiveMacros), but for one C record in MacroApp.
+//
+// The tests build it with the macro plugin their own build made (BEEHIVE_MACRO_PLUGIN, its path; with `-Xswiftc
+// -DMacros` and `-load-plugin-executable`), so that swift-syntax is not built twice more, once per configuration;
+// `swift build` by hand enables the BeeHive package's trait `Macros` and builds the plugin here.
 import PackageDescription
+
+let beehiveTraits: Set<Package.Dependency.Trait> = Context.environment["BEEHIVE_MACRO_PLUGIN"] == nil ? ["Macros"] : []
 
 let package = Package(
     name: "BeeHiveMacroFixtures",
@@ -12,7 +18,7 @@ let package = Package(
         .library(name: "MacroPlugin", type: .dynamic, targets: ["MacroPlugin"]),
     ],
     dependencies: [
-        .package(name: "BeeHive", path: "../..", traits: ["Macros"]),
+        .package(name: "BeeHive", path: "../..", traits: beehiveTraits),
         .package(path: "../Fixtures/PluginAPI"),
     ],
     targets: [

@@ -21,9 +21,19 @@ enum MacroFixturePackage {
             // incremental build whose objects did not change links nothing: MacroApp is removed so that it is linked.
             try? FileManager.default.removeItem(
                 at: scratch.appendingPathComponent(configuration).appendingPathComponent("MacroApp"))
+            // With the macro plugin of this test build, swift-syntax is not built again for the fixtures (minutes in
+            // release on two cores): the package drops the trait, and the macros' declarations and plugin come from
+            // the command line.
+            let macros =
+                MacroPluginBuild.isBuilt
+                ? [
+                    "BEEHIVE_MACRO_PLUGIN=\(MacroPluginBuild.plugin.path)", "swift", "build", "-Xswiftc", "-DMacros",
+                    "-Xswiftc", "-load-plugin-executable",
+                    "-Xswiftc", "\(MacroPluginBuild.plugin.path)#_BeeHiveMacrosPlugin",
+                ] : ["swift", "build"]
             let log = try Command.run(
-                "swift",
-                ["build", "-v", "-c", configuration, "--package-path", path.path, "--scratch-path", scratch.path])
+                "env",
+                macros + ["-v", "-c", configuration, "--package-path", path.path, "--scratch-path", scratch.path])
             result = .success((scratch.appendingPathComponent(configuration), log))
         } catch let error as Command.Failure {
             result = .failure(error)

@@ -7,9 +7,10 @@ import Testing
 /// Doubling an input at most doubles the work: service files (JSON, XML and binary property lists), duplicates of
 /// one service or module, module files, routes and redirects.
 ///
-/// Work is counted in instructions, not seconds: for each input and size, this test runs its own binary again in a
-/// child process under `valgrind --tool=callgrind` (an XCTest case, ``ComplexityProbeCase``, runs the workload),
-/// which counts the instructions of ``ComplexityProbe/measuredWorkloadRegion(_:_:_:)`` alone (`--toggle-collect`).
+/// Work is counted in instructions, not seconds: this test runs its own binary again in two child processes under
+/// `valgrind --tool=callgrind` (an XCTest case, ``ComplexityProbeCase``, runs half of the inputs and sizes each, with
+/// a dump after each), which counts the instructions of ``ComplexityProbe/measuredWorkloadRegion(_:_:_:)`` alone
+/// (`--toggle-collect`).
 /// Instruction counts do not depend on the machine's load (a 2-core machine shared by several builds gives the same
 /// numbers), unlike wall clock; hashing is made deterministic in the child (`SWIFT_DETERMINISTIC_HASHING`). Each
 /// input is measured at n and 2n entries; linear work gives a ratio just under 2 (the fixed costs are shared),
