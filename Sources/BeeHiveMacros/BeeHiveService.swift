@@ -39,12 +39,24 @@
 /// let tracker = try Hive.shared.createService(UserTrackService.self)
 /// ```
 ///
+/// A rank and properties make it one of several implementations that a plugin host chooses among
+/// (``BeeHive/ServiceRegistration/rank``, ``BeeHive/Hive/services(_:where:)``):
+///
+/// ```swift
+/// @BeeHiveService(PriceService.self, rank: 10, properties: ["region": "eu"])
+/// struct EuropeanPrices: PriceService { … }
+/// ```
+///
 /// - Parameters:
 ///   - service: The service, a protocol: `UserTrackService.self`.
 ///   - name: The registration's name, for services with several implementations; default: none.
+///   - rank: Its rank among the registrations of the service and name, an integer literal: the highest serves, the
+///     next takes over when it leaves; default: 0.
+///   - properties: What this implementation is, a dictionary literal of strings; default: none.
 @attached(extension, conformances: ServiceImplementation, names: arbitrary)
-public macro BeeHiveService<Service>(_ service: Service.Type, name: String? = nil) =
-    #externalMacro(module: "_BeeHiveMacrosPlugin", type: "ServiceMacro")
+public macro BeeHiveService<Service>(
+    _ service: Service.Type, name: String? = nil, rank: Int = 0, properties: [String: String] = [:]
+) = #externalMacro(module: "_BeeHiveMacrosPlugin", type: "ServiceMacro")
 
 /// Registers a type declared elsewhere (another file or module) as an implementation of a service.
 ///
@@ -60,8 +72,11 @@ public macro BeeHiveService<Service>(_ service: Service.Type, name: String? = ni
 ///   - service: The service, a protocol.
 ///   - implementation: The implementation type; a dotted name starts with its module.
 ///   - name: The registration's name; default: none.
+///   - rank: Its rank among the registrations of the service and name, an integer literal; default: 0.
+///   - properties: What this implementation is, a dictionary literal of strings; default: none.
 @freestanding(declaration)
 public macro BeeHiveService<Service, Implementation>(
-    _ service: Service.Type, _ implementation: Implementation.Type, name: String? = nil
+    _ service: Service.Type, _ implementation: Implementation.Type, name: String? = nil, rank: Int = 0,
+    properties: [String: String] = [:]
 ) = #externalMacro(module: "_BeeHiveMacrosPlugin", type: "ServiceDeclarationMacro")
 #endif

@@ -43,17 +43,30 @@ public struct ServiceRecord: Sendable, Hashable {
     public let name: String?
     /// Where the annotation was written, when the record says.
     public let location: RecordLocation?
+    /// Its rank among the registrations of its service and name (`"rank"`), 0 when the record has none.
+    public let rank: Int
+    /// Its properties: the keys `"property:<name>"` with string values.
+    public let properties: [String: String]
 
-    public init(service: String, implementation: String, name: String? = nil, location: RecordLocation? = nil) {
+    public init(
+        service: String, implementation: String, name: String? = nil, location: RecordLocation? = nil, rank: Int = 0,
+        properties: [String: String] = [:]
+    ) {
         self.service = service
         self.implementation = implementation
         self.name = name
         self.location = location
+        self.rank = rank
+        self.properties = properties
     }
 
     /// The forms, for messages.
     public static let expectedForms =
-        #"{"<service>":"<impl>"} or {"service":"…","impl":"…"[,"name":"…"][,"file":"…","line":…]}"#
+        #"{"<service>":"<impl>"} or {"service":"…","impl":"…"[,"name":"…"][,"rank":N][,"property:<name>":"…"…]"#
+        + #"[,"file":"…","line":…]}"#
+
+    /// The prefix of a property's key in a record: `"property:region":"eu"`.
+    public static let propertyPrefix = "property:"
 
     /// Reads a service record from its parsed form.
     public init(_ parsed: ParsedRecord) throws(RecordError) {
@@ -66,15 +79,29 @@ public struct ServiceRecord: Sendable, Hashable {
             var name: String?
             var file: String?
             var line: Int?
+            var rank = 0
+            var properties: [String: String] = [:]
             for field in fields {
                 switch field.key {
                 case "service": service = try field.nonEmptyString()
                 case "impl": impl = try field.nonEmptyString()
                 case "name": name = try field.nonEmptyString()
+                case "rank":
+                    guard case .integer(let n) = field.value else {
+                        throw RecordError(.shape, "expected an integer for \"rank\"; found \(field.value)")
+                    }
+                    rank = n
+                case let key where key.hasPrefix(Self.propertyPrefix) && key.count > Self.propertyPrefix.count:
+                    guard case .string(let value) = field.value else {
+                        throw RecordError(.shape, "expected a string for \"\(key)\"; found \(field.value)")
+                    }
+                    properties[String(key.dropFirst(Self.propertyPrefix.count))] = value
                 default:
                     guard try RecordLocation.read(field, file: &file, line: &line) else {
                         throw RecordError(
-                            .shape, "expected only the keys service, impl, name, file, line; found \"\(field.key)\"")
+                            .shape,
+                            "expected only the keys service, impl, name, rank, property:<name>, file, line; found "
+                                + "\"\(field.key)\"")
                     }
                 }
             }
@@ -83,7 +110,7 @@ public struct ServiceRecord: Sendable, Hashable {
             }
             self.init(
                 service: service, implementation: impl, name: name,
-                location: try RecordLocation.make(file: file, line: line))
+                location: try RecordLocation.make(file: file, line: line), rank: rank, properties: properties)
         } else if fields.count == 1 {
             self.init(service: try fields[0].nonEmptyString(key: true), implementation: try fields[0].nonEmptyString())
         } else {

@@ -62,6 +62,34 @@ struct MacroArguments {
         return value
     }
 
+    /// The dictionary literal of string literals `expression` holds (`["region": "eu"]`, or `[:]`), in the order
+    /// written.
+    ///
+    /// - Throws: `AnnotationDiagnostic` (`argumentNotLiteral`) for anything else, an empty key or a key given twice.
+    func strings(_ expression: ExprSyntax, role: String) throws -> [(key: String, value: String)] {
+        guard let dictionary = expression.as(DictionaryExprSyntax.self) else {
+            throw AnnotationDiagnostic(
+                code: .argumentNotLiteral,
+                message: "\(macro) expected the \(role) as a dictionary literal of strings (such as "
+                    + "[\"region\": \"eu\"]), found '\(expression.trimmedDescription)'"
+            ).at(expression)
+        }
+        guard case .elements(let elements) = dictionary.content else { return [] }
+        var pairs: [(key: String, value: String)] = []
+        for element in elements {
+            let key = try string(element.key, role: "\(role)' key")
+            guard !key.isEmpty, !pairs.contains(where: { $0.key == key }) else {
+                throw AnnotationDiagnostic(
+                    code: .argumentNotLiteral,
+                    message: "\(macro) expected each of the \(role)' keys once and not empty, found "
+                        + "'\(element.key.trimmedDescription)' \(key.isEmpty ? "empty" : "again")"
+                ).at(element.key)
+            }
+            pairs.append((key, try string(element.value, role: "value of \(role)' key \"\(key)\"")))
+        }
+        return pairs
+    }
+
     /// The boolean literal `expression` holds.
     ///
     /// - Throws: `AnnotationDiagnostic` (`argumentNotLiteral`) for anything else.

@@ -30,7 +30,8 @@ public struct ServiceMacro: ExtensionMacro {
     }
 }
 
-/// The annotation of a service: the service from the first unlabelled argument, an optional `name:`.
+/// The annotation of a service: the service from the first unlabelled argument, an optional `name:`, `rank:` and
+/// `properties:`.
 func serviceAnnotation(
     _ arguments: MacroArguments, implementation: QualifiedTypeName, site: AnnotationSite,
     at node: some SyntaxProtocol, serviceIndex: Int = 0, conformanceCheck check: String
@@ -49,6 +50,14 @@ func serviceAnnotation(
     ]
     if let name = arguments.labelled["name"] {
         pairs.append(("name", .string(try arguments.string(name, role: "service name"))))
+    }
+    if let rank = arguments.labelled["rank"] {
+        pairs.append(("rank", .integer(try arguments.integer(rank, role: "rank"))))
+    }
+    if let properties = arguments.labelled["properties"] {
+        for (key, value) in try arguments.strings(properties, role: "properties") {
+            pairs.append(("property:" + key, .string(value)))
+        }
     }
     let written = "\(arguments.macro)(\(arguments.unlabelled[serviceIndex].trimmedDescription))"
     let typed =

@@ -19,7 +19,7 @@ struct Migrate: ParsableCommand {
 
     @Argument(
         help: ArgumentHelp(
-            "BeeHive's services file: an array of {service, impl[, name]}, or a dictionary {protocol: class}.",
+            "BeeHive's services file: an array of {service, impl[, name, rank, properties]}, or a dictionary {protocol: class}.",
             valueName: "BHService.plist"))
     var services: String
 

@@ -82,6 +82,15 @@ struct DiagnosticTests {
             source: "@BeeHiveService(Tracker.self, name: formalName)\nstruct T: Tracker {}",
             code: "argumentNotLiteral", mentions: ["service name as a string literal", "found 'formalName'"]),
         Case(
+            source: "@BeeHiveService(Tracker.self, rank: level)\nstruct T: Tracker {}", code: "argumentNotLiteral",
+            mentions: ["rank as a decimal integer literal", "found 'level'"]),
+        Case(
+            source: "@BeeHiveService(Tracker.self, properties: defaults)\nstruct T: Tracker {}",
+            code: "argumentNotLiteral", mentions: ["properties as a dictionary literal of strings", "found 'defaults'"]),
+        Case(
+            source: "@BeeHiveService(Tracker.self, properties: [\"a\": \"1\", \"a\": \"2\"])\nstruct T: Tracker {}",
+            code: "argumentNotLiteral", mentions: ["properties' keys once and not empty", "again"]),
+        Case(
             source: "@BeeHiveService(Tracker.self)\nprotocol Sub: Tracker {}", code: "notAType",
             mentions: ["a class, struct, enum or actor", "found 'protocol Sub'"]),
         Case(

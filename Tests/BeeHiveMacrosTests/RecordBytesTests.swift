@@ -34,6 +34,12 @@ struct RecordBytesTests {
                 + #""file":"App/Tracker.swift","line":2}"#
         ),
         Case(
+            source: #"@BeeHiveService(Prices.self, rank: -5, properties: ["region": "eu", "tier": "a \"b\""])"#
+                + "\nstruct EUPrices: Prices {}",
+            record: #"{"service":"App.Prices","impl":"App.EUPrices","rank":-5,"property:region":"eu","#
+                + #""property:tier":"a \"b\"","file":"App/Tracker.swift","line":1}"#
+        ),
+        Case(
             source: "@BeeHiveService(Grüße.self)\nstruct Straße: Grüße {}",
             record: #"{"service":"App.Grüße","impl":"App.Straße","file":"App/Tracker.swift","line":1}"#
         ),
@@ -120,12 +126,12 @@ struct RecordBytesTests {
         #expect(source.contains("BeeHiveConformanceCheckfMu_.implementationOfTheService($0)"), "\(source)")
         // The one place the service is named, which the compiler checks: its module as written.
         #expect(source.contains("typealias Service = PluginAPI::GreeterService\n"), "\(source)")
-        let module = MacroExpansion.expand(Self.cases[4].source).source
+        let module = MacroExpansion.expand(Self.cases[5].source).source
         #expect(
             module.contains(
                 #"write(.type(App::LoginModule.self as any BeeHiveModules::HiveModule.Type, named: "App.LoginModule")"#)
         )
-        let route = MacroExpansion.expand(Self.cases[7].source).source
+        let route = MacroExpansion.expand(Self.cases[8].source).source
         #expect(
             route.contains(
                 #"write(.type(App::UserRoute.self as any BeeHiveRouter::RouteHandler.Type, named: "App.UserRoute")"#))

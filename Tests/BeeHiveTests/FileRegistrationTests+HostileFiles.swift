@@ -142,7 +142,7 @@ extension FileRegistrationTests {
                 "a key that is not UTF-8",
                 entry: Array("<dict><key>service</key><string>T.Bad</string><key>".utf8) + [0xC3, 0x28]
                     + Array("</key><string>x</string></dict>".utf8),
-                "expected a dictionary {service, impl[, name]}; found a <dict> whose <key> is text that is not valid "
+                "expected a dictionary {service, impl[, name, rank, properties]}; found a <dict> whose <key> is text that is not valid "
                     + "UTF-8 (byte 0xc3", code: .invalidUTF8),
             .xml("a bare <string>", entry: Array("<string>T.Bad</string>".utf8), #"found a string "T.Bad""#),
 
@@ -168,7 +168,7 @@ extension FileRegistrationTests {
                 #"expected each key once; found "impl" 2 times"#),
             .json(
                 "null as the entry", entry: Array("null".utf8),
-                "expected a dictionary {service, impl[, name]}; found null"),
+                "expected a dictionary {service, impl[, name, rank, properties]}; found null"),
 
             .binary(
                 "a date", impl: [0x33] + [UInt8](repeating: 0, count: 8),
@@ -353,7 +353,10 @@ extension FileRegistrationTests {
             #expect(ContinuousClock.now - start < .seconds(5))
             #expect(
                 problems.map(\.message)
-                    == Array(repeating: "expected a dictionary {service, impl[, name]}; found an array of 2", count: 2))
+                    == Array(
+                        repeating:
+                            "expected a dictionary {service, impl[, name, rank, properties]}; found an array of 2",
+                        count: 2))
 
             // Deeper than the limit only through the shared object: still counted, still an error.
             var deeper = BinaryPropertyListBuilder()
@@ -399,7 +402,9 @@ extension FileRegistrationTests {
                 let hive = Hive()
                 let problems = try hive.loadServices(from: temporaryFile("BHService", file))
                 #expect(
-                    problems.map(\.message) == ["expected a dictionary {service, impl[, name]}; found an array of 1"])
+                    problems.map(\.message) == [
+                        "expected a dictionary {service, impl[, name, rank, properties]}; found an array of 1"
+                    ])
             }
         }
 
@@ -540,7 +545,9 @@ extension FileRegistrationTests {
             let path = try temporaryFile(
                 "services.json", Array(#"[{"service":"T.A","impl":"T.I","\u00e9":1,"e\u0301":2}]"#.utf8))
             let problems = try hive.loadServices(from: path)
-            #expect(problems.map(\.message) == [#"expected only the keys impl, name, service; found "é""#])
+            #expect(
+                problems.map(\.message) == [#"expected only the keys impl, name, properties, rank, service; found "é""#]
+            )
         }
 
         @Test("a root key given twice rejects the file: which of the two lists is meant is unknown")

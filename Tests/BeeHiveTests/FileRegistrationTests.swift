@@ -100,7 +100,8 @@ struct FileRegistrationTests {
                 json: #"{"service":"BeeHiveTests.Other","impl":42}"#,
                 message: #"expected a non-empty string for "impl"; found 42"#),
             BadEntry(
-                json: #""just a string""#, message: "expected a dictionary {service, impl[, name]}; found a string"),
+                json: #""just a string""#,
+                message: "expected a dictionary {service, impl[, name, rank, properties]}; found a string"),
             BadEntry(json: #"{"service":"A","impl":"B","colour":"red"}"#, message: #"found "colour""#),
         ])
     func badEntry(_ bad: BadEntry) throws {

@@ -123,6 +123,36 @@
     BH_RECORD(BH_SERVICES_SECTION,                                                                                 \
               "{\"service\":\"" #service "\",\"impl\":\"" #impl "\",\"name\":\"" #name "\"" BH__WHERE "}")
 
+/*
+ * Registers `impl` for `service` with a rank (an integer constant: among registrations of one service, the
+ * highest serves, and the next takes over when it leaves) and up to four properties, pairs of string literals:
+ *
+ *     BH_RANKED_SERVICE(Shop.PriceService, Shop.FastPrices, 10)
+ *     BH_RANKED_SERVICE(Shop.PriceService, Shop.EuropeanPrices, 5, "region", "eu", "tier", "gold")
+ *
+ * {"service":…,"impl":…,"rank":…,"property:region":"eu",…,"file":…,"line":…}. A rank that is not an integer
+ * constant, or an odd number of property strings, does not compile.
+ */
+#define BH_RANKED_SERVICE(service, impl, ...)                                                                      \
+    BH__PICK_RANKED(__VA_ARGS__, BH__RANKED9, BH__RANKED_ODD, BH__RANKED7, BH__RANKED_ODD, BH__RANKED5,             \
+                    BH__RANKED_ODD, BH__RANKED3, BH__RANKED_ODD, BH__RANKED1, unused)(service, impl, __VA_ARGS__)
+#define BH__PICK_RANKED(_1, _2, _3, _4, _5, _6, _7, _8, _9, name, ...) name
+#define BH__PROPERTY(key, value) ",\"property:" key "\":\"" value "\""
+#define BH__RANKED(service, impl, rank, properties)                                                                \
+    enum { BH__UNIQUE(bh__rank_must_be_an_integer_) = (rank) };                                                    \
+    BH_RECORD(BH_SERVICES_SECTION, "{\"service\":\"" #service "\",\"impl\":\"" #impl "\",\"rank\":" BH__STR(rank)     \
+                                       properties BH__WHERE "}")
+#define BH__RANKED1(service, impl, rank) BH__RANKED(service, impl, rank, "")
+#define BH__RANKED3(service, impl, rank, k1, v1) BH__RANKED(service, impl, rank, BH__PROPERTY(k1, v1))
+#define BH__RANKED5(service, impl, rank, k1, v1, k2, v2)                                                           \
+    BH__RANKED(service, impl, rank, BH__PROPERTY(k1, v1) BH__PROPERTY(k2, v2))
+#define BH__RANKED7(service, impl, rank, k1, v1, k2, v2, k3, v3)                                                   \
+    BH__RANKED(service, impl, rank, BH__PROPERTY(k1, v1) BH__PROPERTY(k2, v2) BH__PROPERTY(k3, v3))
+#define BH__RANKED9(service, impl, rank, k1, v1, k2, v2, k3, v3, k4, v4)                                           \
+    BH__RANKED(service, impl, rank,                                                                                \
+               BH__PROPERTY(k1, v1) BH__PROPERTY(k2, v2) BH__PROPERTY(k3, v3) BH__PROPERTY(k4, v4))
+#define BH__RANKED_ODD(...) _Static_assert(0, "BH_RANKED_SERVICE: properties come in pairs of string literals");
+
 /* ---- Modules --------------------------------------------------------------- */
 
 #define BH__MOD1(module) BH_RECORD(BH_MODULES_SECTION, "{\"module\":\"" BH__STR2(module) "\"" BH__WHERE "}")

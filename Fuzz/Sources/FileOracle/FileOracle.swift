@@ -257,9 +257,12 @@ public let generousNestingLimit = 32
 ///     spells entries.
 ///   - entries: The entries of a file's root, or `nil` when the root is not one the format allows.
 ///   - expected: What an entry registers, spelled for comparison; `nil` when the entry is not valid.
+///   - alternatives: The valid entries that may be neither registered nor reported, by index: those outranked by
+///     another entry of their key (services with ranks).
 public func checkLoad(
     _ data: Data, _ result: Result<[Diagnostic], HiveError>, registered: [(index: Int?, value: String)],
-    entries: (FileValue) -> [FileValue]?, expected: (FileValue) -> String?
+    entries: (FileValue) -> [FileValue]?, expected: (FileValue) -> String?,
+    alternatives: ([FileValue]) -> Set<Int> = { _ in [] }
 ) {
     switch result {
     case .failure(let error):
@@ -339,7 +342,8 @@ public func checkLoad(
         }
         covered.insert(index)
     }
-    for index in list.indices where !covered.contains(index) {
+    let outranked = alternatives(list)
+    for index in list.indices where !covered.contains(index) && !outranked.contains(index) {
         check(false, "entry \(index) \(list[index]) is neither registered nor reported")
     }
 }

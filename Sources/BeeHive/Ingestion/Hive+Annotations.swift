@@ -132,7 +132,7 @@ extension Hive {
                         ServiceEntry(
                             ServiceRegistration(
                                 service: r.service, name: r.name, implementation: r.implementation,
-                                source: source(r.location)),
+                                source: source(r.location), rank: r.rank, properties: r.properties),
                             .typeName(r.implementation)))
                 case .modules:
                     let r = try ModuleRecord(RecordParser.parse(record))

@@ -3,8 +3,9 @@ internal import _BeeHiveFileFormats
 extension Hive {
     /// Registers the services listed in a file: BeeHive's `BHService.plist`, or the same as JSON.
     ///
-    /// The file is an array of entries `{service, impl}` (plus an optional `name`), as an XML or
-    /// binary property list or as JSON; the format is read from the content. A dictionary with the
+    /// The file is an array of entries `{service, impl}` (plus an optional `name`, an integer `rank` and a
+    /// dictionary of strings `properties`, see ``ServiceRegistration/rank``), as an XML or binary property list or as
+    /// JSON; the format is read from the content. A dictionary with the
     /// array under `services` is also accepted, and so is BeeHive's dictionary form `{protocol: class}`.
     ///
     /// ```swift
@@ -44,14 +45,19 @@ extension Hive {
             let source = RegistrationSource.file(path, index: index)
             do throws(FileEntry.Problem) {
                 let entry = try FileEntry(
-                    value, expected: "a dictionary {service, impl[, name]}", keys: ["service", "impl", "name"])
+                    value, expected: "a dictionary {service, impl[, name, rank, properties]}",
+                    keys: ["service", "impl", "name", "rank", "properties"])
                 let service = try entry.string("service")
                 let impl = try entry.string("impl")
                 let name = try entry.optionalString("name")
+                let rank = try entry.integer("rank") ?? 0
+                let properties = try entry.strings("properties")
                 try entry.rejectUnknownKeys()
                 registrations.append(
                     ServiceEntry(
-                        ServiceRegistration(service: service, name: name, implementation: impl, source: source),
+                        ServiceRegistration(
+                            service: service, name: name, implementation: impl, source: source, rank: rank,
+                            properties: properties),
                         .typeName(impl)))
             } catch {
                 problems.append(Diagnostic(.error, HiveError(error.code, error.message, source: source)))
@@ -248,6 +254,29 @@ private struct FileEntry {
         case .string(let s): Int(s)
         default: nil
         }
+    }
+
+    /// An optional dictionary of strings; empty when the key is absent.
+    func strings(_ key: String) throws(Problem) -> [String: String] {
+        guard let value = fields.value(forKey: key) else { return [:] }
+        guard case .dictionary(let pairs) = value else {
+            throw Problem("expected a dictionary of strings for \"\(key)\"; found \(value)", found: value)
+        }
+        if let repeated = pairs.repeatedKey {
+            throw Problem(
+                "expected each key once in \"\(key)\"; found \"\(FileValue.shortened(repeated))\" again (keys compare "
+                    + "by their UTF-8 bytes)")
+        }
+        var strings: [String: String] = [:]
+        for pair in pairs {
+            guard case .string(let s) = pair.value else {
+                throw Problem(
+                    "expected a string for \"\(FileValue.shortened(pair.key))\" in \"\(key)\"; found \(pair.value)",
+                    found: pair.value)
+            }
+            strings[pair.key] = s
+        }
+        return strings
     }
 
     /// An optional boolean.

@@ -16,16 +16,23 @@ extension Hive {
         guard !services.isEmpty || !modules.isEmpty || !routes.isEmpty else { return [] }
         let serviceBatch = Batch(services) { ServiceKey(service: $0.registration.service, name: $0.registration.name) }
         let moduleBatch = Batch(modules) { $0.name }
-        let (serviceHolders, moduleHolders) = state.withLock { state in
+        let (serviceHolders, moduleHolders, released) = state.withLock { state in
             state.reserve(serviceBatch.keyCount)
-            let serviceHolders = serviceBatch.publish(services, as: \.registration) { state.add($0) }
+            let serviceHolders = serviceBatch.publish(services, as: \.registration) { entry in
+                let holder = state.add(entry)
+                return holder === entry ? nil : holder.registration
+            }
             let moduleHolders = moduleBatch.publish(modules, as: { $0 }) { state.add($0) }
             state.add(routes: routes)
-            return (serviceHolders, moduleHolders)
+            defer { state.released = [] }
+            return (serviceHolders, moduleHolders, state.released)
         }
+        _ = released  // released here, outside the lock: a deinit is user code
         let severity = duplicateSeverity
         var duplicates: [Diagnostic] = []
-        serviceBatch.forEachLoser(holders: serviceHolders) { loser, holder in
+        // Registrations of a lower rank than the one serving are alternatives, not duplicates.
+        serviceBatch.forEachLoser(holders: serviceHolders, rank: { services[$0].registration.rank }) {
+            loser, holder in
             let registration = services[loser].registration
             duplicates.append(Diagnostic(severity, .duplicate(registration, of: holder)))
         } unlisted: { count, last, holder in
@@ -40,7 +47,7 @@ extension Hive {
                             + "one (the last is \(registration.implementation) here); \(holder.implementation) "
                             + "registered by \(holder.source) is kept", source: registration.source)))
         }
-        moduleBatch.forEachLoser(holders: moduleHolders) { loser, holder in
+        moduleBatch.forEachLoser(holders: moduleHolders, rank: { _ in 0 }) { loser, holder in
             let module = modules[loser]
             duplicates.append(
                 Diagnostic(
@@ -65,7 +72,8 @@ extension Hive {
 }
 
 /// A batch of registrations grouped by key, outside any lock: for each key (in order of first appearance), the
-/// entries to offer the registry (the first of each origin) and the others (which can never hold the key).
+/// entries to offer the registry (the first of each origin, and any that outranks those before it) and the others
+/// (which can never hold the key).
 ///
 /// A key seen once costs two array slots; only keys seen again get a set of origins and a list of candidates.
 private struct Batch<Key: TableKey> {
@@ -83,13 +91,20 @@ private struct Batch<Key: TableKey> {
     init<Element: HasRegistrationSource>(_ elements: [Element], key: (Element) -> Key) {
         var position = KeyedTable<Key, Int>()
         var firstOrigin: [RegistrationOrigin] = []
+        var bestRank: [Int] = []
         var origins: [Int: Set<RegistrationOrigin>] = [:]
         keyIndex.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
             let k = key(element)
             let origin = RegistrationOrigin(element.registrationSource)
+            let rank = element.registrationRank
             if let known = position[k] {
                 keyIndex.append(known)
+                if rank > bestRank[known] {
+                    bestRank[known] = rank
+                    more[known, default: []].append(index)
+                    continue
+                }
                 guard origin != firstOrigin[known] else { continue }
                 if origins[known, default: [firstOrigin[known]]].insert(origin).inserted {
                     more[known, default: []].append(index)
@@ -99,12 +114,14 @@ private struct Batch<Key: TableKey> {
                 keyIndex.append(first.count)
                 first.append(index)
                 firstOrigin.append(origin)
+                bestRank.append(rank)
             }
         }
     }
 
-    /// Offers the batch to the registry through `add`, which returns what already holds an entry's key, if anything:
-    /// for each key its first entry, then the first entry of each other origin (the others can never hold the key).
+    /// Offers the batch to the registry through `add`, which returns what holds an entry's key after the call, or nil
+    /// when the entry does: for each key its first entry, then the others that could hold it (the first of each
+    /// other origin, and those that outrank the entries before them).
     /// - Returns: What holds each key afterwards, by the key's position.
     func publish<Element, Value>(
         _ elements: [Element], as value: (Element) -> Value, add: (Element) -> Value?
@@ -113,24 +130,28 @@ private struct Batch<Key: TableKey> {
         holders.reserveCapacity(keyCount)
         for position in first.indices {
             let element = elements[first[position]]
-            let existing = add(element)
-            for index in more[position] ?? [] { _ = add(elements[index]) }
-            holders.append(Holder(existing ?? value(element), isFromBatch: existing == nil))
+            var holder = add(element).map { Holder($0, index: nil) } ?? Holder(value(element), index: first[position])
+            for index in more[position] ?? [] where add(elements[index]) == nil {
+                holder = Holder(value(elements[index]), index: index)
+            }
+            holders.append(holder)
         }
         return holders
     }
 
-    /// Calls `listed` for each entry that does not hold its key (in entry order), the first
-    /// ``Hive/listedDuplicatesPerKey`` of each key; then `unlisted` once per key with more, with their count and
-    /// the last one. Linear in the batch.
-    func forEachLoser<Value>(
-        holders: [Holder<Value>], listed: (Int, Value) -> Void, unlisted: (Int, Int, Value) -> Void
+    /// Calls `listed` for each entry that does not hold its key and has the holder's rank (in entry order), the
+    /// first ``Hive/listedDuplicatesPerKey`` of each key; then `unlisted` once per key with more, with their count
+    /// and the last one. Linear in the batch.
+    func forEachLoser<Value: HasRegistrationRank>(
+        holders: [Holder<Value>], rank: (Int) -> Int, listed: (Int, Value) -> Void,
+        unlisted: (Int, Int, Value) -> Void
     ) {
         var seen = [Int](repeating: 0, count: keyCount)
         var last = [Int](repeating: -1, count: keyCount)
         for (index, position) in keyIndex.enumerated() {
             let holder = holders[position]
-            if holder.isFromBatch && index == first[position] { continue }  // it holds the key
+            // The holder itself, and the alternatives it outranks, are no duplicates.
+            if index == holder.index || rank(index) != holder.value.registrationRank { continue }
             seen[position] += 1
             if seen[position] <= Hive.listedDuplicatesPerKey {
                 listed(index, holder.value)
@@ -144,26 +165,37 @@ private struct Batch<Key: TableKey> {
     }
 }
 
-/// What holds a key after a batch was published, and whether it is the batch's own first entry for the key.
+/// What holds a key after a batch was published, and, when it is one of the batch's entries, its index.
 private struct Holder<Value> {
     let value: Value
-    let isFromBatch: Bool
+    let index: Int?
 
-    init(_ value: Value, isFromBatch: Bool) {
+    init(_ value: Value, index: Int?) {
         self.value = value
-        self.isFromBatch = isFromBatch
+        self.index = index
     }
 }
 
+/// Something registered with a rank: a service registration, an entry, a module declaration (always 0).
+protocol HasRegistrationRank {
+    var registrationRank: Int { get }
+}
+
 /// Something registered from a source: a service entry or a module declaration.
-protocol HasRegistrationSource {
+protocol HasRegistrationSource: HasRegistrationRank {
     var registrationSource: RegistrationSource { get }
 }
 
 extension ServiceEntry: HasRegistrationSource {
     var registrationSource: RegistrationSource { registration.source }
+    var registrationRank: Int { registration.rank }
+}
+
+extension ServiceRegistration: HasRegistrationRank {
+    var registrationRank: Int { rank }
 }
 
 extension ModuleDeclaration: HasRegistrationSource {
     var registrationSource: RegistrationSource { source }
+    var registrationRank: Int { 0 }
 }

@@ -13,22 +13,26 @@ extension Hive {
     ///   - service: The service, usually a protocol.
     ///   - name: A name, to register several implementations of one service.
     ///   - scope: Whether every request gets a new instance (`.transient`, the default) or one shared instance.
+    ///   - rank: Its rank among the registrations of `service` and `name`: the highest serves, and when it leaves
+    ///     (a plugin retired) the next one takes over. Equal ranks (0 by default) are duplicates: the first wins.
+    ///   - properties: What this implementation is, for ``services(_:where:)``: `["region": "eu"]`.
     ///   - factory: Makes an instance. Called without any lock held; it may resolve other services from the hive
     ///     it is given.
     ///   - fileID: The file that registers, recorded in the registration's source; leave the default.
     ///   - line: The line that registers, recorded with `fileID`; leave the default.
     /// - Returns: The registration.
     /// - Throws: ``HiveError/Code-swift.struct/duplicateRegistration`` in strict mode when the service (and name)
-    ///   is taken. Otherwise the first registration wins and the duplicate is a warning.
+    ///   is taken at the same rank. Otherwise the first registration wins and the duplicate is a warning.
     @discardableResult
     public func register<Service>(
-        _ service: Service.Type, name: String? = nil, scope: ServiceScope = .transient, fileID: String = #fileID,
-        line: Int = #line, factory: @escaping @Sendable (Hive) throws -> Service
+        _ service: Service.Type, name: String? = nil, scope: ServiceScope = .transient, rank: Int = 0,
+        properties: [String: String] = [:], fileID: String = #fileID, line: Int = #line,
+        factory: @escaping @Sendable (Hive) throws -> Service
     ) throws(HiveError) -> ServiceRegistration {
         try register(
             ServiceRegistration(
                 service: TypeLookup.name(of: service), name: name, implementation: "factory",
-                source: .code(fileID: fileID, line: line)),
+                source: .code(fileID: fileID, line: line), rank: rank, properties: properties),
             .factory(
                 scope,
                 { hive in
@@ -41,7 +45,7 @@ extension Hive {
     ///
     /// Swift cannot require a type parameter to conform to another one that is a protocol, so the compiler cannot
     /// check this call; the registration checks it at run time instead, as BeeHive does. Prefer
-    /// ``register(_:name:scope:fileID:line:factory:)``, which the compiler checks.
+    /// ``register(_:name:scope:rank:properties:fileID:line:factory:)``, which the compiler checks.
     ///
     /// ```swift
     /// try hive.register(service: UserTrackService.self, impl: UserTrackServiceImpl.self)
@@ -53,19 +57,22 @@ extension Hive {
     ///     created) and leaves the service free for a valid registration; otherwise it is checked when the service
     ///     is created.
     ///   - name: A name, to register several implementations of one service.
+    ///   - rank: Its rank among the registrations of `service` and `name`; higher serves first.
+    ///   - properties: What this implementation is, for ``services(_:where:)``.
     ///   - fileID: The file that registers, recorded in the registration's source; leave the default.
     ///   - line: The line that registers, recorded with `fileID`; leave the default.
     /// - Returns: The registration.
     /// - Throws: ``HiveError/Code-swift.struct/doesNotConform`` when `impl` does not conform to the protocol
     ///   `service`; ``HiveError/Code-swift.struct/duplicateRegistration`` in strict mode when the service
-    ///   (and name) is taken. Otherwise the first registration wins and the duplicate is a warning.
+    ///   (and name) is taken at the same rank. Otherwise the first registration wins and the duplicate is a warning.
     @discardableResult
     public func register<Service, Impl: ServiceImplementation>(
-        service: Service.Type, impl: Impl.Type, name: String? = nil, fileID: String = #fileID, line: Int = #line
+        service: Service.Type, impl: Impl.Type, name: String? = nil, rank: Int = 0,
+        properties: [String: String] = [:], fileID: String = #fileID, line: Int = #line
     ) throws(HiveError) -> ServiceRegistration {
         let registration = ServiceRegistration(
             service: TypeLookup.name(of: service), name: name, implementation: TypeLookup.name(of: impl),
-            source: .code(fileID: fileID, line: line))
+            source: .code(fileID: fileID, line: line), rank: rank, properties: properties)
         if let refused = conformanceRefusal(service, impl: impl, registration) {
             record([Diagnostic(.error, refused)])
             throw refused
@@ -73,8 +80,8 @@ extension Hive {
         return try register(registration, .implementation(impl, boxes: .none), type: service)
     }
 
-    /// Registers a factory for `service`, in code: ``register(_:name:scope:fileID:line:factory:)`` with the
-    /// service labelled.
+    /// Registers a factory for `service`, in code: ``register(_:name:scope:rank:properties:fileID:line:factory:)``
+    /// with the service labelled.
     ///
     /// ```swift
     /// try hive.register(service: Clock.self, scope: .singleton) { _ in SystemClock() }
@@ -83,18 +90,23 @@ extension Hive {
     ///   - service: The service, usually a protocol.
     ///   - name: A name, to register several implementations of one service.
     ///   - scope: Whether every request gets a new instance or one shared instance.
+    ///   - rank: Its rank among the registrations of `service` and `name`; higher serves first.
+    ///   - properties: What this implementation is, for ``services(_:where:)``.
     ///   - factory: Makes an instance. Called without any lock held; it may resolve other services
     ///     from the hive it is given.
     ///   - fileID: The file that registers, recorded in the registration's source; leave the default.
     ///   - line: The line that registers, recorded with `fileID`; leave the default.
     /// - Returns: The registration.
-    /// - Throws: ``HiveError/Code-swift.struct/duplicateRegistration`` in strict mode when taken.
+    /// - Throws: ``HiveError/Code-swift.struct/duplicateRegistration`` in strict mode when taken at the same rank.
     @discardableResult
     public func register<Service>(
-        service: Service.Type, name: String? = nil, scope: ServiceScope = .transient, fileID: String = #fileID,
-        line: Int = #line, factory: @escaping @Sendable (Hive) throws -> Service
+        service: Service.Type, name: String? = nil, scope: ServiceScope = .transient, rank: Int = 0,
+        properties: [String: String] = [:], fileID: String = #fileID, line: Int = #line,
+        factory: @escaping @Sendable (Hive) throws -> Service
     ) throws(HiveError) -> ServiceRegistration {
-        try register(service, name: name, scope: scope, fileID: fileID, line: line, factory: factory)
+        try register(
+            service, name: name, scope: scope, rank: rank, properties: properties, fileID: fileID, line: line,
+            factory: factory)
     }
 
     /// Registers the type named `impl` as the implementation of the service named `service`.
@@ -107,17 +119,21 @@ extension Hive {
     ///   - service: The service's module-qualified name.
     ///   - impl: The implementation type's module-qualified name.
     ///   - name: A name, to register several implementations of one service.
+    ///   - rank: Its rank among the registrations of `service` and `name`; higher serves first.
+    ///   - properties: What this implementation is, for ``services(_:where:)``.
     ///   - fileID: The file that registers, recorded in the registration's source; leave the default.
     ///   - line: The line that registers, recorded with `fileID`; leave the default.
     /// - Returns: The registration.
-    /// - Throws: ``HiveError/Code-swift.struct/duplicateRegistration`` in strict mode when taken.
+    /// - Throws: ``HiveError/Code-swift.struct/duplicateRegistration`` in strict mode when taken at the same rank.
     @discardableResult
     public func register(
-        service: String, impl: String, name: String? = nil, fileID: String = #fileID, line: Int = #line
+        service: String, impl: String, name: String? = nil, rank: Int = 0, properties: [String: String] = [:],
+        fileID: String = #fileID, line: Int = #line
     ) throws(HiveError) -> ServiceRegistration {
         try register(
             ServiceRegistration(
-                service: service, name: name, implementation: impl, source: .code(fileID: fileID, line: line)),
+                service: service, name: name, implementation: impl, source: .code(fileID: fileID, line: line),
+                rank: rank, properties: properties),
             .typeName(impl))
     }
 

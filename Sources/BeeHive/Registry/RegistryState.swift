@@ -223,10 +223,10 @@ struct RegistryState {
     var routes: [RouteDeclaration] = []
     /// Counts changes of `routes`, so that routers take new declarations and drop withdrawn ones.
     var routeGeneration = 0
-    /// Service registrations that lost to an earlier one with the same key, in the order they came, at most one
-    /// per origin (see ``RegistrationOrigin``): when the winner's image is unloaded, the first of these whose image
-    /// is still there takes over.
-    var shadowedServices = KeyedTable<ServiceKey, Shadows<(ServiceRegistration, Provider)>>()
+    /// Service registrations that wait behind the one serving their key, highest rank first, then in the order they
+    /// came, at most one per origin (see ``RegistrationOrigin``): when the winner's image is unloaded, the first of
+    /// these whose image is still there takes over.
+    var shadowedServices = KeyedTable<ServiceKey, Shadows<ServiceEntry>>()
     /// Module declarations that lost to an earlier one of the same name, likewise.
     var shadowedModules: [String: Shadows<ModuleDeclaration>] = [:]
     var diagnostics = DiagnosticLog()
@@ -236,6 +236,10 @@ struct RegistryState {
     /// The hive's observers of service registrations, once one was added: changes of the registrations that serve
     /// a service are queued for them as they happen (nil costs one test per change).
     var observers: ServiceObservers?
+    /// Entries that left the registry holding a shared instance while the lock was held (an outranked registration
+    /// that can never take over again): the caller releases them once the lock is released, since a deinit is user
+    /// code.
+    var released: [ServiceEntry] = []
 
     /// The registrations that serve the service named `service` (under any name), in the order they were added.
     func registrations(serving service: String) -> [ServiceRegistration] {
@@ -247,27 +251,52 @@ struct RegistryState {
         serviceOrder.compactMap { services[$0]?.registration }.filter { $0.source.imageID == imageID }
     }
 
-    /// Adds a registration unless its key is taken; returns the registration that holds the key. O(1).
+    /// Adds a registration. It serves its key when the key is free, or when it outranks the registration serving it,
+    /// which then waits among the shadows; otherwise it waits there itself, if it could ever take over. Returns the
+    /// entry that serves the key afterwards. O(1) for registrations of equal rank.
     ///
-    /// A registration that loses is kept as a shadow, to be reinstated when the winner's image is unloaded, if
-    /// it could ever take over: not when the winner can never be withdrawn (a file or code), nor when an earlier
-    /// shadow or the winner comes from the same origin (they are withdrawn together).
-    mutating func add(_ entry: ServiceEntry) -> ServiceRegistration? {
+    /// A registration that waits is reinstated when the one serving is withdrawn (its image unloaded), the highest
+    /// rank first. It is not kept when it never could be: behind a registration of a file or code (never
+    /// withdrawn) that outranks or equals it, nor beside one from the same image (they are withdrawn together).
+    mutating func add(_ entry: ServiceEntry) -> ServiceEntry {
         let registration = entry.registration
         let key = ServiceKey(service: registration.service, name: registration.name)
-        guard let existing = services[key]?.registration else {
+        guard let holder = services[key] else {
             services[key] = entry
             serviceOrder.append(key)
             if !withdrawn.isEmpty { withdrawn[key] = nil }
             observers?.post(.added, [registration])
-            return nil
+            return entry
         }
-        let origin = RegistrationOrigin(registration.source)
-        let winner = RegistrationOrigin(existing.source)
+        guard registration.rank > holder.registration.rank else {
+            shadow(entry, key: key, behind: holder)
+            return holder
+        }
+        services[key] = entry
+        shadow(holder, key: key, behind: entry)
+        typeIndex.removeAll()
+        sharedInstances.removeAll()
+        if let observers {
+            observers.post(.removed, [holder.registration])
+            observers.post(.added, [registration])
+        }
+        return entry
+    }
+
+    /// Keeps `entry` among the shadows of `key`, served by `holder`, if it could ever take over; an entry that holds
+    /// an instance and is not kept is released later, outside the lock (see ``released``).
+    private mutating func shadow(_ entry: ServiceEntry, key: ServiceKey, behind holder: ServiceEntry) {
+        let origin = RegistrationOrigin(entry.registration.source)
+        let winner = RegistrationOrigin(holder.registration.source)
+        var dropped: [ServiceEntry] = []
         if winner.isWithdrawable && origin != winner {
-            shadowedServices.modify(key, initial: Shadows()) { $0.add((registration, entry.provider), from: origin) }
+            shadowedServices.modify(key, initial: Shadows()) {
+                dropped = $0.add(entry, from: origin, rank: entry.registration.rank)
+            }
+        } else {
+            dropped = [entry]
         }
-        return existing
+        for entry in dropped where entry.cachedInstance != nil { released.append(entry) }
     }
 
     /// Declares a module unless its name is taken; returns the declaration that holds the name. O(1).
@@ -276,7 +305,7 @@ struct RegistryState {
             let origin = RegistrationOrigin(module.source)
             let winner = RegistrationOrigin(existing.source)
             if winner.isWithdrawable && origin != winner {
-                shadowedModules[module.name, default: Shadows()].add(module, from: origin)
+                _ = shadowedModules[module.name, default: Shadows()].add(module, from: origin, rank: 0)
             }
             return existing
         }
@@ -324,7 +353,10 @@ struct RegistryState {
         let now = Self.now()
 
         for key in shadowedServices.keys {
-            shadowedServices[key]!.removeAll(from: imageID)
+            for entry in shadowedServices[key]!.removeAll(from: imageID) {
+                entry.isWithdrawn = true
+                result.released.append(entry)
+            }
             if shadowedServices[key]!.isEmpty { shadowedServices[key] = nil }
         }
         for (key, entry) in services.entries where belongs(entry.registration.source) {
@@ -332,8 +364,9 @@ struct RegistryState {
             entry.isWithdrawn = true
             result.released.append(entry)
             removed.append(entry.registration)
-            if let (registration, provider) = shadowedServices[key]?.removeFirst() {
-                services[key] = ServiceEntry(registration, provider)
+            if let next = shadowedServices[key]?.removeFirst() {
+                services[key] = next
+                let registration = next.registration
                 added.append(registration)
                 if shadowedServices[key]!.isEmpty { shadowedServices[key] = nil }
                 result.reinstated.append(
@@ -352,7 +385,7 @@ struct RegistryState {
         }
 
         for name in Array(shadowedModules.keys) {
-            shadowedModules[name]!.removeAll(from: imageID)
+            _ = shadowedModules[name]!.removeAll(from: imageID)
             if shadowedModules[name]!.isEmpty { shadowedModules[name] = nil }
         }
         for (name, module) in modules where belongs(module.source) {
@@ -386,12 +419,15 @@ struct RegistryState {
         image old: UInt64?, reason: String, services entries: [ServiceEntry], modules declarations: [ModuleDeclaration],
         routes declarations2: [RouteDeclaration]
     ) -> (Withdrawal, duplicates: [(ServiceRegistration, ServiceRegistration)], moduleDuplicates: [ModuleDeclaration]) {
-        let withdrawal = old.map { withdraw(image: $0, reason: reason) } ?? Withdrawal()
+        var withdrawal = old.map { withdraw(image: $0, reason: reason) } ?? Withdrawal()
         var duplicates: [(ServiceRegistration, ServiceRegistration)] = []
         var moduleDuplicates: [ModuleDeclaration] = []
         reserve(entries.count)
         for entry in entries {
-            if let existing = add(entry) { duplicates.append((entry.registration, existing)) }
+            let holder = add(entry)
+            if holder !== entry && holder.registration.rank == entry.registration.rank {
+                duplicates.append((entry.registration, holder.registration))
+            }
         }
         for module in declarations {
             if let existing = add(module) { moduleDuplicates.append(existing) }
@@ -399,6 +435,8 @@ struct RegistryState {
         add(routes: declarations2)
         typeIndex.removeAll()
         sharedInstances.removeAll()
+        withdrawal.released += released
+        released = []
         return (withdrawal, duplicates, moduleDuplicates)
     }
 }
@@ -427,24 +465,48 @@ struct RegistrationOrigin: Hashable {
     var isWithdrawable: Bool { imageID != nil }
 }
 
-/// Registrations that lost to the holder of a key, in the order they came, at most one per origin.
+/// Registrations that wait behind the holder of a key: highest rank first, then in the order they came, at most one
+/// per origin.
 ///
-/// One per origin is enough: registrations of one image are withdrawn together, so only the first of them can
-/// ever take over; and once one that is never withdrawn (a file, code) is queued, nothing after it can. Adding
-/// costs O(1) (a set look-up), so that n duplicates of one service cost O(n), not O(n²).
+/// One per origin is enough: registrations of one image are withdrawn together, so only the best of them can ever
+/// take over. A registration that is never withdrawn (a file, code) is always last: nothing behind it can take over.
+/// Adding one of rank equal to the last costs O(1) (a set look-up), so that n duplicates of one service cost O(n),
+/// not O(n²); a different rank costs a scan of the queue, which holds at most one per loaded image.
 struct Shadows<Element> {
-    private(set) var queue: [(origin: RegistrationOrigin, element: Element)] = []
+    private(set) var queue: [(origin: RegistrationOrigin, rank: Int, element: Element)] = []
     private var origins: Set<RegistrationOrigin> = []
-    /// Whether a registration that is never withdrawn is queued: nothing after it can take over.
+    /// Whether the last queued registration is one that is never withdrawn.
     private var hasPermanent = false
 
     var isEmpty: Bool { queue.isEmpty }
 
-    /// Queues `element` unless its origin already has one queued, or a permanent one is queued before it.
-    mutating func add(_ element: Element, from origin: RegistrationOrigin) {
-        guard !hasPermanent, origins.insert(origin).inserted else { return }
-        queue.append((origin, element))
-        hasPermanent = !origin.isWithdrawable
+    /// Queues `element` in its place, unless it could never take over: its origin has one of equal or higher rank
+    /// queued, or a permanent one is queued before its place.
+    /// - Returns: What is no longer queued: `element` itself when refused; else its origin's lower-ranked one, and,
+    ///   when `element` is permanent, those behind it.
+    mutating func add(_ element: Element, from origin: RegistrationOrigin, rank: Int) -> [Element] {
+        var dropped: [Element] = []
+        if origins.contains(origin) {
+            let index = queue.firstIndex { $0.origin == origin }!
+            guard queue[index].rank < rank else { return [element] }
+            dropped.append(queue.remove(at: index).element)
+            origins.remove(origin)
+            if !origin.isWithdrawable { hasPermanent = false }
+        }
+        var place = queue.count
+        while place > 0 && queue[place - 1].rank < rank { place -= 1 }
+        if hasPermanent && place == queue.count { return dropped + [element] }
+        queue.insert((origin, rank, element), at: place)
+        origins.insert(origin)
+        if !origin.isWithdrawable {
+            for behind in queue[(place + 1)...] {
+                origins.remove(behind.origin)
+                dropped.append(behind.element)
+            }
+            queue.removeSubrange((place + 1)...)
+            hasPermanent = true
+        }
+        return dropped
     }
 
     /// Removes the first queued registration and returns it.
@@ -452,15 +514,17 @@ struct Shadows<Element> {
         guard !queue.isEmpty else { return nil }
         let first = queue.removeFirst()
         origins.remove(first.origin)
-        if !first.origin.isWithdrawable { hasPermanent = false }
+        if queue.isEmpty { hasPermanent = false }
         return first.element
     }
 
-    /// Removes the registration of image `imageID`, if one is queued.
-    mutating func removeAll(from imageID: UInt64) {
+    /// Removes the registration of image `imageID`, if one is queued, and returns what it removed.
+    mutating func removeAll(from imageID: UInt64) -> [Element] {
         let origin = RegistrationOrigin(imageID: imageID)
-        guard origins.remove(origin) != nil else { return }
+        guard origins.remove(origin) != nil else { return [] }
+        let removed = queue.filter { $0.origin == origin }.map(\.element)
         queue.removeAll { $0.origin == origin }
+        return removed
     }
 }
 

@@ -1,4 +1,4 @@
-/// One registered service: which implementation serves it, under which name, and from where.
+/// One registered service: which implementation serves it, under which name and rank, and from where.
 public struct ServiceRegistration: Sendable, Hashable, CustomStringConvertible {
     /// The service's name: the protocol's module-qualified name, e.g. `App.UserTrackService`.
     public let service: String
@@ -8,17 +8,40 @@ public struct ServiceRegistration: Sendable, Hashable, CustomStringConvertible {
     public let implementation: String
     /// Where the registration came from.
     public let source: RegistrationSource
+    /// Its rank among the registrations of the same service and name: the highest serves, the earliest of equal
+    /// ranks first; the others wait and take over, highest first, when it leaves (a plugin retired or upgraded).
+    /// 0 unless the registration says otherwise; registrations of equal rank are duplicates, as BeeHive's are.
+    public let rank: Int
+    /// Properties that say what this implementation is (`["region": "eu"]`), for
+    /// ``Hive/services(_:where:)``; empty unless the registration says otherwise.
+    public let properties: [String: String]
 
     /// Creates a registration.
-    public init(service: String, name: String? = nil, implementation: String, source: RegistrationSource) {
+    ///
+    /// - Parameters:
+    ///   - service: The service's module-qualified name.
+    ///   - name: The registration's name, if the service has several.
+    ///   - implementation: The implementation's type name, or a description of the factory.
+    ///   - source: Where the registration came from.
+    ///   - rank: Its rank among the registrations of the same service and name; higher serves first.
+    ///   - properties: What this implementation is, for ``Hive/services(_:where:)``.
+    public init(
+        service: String, name: String? = nil, implementation: String, source: RegistrationSource, rank: Int = 0,
+        properties: [String: String] = [:]
+    ) {
         self.service = service
         self.name = name
         self.implementation = implementation
         self.source = source
+        self.rank = rank
+        self.properties = properties
     }
 
     /// The service and its name as one string: `App.Cache` or `App.Cache[memory]`.
     public var displayName: String { name.map { "\(service)[\($0)]" } ?? service }
 
-    public var description: String { "\(displayName) -> \(implementation) (\(source))" }
+    public var description: String {
+        let rank = rank == 0 ? "" : ", rank \(rank)"
+        return "\(displayName) -> \(implementation) (\(source)\(rank))"
+    }
 }

@@ -157,13 +157,13 @@ extension Hive {
     /// The instance for `key` (found through `typeKey` first, when given), with the entry and, for a
     /// shared instance, the generation of the entry's slot it came from. Never holds the lock while user
     /// code (a type lookup, `isSingleton`, `init`, a factory) runs.
-    private func instance(
-        for key: ServiceKey, typeKey: TypeKey?, shouldCache: Bool
+    func instance(
+        for key: ServiceKey, typeKey: TypeKey?, shouldCache: Bool, entry fixed: ServiceEntry? = nil
     ) throws(HiveError)
         -> (made: Made, entry: ServiceEntry, cachedGeneration: Int?)
     {
         while true {
-            switch try attempt(for: key, typeKey: typeKey, shouldCache: shouldCache) {
+            switch try attempt(for: key, typeKey: typeKey, shouldCache: shouldCache, entry: fixed) {
             case .done(let made, let entry, let generation): return (made, entry, generation)
             case .wait(let ticket): ticket.wait()
             case .retry: continue
@@ -179,11 +179,14 @@ extension Hive {
         case retry
     }
 
-    /// One attempt at the instance for `key`; waiting for another thread is the caller's, blocking or not.
-    private func attempt(for key: ServiceKey, typeKey: TypeKey?, shouldCache: Bool) throws(HiveError) -> Attempt {
+    /// One attempt at the instance for `key` (of `fixed`, when given: a registration that may wait behind the one
+    /// serving `key`); waiting for another thread is the caller's, blocking or not.
+    private func attempt(
+        for key: ServiceKey, typeKey: TypeKey?, shouldCache: Bool, entry fixed: ServiceEntry? = nil
+    ) throws(HiveError) -> Attempt {
         TypedRecords.bindPending()  // accessors are foreign code: called before the lock (the miss's hints read them)
         let step: Step = state.withLock { state in
-            guard let entry = typeKey.flatMap({ state.typeIndex[$0] }) ?? state.entry(for: key) else {
+            guard let entry = fixed ?? typeKey.flatMap({ state.typeIndex[$0] }) ?? state.entry(for: key) else {
                 return .missing(
                     available: state.serviceOrder.prefix(20).map(\.displayName),
                     unqualified: state.unqualifiedEntry(for: key)?.registration,

@@ -159,6 +159,7 @@ struct ProgramCheck {
 
     /// Every declaration of a key after the first, each compared with the first earlier one that is not in an
     /// alternative of its file (within one file, or between files that are not alternatives, it is a duplicate).
+    /// A service's rank is part of its key: registrations of different ranks are alternatives by design.
     private func duplicates() -> [Finding] {
         // Per key, the first declaration in each file, in file order: at most one per file, so that a search
         // past the alternatives is bounded by the number of files, not of records.
@@ -168,7 +169,7 @@ struct ProgramCheck {
             let record = placed.record
             let key: String =
                 switch record.kind {
-                case .service: "service \(record.service ?? "")\u{0}\(record.name ?? "")"
+                case .service: "service \(record.service ?? "")\u{0}\(record.name ?? "")\u{0}\(record.rank ?? 0)"
                 case .module: "module \(record.module ?? "")"
                 case .route: "route \(record.route ?? "")"
                 }

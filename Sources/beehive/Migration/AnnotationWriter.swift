@@ -2,7 +2,8 @@ import BeeHive
 
 /// Writes `beehive.h` annotations for registrations read from BeeHive's plists: `BH_SERVICE`,
 /// `BH_NAMED_SERVICE` and `BH_MODULE` lines, or a `BH_RECORD` with the JSON record where a name or value cannot
-/// pass through the macros (a name that is not dotted identifiers, a level above 2, a priority beyond 32 bits).
+/// pass through the macros (a name that is not dotted identifiers, a level above 2, a priority beyond 32 bits, a
+/// rank or properties).
 struct AnnotationWriter {
     /// The module put before names that have none (BeeHive's Objective-C names), or nil to keep names as they are.
     var module: String?
@@ -24,6 +25,17 @@ struct AnnotationWriter {
     func line(for service: ServiceRegistration) -> String {
         let name = qualified(service.service)
         let impl = qualified(service.implementation)
+        if service.rank != 0 || !service.properties.isEmpty {
+            // A rank or properties: the JSON record, which says everything (BH_RANKED_SERVICE has no name).
+            let label = service.name.map { ",\"name\":\(Self.json($0))" } ?? ""
+            let properties = service.properties.sorted { $0.key < $1.key }.map {
+                ",\(Self.json("property:" + $0.key)):\(Self.json($0.value))"
+            }
+            return Self.record(
+                "BH_SERVICES_SECTION",
+                "{\"service\":\(Self.json(name)),\"impl\":\(Self.json(impl))\(label),\"rank\":\(service.rank)"
+                    + properties.joined() + "}")
+        }
         if let label = service.name {
             if Self.isMacroSafe(name) && Self.isMacroSafe(impl) && Self.isIdentifier(label) {
                 return "BH_NAMED_SERVICE(\(name), \(impl), \(label))"

@@ -56,6 +56,8 @@ enum RecordDecoder {
                 record.service = service.service
                 record.implementation = service.implementation
                 record.name = service.name
+                record.rank = service.rank == 0 ? nil : service.rank
+                record.properties = service.properties.isEmpty ? nil : service.properties
                 record.written(service.location)
             case .modules:
                 let module = try ModuleRecord(RecordParser.parse(raw))

@@ -187,6 +187,10 @@ struct InspectionReport: Codable, Sendable, Equatable {
         var implementation: String?
         /// Services: the registration's name, when the record gives one.
         var name: String?
+        /// Services: the rank, when the record gives one other than 0 (higher serves first).
+        var rank: Int?
+        /// Services: the properties, when the record gives any.
+        var properties: [String: String]?
         /// Modules: the module type's name.
         var module: String?
         /// Modules: the level (basic 0, normal 1, application 2, or the integer given); default 1.

@@ -77,18 +77,20 @@ struct DuplicateDiagnosticsTests {
         let image = { (id: UInt64, offset: Int) in
             RegistrationSource.annotation(image: "/lib\(id).so", section: "s", offset: offset, imageID: id)
         }
-        #expect(state.add(entry("A0", image(1, 0))) == nil)
-        for offset in 1..<100 { #expect(state.add(entry("A\(offset)", image(1, offset)))?.implementation == "A0") }
+        let first = entry("A0", image(1, 0))
+        #expect(state.add(first) === first)
+        for offset in 1..<100 {
+            #expect(state.add(entry("A\(offset)", image(1, offset))).registration.implementation == "A0")
+        }
         for offset in 0..<100 { _ = state.add(entry("B\(offset)", image(2, offset))) }
         for index in 0..<100 { _ = state.add(entry("F\(index)", .file("/etc/f.json", index: index))) }
         for offset in 0..<100 { _ = state.add(entry("C\(offset)", image(3, offset))) }
         // One shadow per origin, in order, none after the first permanent one.
-        #expect(
-            state.shadowedServices[ServiceKey(service: key, name: nil)]?.queue.map(\.element.0.implementation)
-                == ["B0", "F0"])
+        let shadows = state.shadowedServices[ServiceKey(service: key, name: nil)]?.queue
+        #expect(shadows?.map(\.element.registration.implementation) == ["B0", "F0"])
         // Unloading the winner's image reinstates the first shadow whose image is there; then the file's.
-        let first = state.withdraw(image: 1, reason: "image 1 was unloaded")
-        #expect(first.reinstated.count == 1 && first.reinstated[0].hasPrefix("App.S -> B0"))
+        let withdrawal = state.withdraw(image: 1, reason: "image 1 was unloaded")
+        #expect(withdrawal.reinstated.count == 1 && withdrawal.reinstated[0].hasPrefix("App.S -> B0"))
         let second = state.withdraw(image: 2, reason: "image 2 was unloaded")
         #expect(second.reinstated.count == 1 && second.reinstated[0].hasPrefix("App.S -> F0"))
         #expect(state.shadowedServices.isEmpty)

@@ -1,0 +1,164 @@
+import BeeHiveTestSupport
+import Foundation
+import Testing
+
+@testable import BeeHive
+
+/// The service that code, files and plugins of these tests register with ranks and properties.
+protocol PriceService: Sendable {
+    var label: String { get }
+}
+
+struct StandardPrices: PriceService, ServiceImplementation {
+    var label: String { "standard" }
+    init() {}
+}
+
+struct EuropeanPrices: PriceService, ServiceImplementation {
+    var label: String { "eu" }
+    init() {}
+}
+
+struct AmericanPrices: PriceService, ServiceImplementation {
+    var label: String { "us" }
+    init() {}
+}
+
+/// A service that nothing registers.
+protocol UnregisteredPrices: Sendable {}
+
+/// A factory's instance, labelled by the test.
+struct LabelledPrices: PriceService {
+    let label: String
+}
+
+/// Ranks and properties: the highest rank serves, the next takes over when it leaves, and equal ranks are
+/// duplicates as before ranks existed.
+@Suite("Ranks and properties: the highest rank serves, the next takes over, properties select", .serialized)
+struct RankingTests {
+    static func labels(_ services: [any PriceService]) -> [String] { services.map(\.label) }
+
+    static func duplicates(in hive: Hive) -> [Diagnostic] {
+        hive.diagnostics.filter { $0.error.code == .duplicateRegistration }
+    }
+
+    @Test("in code: the highest rank serves whatever the order; a lower rank is an alternative, not a duplicate")
+    func codeRanks() throws {
+        let hive = Hive()
+        try hive.register(PriceService.self, rank: 0) { _ in LabelledPrices(label: "standard") }
+        try hive.register(PriceService.self, rank: 10, properties: ["tier": "gold"]) { _ in
+            LabelledPrices(label: "gold")
+        }
+        try hive.register(PriceService.self, rank: -1) { _ in LabelledPrices(label: "fallback") }
+        #expect(try hive.createService(PriceService.self).label == "gold")
+        #expect(hive.registration(for: "BeeHiveTests.PriceService")?.rank == 10)
+        #expect(hive.registration(for: "BeeHiveTests.PriceService")?.properties == ["tier": "gold"])
+        #expect(Self.duplicates(in: hive).isEmpty, "\(Self.duplicates(in: hive))")
+
+        // Equal ranks: today's policy, the first wins and the second is a duplicate.
+        try hive.register(PriceService.self, rank: 10) { _ in LabelledPrices(label: "second gold") }
+        #expect(try hive.createService(PriceService.self).label == "gold")
+        let duplicate = try #require(Self.duplicates(in: hive).first)
+        #expect(duplicate.error.message.contains("BeeHiveTests.PriceService"), "\(duplicate.error.message)")
+        #expect(duplicate.severity == .warning)
+    }
+
+    @Test("in code: a higher rank takes over a shared instance's service; the new one is made on next use")
+    func takeoverReplacesTheSharedInstance() async throws {
+        let hive = Hive()
+        try hive.register(PriceService.self, scope: .singleton) { _ in LabelledPrices(label: "first") }
+        #expect(try hive.createService(PriceService.self).label == "first")
+        try hive.register(PriceService.self, scope: .singleton, rank: 1) { _ in LabelledPrices(label: "better") }
+        #expect(try hive.createService(PriceService.self).label == "better")
+        #expect(try await hive.service(PriceService.self).label == "better")
+    }
+
+    @Test("services(_:where:) gives every name's implementation whose properties match, highest rank first")
+    func servicesWhere() throws {
+        let hive = Hive()
+        try hive.register(PriceService.self, name: "us", properties: ["region": "us"]) { _ in
+            LabelledPrices(label: "us")
+        }
+        try hive.register(PriceService.self, name: "eu", rank: 5, properties: ["region": "eu", "tier": "gold"]) { _ in
+            LabelledPrices(label: "eu")
+        }
+        try hive.register(service: PriceService.self, impl: StandardPrices.self)
+        #expect(Self.labels(try hive.services(PriceService.self)) == ["eu", "us", "standard"])
+        #expect(Self.labels(try hive.services(PriceService.self) { $0["region"] == "eu" }) == ["eu"])
+        #expect(Self.labels(try hive.services(PriceService.self) { $0["tier"] == "platinum" }).isEmpty)
+        #expect(try hive.services(UnregisteredPrices.self).isEmpty, "a service nothing registers")
+    }
+
+    @Test("a file's entries carry rank and properties; a bad rank or property is refused, naming its key")
+    func fileRanks() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("beehive-ranks-\(UUID()).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(
+            """
+            [
+              {"service": "BeeHiveTests.PriceService", "impl": "BeeHiveTests.StandardPrices"},
+              {"service": "BeeHiveTests.PriceService", "impl": "BeeHiveTests.EuropeanPrices", "rank": 20,
+               "properties": {"region": "eu"}},
+              {"service": "BeeHiveTests.PriceService", "impl": "BeeHiveTests.AmericanPrices", "rank": "high"},
+              {"service": "BeeHiveTests.PriceService", "impl": "BeeHiveTests.AmericanPrices", "name": "us",
+               "properties": {"region": 1}},
+              {"service": "BeeHiveTests.PriceService", "impl": "BeeHiveTests.AmericanPrices", "name": "us",
+               "rank": 3, "properties": {"region": "us"}}
+            ]
+            """.utf8
+        ).write(to: URL(fileURLWithPath: path))
+        let hive = Hive()
+        let problems = try hive.loadServices(from: path)
+        #expect(problems.count == 2, "\(problems)")
+        #expect(problems.contains { $0.error.message.contains("expected an integer for \"rank\"; found \"high\"") })
+        #expect(problems.contains { $0.error.message.contains("expected a string for \"region\" in \"properties\"") })
+        #expect(problems.allSatisfy { $0.error.code == .malformedEntry })
+        #expect(try hive.createService(PriceService.self).label == "eu")
+        #expect(try hive.createService(PriceService.self, name: "us").label == "us")
+        #expect(Self.labels(try hive.services(PriceService.self) { $0["region"] != nil }) == ["eu", "us"])
+    }
+
+    /// Compiles a C plugin whose record registers `implementation` for PriceService with `rank` and `properties`
+    /// (`BH_RANKED_SERVICE`).
+    static func rankedPlugin(
+        _ implementation: String, rank: Int, properties: [(String, String)], in folder: URL
+    ) throws -> String {
+        let pairs = properties.map { ", \"\($0.0)\", \"\($0.1)\"" }.joined()
+        return try Command.buildCPlugin(
+            """
+            #include <beehive.h>
+            BH_RANKED_SERVICE(BeeHiveTests.PriceService, BeeHiveTests.\(implementation), \(rank)\(pairs))
+            """, named: "lib\(implementation).so", in: folder)
+    }
+
+    @Test("plugins: the highest-ranked plugin serves; when it is retired the next one does, then code's again")
+    func pluginsTakeOverAndHandBack() throws {
+        try imageLoading.withLock { _ in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beehive-ranks-\(UUID())")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let european = try Self.rankedPlugin("EuropeanPrices", rank: 10, properties: [("region", "eu")], in: folder)
+            let american = try Self.rankedPlugin(
+                "AmericanPrices", rank: 5, properties: [("region", "us"), ("tier", "gold")], in: folder)
+            let hive = Hive(options: Hive.Options(scansLoadedImages: true))
+            try hive.register(service: PriceService.self, impl: StandardPrices.self)
+            let served = { try hive.createService(PriceService.self).label }
+            #expect(try served() == "standard")
+
+            let eu = try hive.plugins.load(path: european)
+            #expect(try served() == "eu", "a higher rank takes over from code")
+            let us = try hive.plugins.load(path: american)
+            #expect(try served() == "eu", "a lower rank waits")
+            #expect(Self.labels(try hive.services(PriceService.self)) == ["eu", "us", "standard"])
+            #expect(Self.labels(try hive.services(PriceService.self) { $0["tier"] == "gold" }) == ["us"])
+            #expect(hive.registration(for: "BeeHiveTests.PriceService")?.properties == ["region": "eu"])
+            #expect(Self.duplicates(in: hive).isEmpty, "\(Self.duplicates(in: hive))")
+
+            try eu.retire()
+            #expect(try served() == "us", "the next rank takes over")
+            try us.retire()
+            #expect(try served() == "standard", "code's registration serves again")
+            #expect(Self.labels(try hive.services(PriceService.self)) == ["standard"])
+        }
+    }
+}
