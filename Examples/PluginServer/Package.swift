@@ -13,6 +13,9 @@ let package = Package(
         // server's copies at run time).
         .library(name: "HelloV1", type: .dynamic, targets: ["HelloV1"]),
         .library(name: "HelloV2", type: .dynamic, targets: ["HelloV2"]),
+        // Two plugins that offer one service at different ranks: the higher serves, the lower when it leaves.
+        .library(name: "PricesStandard", type: .dynamic, targets: ["PricesStandard"]),
+        .library(name: "PricesPremium", type: .dynamic, targets: ["PricesPremium"]),
     ],
     dependencies: [
         // `name:` lets the targets say `package: "BeeHive"` whatever the clone's folder is called.
@@ -46,6 +49,22 @@ let package = Package(
                 .product(name: "PluginServerAPI", package: "API"),
             ],
             path: "Plugins/HelloV2"
+        ),
+        .target(
+            name: "PricesStandard",
+            dependencies: [
+                .product(name: "BeeHiveDynamic", package: "BeeHive"),
+                .product(name: "PluginServerAPI", package: "API"),
+            ],
+            path: "Plugins/PricesStandard"
+        ),
+        .target(
+            name: "PricesPremium",
+            dependencies: [
+                .product(name: "BeeHiveDynamic", package: "BeeHive"),
+                .product(name: "PluginServerAPI", package: "API"),
+            ],
+            path: "Plugins/PricesPremium"
         ),
     ]
 )

@@ -6,7 +6,8 @@
 # and no probe that began after an upgrade returned, and ended before the next one was asked for, may see the old
 # version. The script exits 1 on any failed request, wrong body or stale answer, and reports the requests served,
 # the upgrade latencies, the moment answers switched from v1 to v2, the events the server logged, and its resident
-# memory after each upgrade.
+# memory after each upgrade. Then it loads a second price plugin of a higher rank beside the first, checks that it
+# serves, and retires it: the first serves again.
 #
 #     Examples/PluginServer/run-load-test.sh            # debug build (the default; CONFIGURATION=release for release)
 #
@@ -24,7 +25,7 @@ echo "== building ($configuration)"
 scratch=(${SCRATCH_PATH:+--scratch-path "$SCRATCH_PATH"})
 swift build -c "$configuration" --package-path "$here" "${scratch[@]}" 2>&1 | grep -E "error|warning: |Build" | grep -v "unhandled; explicitly declare" || true
 bin="$(swift build -c "$configuration" --package-path "$here" "${scratch[@]}" --show-bin-path)"
-for product in PluginServer libHelloV1.so libHelloV2.so; do
+for product in PluginServer libHelloV1.so libHelloV2.so libPricesStandard.so libPricesPremium.so; do
     [[ -e "$bin/$product" ]] || { echo "missing $bin/$product"; exit 1; }
 done
 
@@ -38,7 +39,7 @@ trap cleanup EXIT
 cp "$bin/libHelloV1.so" "$work/hello.so"
 
 echo "== starting the server on 127.0.0.1:$port"
-"$bin/PluginServer" --port "$port" "hello=$work/hello.so" >"$work/server.log" 2>&1 &
+"$bin/PluginServer" --port "$port" "hello=$work/hello.so" "standard=$bin/libPricesStandard.so" >"$work/server.log" 2>&1 &
 server_pid=$!
 base="http://127.0.0.1:$port"
 for _ in $(seq 1 100); do
@@ -133,6 +134,20 @@ after_reload="$(curl -s "$base/version")"
 echo "$retired$after_retire after the retire; $reloaded$after_reload"
 [[ "$retired" == retired* && "$after_retire" == 404 && "$reloaded" == loaded* && "$after_reload" == "hello plugin v$last" ]] ||
     { echo "FAILED: retire and reload"; cat "$work/server.log"; exit 1; }
+
+echo "== ranks: a premium price plugin (rank 10) beside the standard one (rank 0), then retired"
+price() { curl -s "$base/price/apple"; }
+standard_first="$(price)"
+premium_loaded="$(curl -s -X POST "$base/admin/load/premium?path=$bin/libPricesPremium.so")"
+premium_serves="$(price)"
+all_prices="$(curl -s "$base/prices/apple" | tr '\n' ';')"
+premium_retired="$(curl -s -X POST "$base/admin/retire/premium")"
+standard_again="$(price)"
+echo "$standard_first | $premium_serves | all: $all_prices | after the retire: $standard_again"
+[[ "$standard_first" == "apple: 10 (standard)" && "$premium_loaded" == loaded* && "$premium_serves" == "apple: 8 (premium)" &&
+    "$all_prices" == "apple: 8 (premium);apple: 10 (standard);" && "$premium_retired" == retired* &&
+    "$standard_again" == "apple: 10 (standard)" ]] || { echo "FAILED: ranks"; cat "$work/server.log"; exit 1; }
+grep "^prices: " "$work/server.log" || true
 
 wrong=0
 if [[ -n "$load_pid" ]]; then

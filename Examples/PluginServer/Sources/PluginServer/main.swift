@@ -3,9 +3,10 @@
 // fixed once built). A feature is upgraded from a new .so while requests are served: by
 // `POST /admin/upgrade/<feature>` (optionally `?path=<new .so>`) or by SIGHUP (every feature, from its path);
 // `POST /admin/retire/<feature>` retires one and `POST /admin/load/<feature>?path=<.so>` loads one. Every greeting
-// that comes and goes is logged (`Hive.observe`).
+// and price service that comes and goes is logged (`Hive.observe`). Several plugins may offer the price service at
+// once, with different ranks: `GET /price/<item>` answers with the highest-ranked, `GET /prices/<item>` with all.
 //
-//     PluginServer --port 8080 hello=/srv/plugins/libHello.so
+//     PluginServer --port 8080 hello=/srv/plugins/libHello.so standard=/srv/plugins/libPricesStandard.so
 import BeeHive
 import BeeHiveRouter
 import Dispatch
@@ -81,6 +82,7 @@ LoggingSystem.bootstrap(StreamLogHandler.standardOutput)
 try Hive.bootstrap(.init(logger: Logger(label: "BeeHive")))
 // Joins and leaves of the greeting service, as they happen (written at once, a line at a time).
 Hive.shared.observe(Greeting.self) { event in FileHandle.standardOutput.write(Data("greeting: \(event)\n".utf8)) }
+Hive.shared.observe(PriceService.self) { event in FileHandle.standardOutput.write(Data("prices: \(event)\n".utf8)) }
 
 var port = 8080
 var requested: [(String, String)] = []
@@ -136,6 +138,15 @@ router.post("/admin/load/{feature}") { request, context -> String in
     return await withCheckedContinuation { continuation in
         DispatchQueue.global().async { continuation.resume(returning: features.reload(name, from: path)) }
     }
+}
+// The price service: the highest-ranked plugin that offers it, under a lease; every one, highest rank first.
+router.get("/price/{item}") { _, context -> String in
+    let item = try context.parameters.require("item")
+    return try Hive.shared.withService(PriceService.self) { $0.price(of: item) } + "\n"
+}
+router.get("/prices/{item}") { _, context -> String in
+    let item = try context.parameters.require("item")
+    return try Hive.shared.services(PriceService.self).map { $0.price(of: item) + "\n" }.joined()
 }
 // Every other request: BeeHive's router for the scheme app, with the request's path.
 router.get("/**") { request, context -> String in

@@ -3,3 +3,10 @@ public protocol Greeting: Sendable {
     /// The greeting for `name`; it says which version of the plugin answered.
     func greet(_ name: String) -> String
 }
+
+/// A service that several plugins offer at once, with different ranks: the server's `GET /price/<item>` answers
+/// with the highest-ranked one that is loaded, and `GET /prices/<item>` with every one, highest first.
+public protocol PriceService: Sendable {
+    /// The price of `item`; it says which plugin answered.
+    func price(of item: String) -> String
+}
