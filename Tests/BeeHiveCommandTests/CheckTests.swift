@@ -85,6 +85,33 @@ struct CheckTests {
                 "App.FileTracker here and App.ConsoleTracker at \(bench.path("records.o")): beehive_services+0x0"))
     }
 
+    @Test("ranked registrations: different ranks are alternatives, equal ranks duplicates; inspect shows both fields")
+    func ranks() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beehive-check-ranks-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sources = [
+            "gold.c": #"BH_RANKED_SERVICE(App.Tracker, App.GoldTracker, 10, "tier", "gold")"#,
+            "others.c": "BH_SERVICE(App.Tracker, App.ConsoleTracker)\nBH_RANKED_SERVICE(App.Tracker, App.Other, 10)",
+        ]
+        for (name, text) in sources {
+            try ("#include <beehive.h>\n" + text + "\n").write(
+                to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
+            let include = "-I" + Tool.repository.appendingPathComponent("CSupport/CBeeHive/include").path
+            let object = name.replacingOccurrences(of: ".c", with: ".o")
+            try Tool.succeed("cc", [include, "-c", name, "-o", object], in: folder)
+        }
+        let objects = ["gold.o", "others.o"].map { folder.appendingPathComponent($0).path }
+        let output = try Tool.beehive(["check"] + objects)
+        let duplicates = lines(output, code: "duplicateRegistration")
+        #expect(duplicates.count == 1, "\(output)")
+        #expect(duplicates.first?.contains("App.Other here and App.GoldTracker at") == true, "\(output)")
+
+        let (report, _) = try Tool.inspectJSON([objects[0]])
+        let record = try #require(report.files.first?.images.first?.records.first)
+        #expect(record.rank == 10 && record.properties == ["tier": "gold"], "\(record)")
+    }
+
     @Test("the files are one program: what an executable and an object file both declare is duplicated, not the plugin")
     func duplicatesAcrossExecutableAndPlugin() throws {
         let output = try Tool.beehive(["check", bench.path("app"), bench.path("libplugin.so"), bench.path("records.o")])

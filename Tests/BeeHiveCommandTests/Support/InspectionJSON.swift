@@ -60,6 +60,8 @@ struct InspectionJSON: Decodable, Sendable {
         var service: String?
         var implementation: String?
         var name: String?
+        var rank: Int?
+        var properties: [String: String]?
         var module: String?
         var level: Int?
         var priority: Int?
