@@ -40,7 +40,7 @@
 /// ```
 ///
 /// A rank and properties make it one of several implementations that a plugin host chooses among
-/// (``BeeHive/ServiceRegistration/rank``, ``BeeHive/Hive/services(_:where:)``):
+/// (`ServiceRegistration.rank`, `Hive.services(_:where:)`):
 ///
 /// ```swift
 /// @BeeHiveService(PriceService.self, rank: 10, properties: ["region": "eu"])
