@@ -117,6 +117,12 @@ public struct RegistrationSource: Sendable, Hashable, CustomStringConvertible {
         return false
     }
 
+    /// `fileID:line` of a registration in code.
+    var callSite: String? {
+        if case .code(let fileID, let line) = storage { return "\(fileID):\(line)" }
+        return nil
+    }
+
     public var description: String {
         switch storage {
         case .annotation(let image, _, let section, let offset, let fileOffset, let written):
