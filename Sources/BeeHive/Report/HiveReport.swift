@@ -60,31 +60,43 @@ public struct HiveReport: Codable, Sendable, Hashable {
         /// It waits behind a registration of a higher rank (or an earlier one of its rank), and serves when that
         /// one leaves.
         case waiting
-        /// Its implementation's type name did not resolve: a request fails with ``reason``.
+        /// Its implementation's type name did not resolve: a request fails with `reason`.
         case unresolvable
     }
 
     /// One module declaration.
     public struct Module: Codable, Sendable, Hashable {
+        /// The module type's module-qualified name.
         public var module: String
+        /// Its level: 0 basic, 1 normal, 2 application, or the integer given; lower starts first.
         public var level: Int
+        /// Its priority within the level; higher starts first.
         public var priority: Int
+        /// Whether its init event runs off the caller's thread.
         public var async: Bool
+        /// Where it was declared.
         public var source: Source
+        /// The path of the active plugin it came with.
         public var plugin: String?
     }
 
     /// One route declaration.
     public struct Route: Codable, Sendable, Hashable {
+        /// The URL pattern.
         public var pattern: String
+        /// The handler type's module-qualified name.
         public var handler: String
+        /// Where it was declared.
         public var source: Source
+        /// The path of the active plugin it came with.
         public var plugin: String?
     }
 
     /// A service and name that nothing serves any more.
     public struct Withdrawn: Codable, Sendable, Hashable {
+        /// The service's module-qualified name.
         public var service: String
+        /// The registration's name, if any.
         public var name: String?
         /// When and why, and what served it.
         public var reason: String
@@ -98,6 +110,7 @@ public struct HiveReport: Codable, Sendable, Hashable {
         public var code: String
         /// What was expected, what was found.
         public var message: String
+        /// Where, when known.
         public var source: Source?
     }
 
@@ -109,11 +122,13 @@ public struct HiveReport: Codable, Sendable, Hashable {
         public var location: String?
         /// The loaded image's path.
         public var image: String?
-        /// The record's section and offset in it.
+        /// The record's section.
         public var section: String?
+        /// The record's offset in its section.
         public var offset: Int?
-        /// The configuration file's path and the entry's index in it.
+        /// The configuration file's path.
         public var file: String?
+        /// The entry's index in the configuration file.
         public var entry: Int?
         /// The source as one line, as messages write it.
         public var description: String
