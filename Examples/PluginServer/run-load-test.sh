@@ -141,6 +141,18 @@ standard_first="$(price)"
 premium_loaded="$(curl -s -X POST "$base/admin/load/premium?path=$bin/libPricesPremium.so")"
 premium_serves="$(price)"
 all_prices="$(curl -s "$base/prices/apple" | tr '\n' ';')"
+# The report: the premium prices serve, the standard ones wait behind them, each naming its plugin.
+report="$(curl -s "$base/debug/beehive")"
+python3 - "$report" <<'PY' || { echo "FAILED: the report"; echo "$report"; exit 1; }
+import json, sys
+report = json.loads(sys.argv[1])
+prices = [s for s in report["services"] if s["service"] == "PluginServerAPI.PriceService"]
+states = [(s["implementation"], s["state"], s.get("rank", 0), s["plugin"].rsplit("/", 1)[-1]) for s in prices]
+assert [(s[0], s[2]) for s in states] == [("PricesPremium.PremiumPrices", 10), ("PricesStandard.StandardPrices", 0)], states
+assert states[0][1] in ("bound", "created") and states[1][1] == "waiting", states
+assert [s[3] for s in states] == ["libPricesPremium.so", "libPricesStandard.so"], states
+print("report: " + ", ".join(f"{i} {st} rank {r} ({p})" for i, st, r, p in states) + f"; {len(report['services'])} services")
+PY
 premium_retired="$(curl -s -X POST "$base/admin/retire/premium")"
 standard_again="$(price)"
 echo "$standard_first | $premium_serves | all: $all_prices | after the retire: $standard_again"

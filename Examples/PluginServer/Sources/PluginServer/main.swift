@@ -5,6 +5,7 @@
 // `POST /admin/retire/<feature>` retires one and `POST /admin/load/<feature>?path=<.so>` loads one. Every greeting
 // and price service that comes and goes is logged (`Hive.observe`). Several plugins may offer the price service at
 // once, with different ranks: `GET /price/<item>` answers with the highest-ranked, `GET /prices/<item>` with all.
+// `GET /debug/beehive` is the hive's report as JSON.
 //
 //     PluginServer --port 8080 hello=/srv/plugins/libHello.so standard=/srv/plugins/libPricesStandard.so
 import BeeHive
@@ -147,6 +148,13 @@ router.get("/price/{item}") { _, context -> String in
 router.get("/prices/{item}") { _, context -> String in
     let item = try context.parameters.require("item")
     return try Hive.shared.services(PriceService.self).map { $0.price(of: item) + "\n" }.joined()
+}
+// What the hive holds: every registration with its source, state and plugin, what was withdrawn, the problems
+// (Hive.report(), schema in Docs/Report.md).
+router.get("/debug/beehive") { _, _ -> String in
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    return String(decoding: try encoder.encode(Hive.shared.report()), as: UTF8.self) + "\n"
 }
 // Every other request: BeeHive's router for the scheme app, with the request's path.
 router.get("/**") { request, context -> String in
