@@ -37,7 +37,7 @@ esac
 unit_filter='^(BeeHiveTests|_BeeHiveDiscoveryTests|BeeHiveMacrosTests|BeeHiveServiceLifecycleTests)\.'
 complexity_filter='^BeeHiveTests\.ComplexityTests'
 integration_filter='^(BeeHiveIntegrationTests|BeeHiveCommandTests)\.'
-tsan_filter='ConcurrencyTests|ServiceEventsAndLeasesTests|configConcurrency|concurrentCaching|ModuleLifecycleTests|ModuleEventTests|watchdog|PluginUpgradeConcurrencyTests'
+tsan_filter='ConcurrencyTests|ServiceEventsAndLeasesTests|RankingTests|configConcurrency|concurrentCaching|ModuleLifecycleTests|ModuleEventTests|watchdog|PluginUpgradeConcurrencyTests'
 
 started=$(date +%s)
 failed=()

@@ -1,5 +1,7 @@
 import BeeHiveTestSupport
+import Dispatch
 import Foundation
+import Synchronization
 import Testing
 
 @testable import BeeHive
@@ -159,6 +161,55 @@ struct RankingTests {
             try us.retire()
             #expect(try served() == "standard", "code's registration serves again")
             #expect(Self.labels(try hive.services(PriceService.self)) == ["standard"])
+        }
+    }
+
+    @Test("a higher-ranked plugin joins and leaves 20 times while 4 threads resolve: never not found, both serve")
+    func takeoversWhileResolving() throws {
+        try imageLoading.withLock { _ in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beehive-ranks-\(UUID())")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let european = try Self.rankedPlugin("EuropeanPrices", rank: 10, properties: [], in: folder)
+            let hive = Hive(options: Hive.Options(scansLoadedImages: true))
+            try hive.register(PriceService.self, scope: .singleton) { _ in StandardPrices() }
+
+            let stop = Atomic<Bool>(false)
+            let failures = Atomic<Int>(0)
+            let calls = Atomic<Int>(0)
+            // A pthread mutex, which ThreadSanitizer sees.
+            let seen = LockedValue<Set<String>>([])
+            let readers = DispatchGroup()
+            for _ in 0..<4 {
+                DispatchQueue.global().async(group: readers) {
+                    var labels: Set<String> = []
+                    while !stop.load(ordering: .relaxed) {
+                        calls.add(1, ordering: .relaxed)
+                        if let service = try? hive.createService(PriceService.self) {
+                            labels.insert(service.label)
+                        } else {
+                            failures.add(1, ordering: .relaxed)
+                        }
+                        if (try? hive.services(PriceService.self))?.isEmpty != false {
+                            failures.add(1, ordering: .relaxed)
+                        }
+                    }
+                    seen.withLock { $0.formUnion(labels) }
+                }
+            }
+            for _ in 0..<20 {
+                let plugin = try hive.plugins.load(path: european)
+                var started = calls.load(ordering: .relaxed)
+                while calls.load(ordering: .relaxed) < started + 8 { sched_yield() }
+                try plugin.retire()
+                started = calls.load(ordering: .relaxed)
+                while calls.load(ordering: .relaxed) < started + 8 { sched_yield() }
+            }
+            stop.store(true, ordering: .relaxed)
+            readers.wait()
+            #expect(failures.load(ordering: .relaxed) == 0, "of \(calls.load(ordering: .relaxed)) resolves")
+            #expect(seen.withLock { $0 } == ["eu", "standard"])
+            #expect(try hive.createService(PriceService.self).label == "standard")
         }
     }
 }
