@@ -4,6 +4,17 @@
 // from a new .so by an admin request or SIGHUP while requests are served. Run-load-test.sh drives it under load.
 import PackageDescription
 
+/// A plugin's target, in `Plugins/<name>`: it links BeeHiveDynamic and the API, the server's copies at run time.
+func plugin(_ name: String) -> Target {
+    .target(
+        name: name,
+        dependencies: [
+            .product(name: "BeeHiveDynamic", package: "BeeHive"), .product(name: "PluginServerAPI", package: "API"),
+        ],
+        path: "Plugins/\(name)"
+    )
+}
+
 let package = Package(
     name: "PluginServer",
     platforms: [.macOS(.v14)],
@@ -33,38 +44,6 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
-        ),
-        .target(
-            name: "HelloV1",
-            dependencies: [
-                .product(name: "BeeHiveDynamic", package: "BeeHive"),
-                .product(name: "PluginServerAPI", package: "API"),
-            ],
-            path: "Plugins/HelloV1"
-        ),
-        .target(
-            name: "HelloV2",
-            dependencies: [
-                .product(name: "BeeHiveDynamic", package: "BeeHive"),
-                .product(name: "PluginServerAPI", package: "API"),
-            ],
-            path: "Plugins/HelloV2"
-        ),
-        .target(
-            name: "PricesStandard",
-            dependencies: [
-                .product(name: "BeeHiveDynamic", package: "BeeHive"),
-                .product(name: "PluginServerAPI", package: "API"),
-            ],
-            path: "Plugins/PricesStandard"
-        ),
-        .target(
-            name: "PricesPremium",
-            dependencies: [
-                .product(name: "BeeHiveDynamic", package: "BeeHive"),
-                .product(name: "PluginServerAPI", package: "API"),
-            ],
-            path: "Plugins/PricesPremium"
-        ),
-    ]
+        )
+    ] + ["HelloV1", "HelloV2", "PricesStandard", "PricesPremium"].map(plugin)
 )

@@ -120,6 +120,17 @@ struct RankingTests {
         #expect(Self.labels(try hive.services(PriceService.self) { $0["region"] != nil }) == ["eu", "us"])
     }
 
+    /// Runs `body` with a new folder for plugins, holding the lock of tests that load images into this process;
+    /// removes the folder afterwards.
+    static func withPluginFolder(_ body: (URL) throws -> Void) throws {
+        try imageLoading.withLock { _ in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beehive-plugin-tests-\(UUID())")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            try body(folder)
+        }
+    }
+
     /// Compiles a C plugin whose record registers `implementation` for PriceService with `rank` and `properties`
     /// (`BH_RANKED_SERVICE`).
     static func rankedPlugin(
@@ -135,10 +146,7 @@ struct RankingTests {
 
     @Test("plugins: the highest-ranked plugin serves; when it is retired the next one does, then code's again")
     func pluginsTakeOverAndHandBack() throws {
-        try imageLoading.withLock { _ in
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beehive-ranks-\(UUID())")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
+        try RankingTests.withPluginFolder { folder in
             let european = try Self.rankedPlugin("EuropeanPrices", rank: 10, properties: [("region", "eu")], in: folder)
             let american = try Self.rankedPlugin(
                 "AmericanPrices", rank: 5, properties: [("region", "us"), ("tier", "gold")], in: folder)
@@ -166,10 +174,7 @@ struct RankingTests {
 
     @Test("a higher-ranked plugin joins and leaves 20 times while 4 threads resolve: never not found, both serve")
     func takeoversWhileResolving() throws {
-        try imageLoading.withLock { _ in
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beehive-ranks-\(UUID())")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
+        try RankingTests.withPluginFolder { folder in
             let european = try Self.rankedPlugin("EuropeanPrices", rank: 10, properties: [], in: folder)
             let hive = Hive(options: Hive.Options(scansLoadedImages: true))
             try hive.register(PriceService.self, scope: .singleton) { _ in StandardPrices() }

@@ -64,10 +64,7 @@ struct ReportTests {
 
     @Test("plugins: the one serving and the one waiting behind it name their plugin; a retire is withdrawn")
     func pluginsAndWithdrawals() throws {
-        try imageLoading.withLock { _ in
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beehive-report-\(UUID())")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
+        try RankingTests.withPluginFolder { folder in
             let european = try RankingTests.rankedPlugin(
                 "EuropeanPrices", rank: 10, properties: [("region", "eu")], in: folder)
             let american = try RankingTests.rankedPlugin("AmericanPrices", rank: 5, properties: [], in: folder)
