@@ -2,7 +2,8 @@
 # Installs what BeeHive needs beyond the Swift toolchain, if it is missing: libelf-dev (the beehive tool reads
 # files with libelf; programs do not load it) and pkg-config (SwiftPM finds libelf through it); zlib1g-dev, because
 # libelf needs zlib (the tool and the fuzzers link -lz). gcc and binutils (bfd, gold, ar), with the Swift
-# toolchain's clang and lld, are used by the linker tests; valgrind and GNU time by the complexity and memory tests. Debian/Ubuntu; run as root or with sudo available.
+# toolchain's clang and lld, are used by the linker tests; valgrind and GNU time by the complexity and memory tests; graphviz (dot) by the
+# report's graph test. Debian/Ubuntu; run as root or with sudo available.
 set -euo pipefail
 
 missing=()
@@ -17,6 +18,7 @@ command -v gcc >/dev/null || missing+=(gcc)
 command -v readelf >/dev/null || missing+=(binutils)
 # The tests' complexity checks count instructions with callgrind, and BoundedWorkTests reads max RSS from GNU time.
 command -v valgrind >/dev/null || missing+=(valgrind)
+command -v dot >/dev/null || missing+=(graphviz)
 [ -x /usr/bin/time ] || missing+=(time)
 [ ${#missing[@]} -eq 0 ] && exit 0
 

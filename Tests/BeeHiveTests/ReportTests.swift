@@ -101,4 +101,32 @@ struct ReportTests {
         #expect(Set(service.keys) == ["service", "implementation", "state", "source"], "absent fields are left out")
         #expect(try JSONDecoder().decode(HiveReport.self, from: data) == report)
     }
+
+    @Test("the report's Graphviz graph: sources, registrations, services, modules and problems; dot draws it")
+    func graph() throws {
+        try RankingTests.withPluginFolder { folder in
+            let european = try RankingTests.rankedPlugin(
+                "EuropeanPrices", rank: 10, properties: [("region", "eu")], in: folder)
+            let hive = Hive(options: Hive.Options(scansLoadedImages: true))
+            try hive.register(service: PriceService.self, impl: StandardPrices.self)
+            try hive.register(service: "App.Missing", impl: "App.NoSuchType")
+            _ = try? hive.createService(named: "App.Missing")
+            try hive.declareModule("App.NetworkModule", level: .basic, priority: 100)
+            let plugin = try hive.plugins.load(path: european)
+            defer { try? plugin.retire() }
+            let dot = hive.report().graphviz
+            #expect(dot.hasPrefix("digraph hive {") && dot.hasSuffix("}\n"))
+            #expect(dot.contains("label=\"plugin \(european)\""), "the plugin is a source")
+            #expect(dot.contains("BeeHiveTests.EuropeanPrices\\nrank 10\\ndeclared"), "\(dot)")
+            #expect(dot.contains("style=dashed, label=\"BeeHiveTests.StandardPrices\\nwaiting\""), "\(dot)")
+            #expect(dot.contains("color=red, fontcolor=red, label=\"App.NoSuchType\\nunresolvable\""), "\(dot)")
+            #expect(dot.contains("label=\"modules, level 0\"") && dot.contains("App.NetworkModule\\npriority 100"))
+            #expect(dot.contains("shape=note, color=red, fontcolor=red, label=\"unknownType"), "\(dot)")
+            guard FileManager.default.isExecutableFile(atPath: "/usr/bin/dot") else { return }
+            let file = folder.appendingPathComponent("hive.dot")
+            try dot.write(to: file, atomically: true, encoding: .utf8)
+            let svg = try Command.run("dot", ["-Tsvg", file.path])
+            #expect(svg.contains("<svg") && svg.contains("EuropeanPrices"))
+        }
+    }
 }

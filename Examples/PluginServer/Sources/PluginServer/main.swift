@@ -5,7 +5,7 @@
 // `POST /admin/retire/<feature>` retires one and `POST /admin/load/<feature>?path=<.so>` loads one. Every greeting
 // and price service that comes and goes is logged (`Hive.observe`). Several plugins may offer the price service at
 // once, with different ranks: `GET /price/<item>` answers with the highest-ranked, `GET /prices/<item>` with all.
-// `GET /debug/beehive` is the hive's report as JSON.
+// `GET /debug/beehive` is the hive's report as JSON, `GET /debug/beehive.dot` as a Graphviz graph.
 //
 //     PluginServer --port 8080 hello=/srv/plugins/libHello.so standard=/srv/plugins/libPricesStandard.so
 import BeeHive
@@ -156,6 +156,8 @@ router.get("/debug/beehive") { _, _ -> String in
     encoder.outputFormatting = [.sortedKeys]
     return String(decoding: try encoder.encode(Hive.shared.report()), as: UTF8.self) + "\n"
 }
+// The same as a Graphviz graph: `curl …/debug/beehive.dot | dot -Tsvg > hive.svg`.
+router.get("/debug/beehive.dot") { _, _ -> String in Hive.shared.report().graphviz }
 // Every other request: BeeHive's router for the scheme app, with the request's path.
 router.get("/**") { request, context -> String in
     let url = "app:/" + request.uri.path
