@@ -10,9 +10,6 @@
 # serves, and retires it: the first serves again.
 #
 #     Examples/PluginServer/run-load-test.sh            # debug build (the default; CONFIGURATION=release for release)
-#
-# SCRATCH_PATH=folder builds there instead of the package's .build (CI shares one with ModularApp: swift-syntax and
-# BeeHive are built once for both).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -22,9 +19,8 @@ port="${PORT:-$((20000 + RANDOM % 20000))}"
 export PATH="/opt/swift/usr/bin:$PATH"
 
 echo "== building ($configuration)"
-scratch=(${SCRATCH_PATH:+--scratch-path "$SCRATCH_PATH"})
-swift build -c "$configuration" --package-path "$here" "${scratch[@]}" 2>&1 | grep -E "error|warning: |Build" | grep -v "unhandled; explicitly declare" || true
-bin="$(swift build -c "$configuration" --package-path "$here" "${scratch[@]}" --show-bin-path)"
+swift build -c "$configuration" --package-path "$here" 2>&1 | grep -E "error|warning: |Build" | grep -v "unhandled; explicitly declare" || true
+bin="$(swift build -c "$configuration" --package-path "$here" --show-bin-path)"
 for product in PluginServer libHelloV1.so libHelloV2.so libPricesStandard.so libPricesPremium.so; do
     [[ -e "$bin/$product" ]] || { echo "missing $bin/$product"; exit 1; }
 done
