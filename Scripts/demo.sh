@@ -19,9 +19,9 @@ swift build -c release --product beehive
 if [ -x Scripts/benchmark.sh ]; then
     echo
     echo "== registration benchmark (quick): median wall clock on this machine"
-    echo "   Every table and verdict names its unit. Wall clock moves with the machine's load: the README's cost"
-    echo "   figures are instruction counts (callgrind: Scripts/benchmark.sh --first-use), which load does not move,"
-    echo "   and the wall clock of a quiet machine (Docs/benchmarks.md). At N = 10, registering from records opens"
+    echo "   Every table and verdict names its unit. Wall clock moves with the machine's load: the cost figures of"
+    echo "   Docs/Performance.md are instruction counts (callgrind: Scripts/benchmark.sh --first-use), which load does"
+    echo "   not move, and the wall clock of a quiet machine (Docs/benchmarks.md). At N = 10, registering from records opens"
     echo "   the image's file: in instructions about what explicit code costs, in wall clock many times more"
     echo "   (the system calls of opening a file are few instructions and much time)."
     echo "   package-benchmark may warn that the Swift runtime interposer is not loaded: that library"

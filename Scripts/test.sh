@@ -7,7 +7,8 @@
 #                   (BeeHiveTests' ComplexityTests; minutes)
 #   3. integration  the tests that build packages and binaries and run them: BeeHiveIntegrationTests (the annotated
 #                   executable in debug and release, the dlopen plugin, the C compiler x linker matrix, hostile images,
-#                   signals, Tests/MacroFixtures, the README's snippets) and BeeHiveCommandTests (the beehive tool)
+#                   signals, Tests/MacroFixtures, the snippets of the README and the getting-started articles) and
+#                   BeeHiveCommandTests (the beehive tool)
 #   4. stress       10 s of plugins loaded and unloaded while other threads rescan, resolve, route and dispatch events
 #   5. tsan         the thread-safety suites under ThreadSanitizer (a build of its own in .build-tsan)
 #   6. tsan-stress  the stress run under ThreadSanitizer (BEEHIVE_STRESS_SECONDS, 30 s by default)
@@ -24,7 +25,7 @@ case "${1:-}" in
     "") ;;
     --unit) unit_only=1 ;;
     -h | --help)
-        sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     *)

@@ -827,8 +827,8 @@ def main(argv: list[str]) -> int:
     if verdicts and not args.no_targets:
         lines += ["", "### Targets (issue 3), each with its unit, on this machine", "",
                   "Wall clock moves with the machine's load (the load averages around the run are above): a target "
-                  "missed here on a loaded machine says more about the machine than about BeeHive. The README's "
-                  "cost figures are instruction counts (callgrind, `Scripts/benchmark.sh --first-use`), which load "
+                  "missed here on a loaded machine says more about the machine than about BeeHive. The cost "
+                  "figures of Docs/Performance.md are instruction counts (callgrind, `Scripts/benchmark.sh --first-use`), which load "
                   "does not move, and the wall clock of a quiet machine (Docs/benchmarks.md).", "",
                   "| target | measured | verdict |", "|---|---:|---|"]
         for target, (_, met, text) in verdicts.items():

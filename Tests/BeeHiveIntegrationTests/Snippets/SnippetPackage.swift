@@ -2,7 +2,10 @@ import Foundation
 
 /// A package that a document shows, as a reader would copy it: a manifest (a code block that starts with
 /// `// swift-tools-version`) and the files of the code blocks after it that start with their path
-/// (`// Sources/App/main.swift`), up to the next manifest.
+/// (`// Sources/App/main.swift`), up to the next manifest. A package may hold a package of its own in a folder, which
+/// it depends on by path (`.package(path: "ShopAPI")`): that package's manifest is a block that starts with
+/// `// swift-tools-version` and then its path (`// ShopAPI/Package.swift`), and its files start with theirs
+/// (`// ShopAPI/Sources/ShopAPI/ShopAPI.swift`).
 struct SnippetPackage: CustomStringConvertible {
     /// The URL every document gives for this repository, and the identity SwiftPM gives it.
     static let documentedURL = "https://github.com/<owner>/beehive-swift-linux.git"
@@ -53,13 +56,21 @@ struct SnippetPackage: CustomStringConvertible {
         var packages: [SnippetPackage] = []
         var pending: [(path: String, text: String)] = []
         for block in CodeBlock.blocks(in: try String(contentsOf: path, encoding: .utf8)) {
-            let firstLine = String(block.text.prefix { $0 != "\n" })
-            if firstLine.hasPrefix("// swift-tools-version") {
+            let lines = block.text.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false)
+            let firstLine = String(lines.first ?? "")
+            let secondLine = lines.count > 1 ? String(lines[1]) : ""
+            let isManifest = firstLine.hasPrefix("// swift-tools-version")
+            // The manifest of a package in a folder of this one: `// swift-tools-version…`, `// ShopAPI/Package.swift`.
+            let nested =
+                isManifest ? secondLine.range(of: #"^// [^ :]+/Package\.swift$"#, options: .regularExpression) : nil
+            let sources =
+                isManifest ? nil : firstLine.range(of: #"^// ([^ :/]+/)*Sources/[^ :]+"#, options: .regularExpression)
+            if isManifest && nested == nil {
                 let files = packages.isEmpty ? pending : []
                 packages.append(
                     SnippetPackage(document: document, line: block.line, manifest: block.text, files: files))
-            } else if let range = firstLine.range(of: #"^// Sources/[^ :]+"#, options: .regularExpression) {
-                let file = (String(firstLine[range].dropFirst("// ".count)), block.text)
+            } else if let named = nested.map({ secondLine[$0] }) ?? sources.map({ firstLine[$0] }) {
+                let file = (String(named.dropFirst("// ".count)), block.text)
                 if let last = packages.popLast() {
                     packages.append(
                         SnippetPackage(

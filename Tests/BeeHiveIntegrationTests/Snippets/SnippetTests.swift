@@ -16,6 +16,8 @@ struct SnippetTests {
         "README.md",
         "Sources/BeeHive/Docs.docc/GettingStarted.md",
         "Sources/BeeHiveServiceLifecycle/Docs.docc/GettingStartedWithServiceLifecycle.md",
+        // A host and a plugin on BeeHiveDynamic, with the protocols' package in a folder of its own.
+        "Sources/BeeHive/Docs.docc/GettingStartedWithPlugins.md",
         // Last: the trait Macros rebuilds BeeHive's targets in the shared scratch folder, with swift-syntax.
         "Sources/BeeHiveMacros/Docs.docc/GettingStartedWithMacros.md",
     ]
@@ -23,6 +25,7 @@ struct SnippetTests {
     /// What each program prints, as its document says; a program that runs until a signal is built, not run.
     static let printed: [String: String?] = [
         "App": "track launch", "Tracker": "tracked launch", "Shop": "tea costs 3", "Server": nil,
+        "Market": "the plugin registered 1 service(s)\ntea costs 4\nafter the retire: 0 price service(s)",
     ]
 
     /// Every package of every document.
