@@ -24,8 +24,7 @@ extension Hive {
             }
             let moduleHolders = moduleBatch.publish(modules, as: { $0 }) { state.add($0) }
             state.add(routes: routes)
-            defer { state.released = [] }
-            return (serviceHolders, moduleHolders, state.released)
+            return (serviceHolders, moduleHolders, state.takeReleased())
         }
         _ = released  // released here, outside the lock: a deinit is user code
         let severity = duplicateSeverity

@@ -283,6 +283,12 @@ struct RegistryState {
         return entry
     }
 
+    /// Empties ``released`` and returns what it held, for the caller to release once the lock is released.
+    mutating func takeReleased() -> [ServiceEntry] {
+        defer { released = [] }
+        return released
+    }
+
     /// Keeps `entry` among the shadows of `key`, served by `holder`, if it could ever take over; an entry that holds
     /// an instance and is not kept is released later, outside the lock (see ``released``).
     private mutating func shadow(_ entry: ServiceEntry, key: ServiceKey, behind holder: ServiceEntry) {
@@ -435,8 +441,7 @@ struct RegistryState {
         add(routes: declarations2)
         typeIndex.removeAll()
         sharedInstances.removeAll()
-        withdrawal.released += released
-        released = []
+        withdrawal.released += takeReleased()
         return (withdrawal, duplicates, moduleDuplicates)
     }
 }
