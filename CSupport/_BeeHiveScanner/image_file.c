@@ -151,6 +151,14 @@ static const char *bh_file_kind(mode_t mode) {
  * path is opened and must carry the same notes (GNU build-id, BeeHive note) as the loaded image.
  */
 void bh_open_image(bh_scanner *s, bh_image *image, bh_lazy_maps *lazy) {
+    if (!image->located_read) {
+        image->located_read = 1;
+        if (!bh_read_located(s, image)) { /* every section was in memory: no file */
+            image->pending = 0;
+            s->pending--;
+            return;
+        }
+    }
     char link[64], path[4096 + 32];
     int deleted = 0;
     if (bh_locate(image, lazy, link, sizeof link, path, sizeof path, &deleted) == 0) {

@@ -17,32 +17,34 @@ _Static_assert((int)BH_KIND_SERVICES == (int)BH_FORMAT_KIND_SERVICES && (int)BH_
 
 /* Adds a section name to an image's list, once per kind and name. At most BH_MAX_WANTED names (so this is linear
  * in the entries read), each at most BH_MAX_SECTION_NAME bytes; beyond that it counts what it leaves out. */
-void bh_want(bh_wanted_list *list, bh_kind kind, const char *name, size_t length) {
-    if (length == 0) return;
+bh_wanted *bh_want(bh_wanted_list *list, bh_kind kind, const char *name, size_t length) {
+    if (length == 0) return NULL;
     if (length > BH_MAX_SECTION_NAME) {
         list->too_long++;
-        return;
+        return NULL;
     }
     for (size_t i = 0; i < list->count; i++) {
-        const bh_wanted *w = &list->items[i];
-        if (w->kind == kind && strlen(w->name) == length && memcmp(w->name, name, length) == 0) return;
+        bh_wanted *w = &list->items[i];
+        if (w->kind == kind && strlen(w->name) == length && memcmp(w->name, name, length) == 0) return w;
     }
     if (list->count == BH_MAX_WANTED) {
         list->dropped++;
-        return;
+        return NULL;
     }
     if (!bh_reserve((void **)&list->items, &list->capacity, list->count, sizeof *list->items)) {
         list->dropped++;
-        return;
+        return NULL;
     }
     char *copy = bh_strndup(name, length);
     if (!copy) {
         list->dropped++;
-        return;
+        return NULL;
     }
-    list->items[list->count].kind = kind;
-    list->items[list->count].name = copy;
-    list->count++;
+    bh_wanted *w = &list->items[list->count++];
+    memset(w, 0, sizeof *w);
+    w->kind = kind;
+    w->name = copy;
+    return w;
 }
 
 /* The default names, for an image read without a note (BH_SCAN_ALL_IMAGES). */
@@ -53,9 +55,47 @@ void bh_want_defaults(bh_wanted_list *wanted) {
     }
 }
 
-/* Reads one BeeHive note descriptor: u32 version, then NUL-terminated "kind=section" strings. */
+/* Where the note's image is loaded, to place version 3's bounds: its program headers, and the link-time address of
+ * the bytes being parsed (0 when they were read from a file, whose bounds are not used). */
+typedef struct {
+    const ElfW(Phdr) *phdrs;
+    size_t phnum;
+    uint64_t vaddr;
+} bh_note_place;
+
+/* Version 3: takes the bounds of each section the note names, once checked to lie inside a readable PT_LOAD
+ * segment of the image; a section whose bounds are wrong is reported and read through the image's file. */
+static void bh_locate_sections(bh_scanner *s, const char *image, uint64_t id, int report,
+                               const bh_note_entries *entries, bh_wanted *named[BH_FORMAT_KIND_COUNT],
+                               const bh_note_place *place, uint64_t desc_vaddr) {
+    for (size_t i = 0; i < entries->bound_count; i++) {
+        bh_note_bound bound = bh_note_bound_at(entries, i, 0);
+        if (bound.kind >= BH_FORMAT_KIND_COUNT || !named[bound.kind]) continue; /* a kind this reader does not know */
+        bh_wanted *wanted = named[bound.kind];
+        uint64_t start = desc_vaddr + (uint64_t)(int64_t)bound.start, stop = desc_vaddr + (uint64_t)(int64_t)bound.stop;
+        const ElfW(Phdr) *load = bound.start <= bound.stop && stop - start <= BH_MAX_SECTION_SIZE
+                                     ? bh_segment_of(place->phdrs, place->phnum, start, stop - start)
+                                     : NULL;
+        if (!load || !(load->p_flags & PF_R)) {
+            if (report)
+                bh_add_problem(s, image, id, 0,
+                               "the BeeHive note places section %s at %+d … %+d from its descriptor (0x%llx); "
+                               "expected bounds inside one readable loaded segment, at most %u bytes apart; the "
+                               "section is read through the image's file instead",
+                               wanted->name, bound.start, bound.stop, (unsigned long long)desc_vaddr,
+                               BH_MAX_SECTION_SIZE);
+            continue;
+        }
+        wanted->located = 1;
+        wanted->vaddr = start;
+        wanted->size = stop - start;
+    }
+}
+
+/* Reads one BeeHive note descriptor: u32 version, in version 3 a table of bounds, then NUL-terminated
+ * "kind=section" strings. */
 static void bh_parse_note(bh_scanner *s, const char *image, uint64_t id, int report, const unsigned char *desc,
-                          size_t size, bh_notes *notes) {
+                          size_t size, const bh_note_place *place, uint64_t desc_vaddr, bh_notes *notes) {
     bh_note_entries entries;
     switch (bh_note_entries_begin(&entries, desc, size, 0)) {
     case BH_NOTE_DESC_TOO_SHORT:
@@ -72,8 +112,18 @@ static void bh_parse_note(bh_scanner *s, const char *image, uint64_t id, int rep
                            "were not read",
                            entries.version, BH_FORMAT_OLDEST_VERSION, BH_FORMAT_NEWEST_VERSION);
         return;
+    case BH_NOTE_DESC_BOUNDS:
+        if (report)
+            bh_add_problem(s, image, id, 0,
+                           "BeeHive note of version %u has a table of %zu bounds of %zu bytes each in a descriptor of "
+                           "%zu bytes; expected entries of at least %d bytes (a multiple of 4) that fit; the sections "
+                           "it names were not read",
+                           entries.version, entries.bound_count, entries.bound_size, size,
+                           BH_FORMAT_BOUNDS_ENTRY_MIN_SIZE);
+        return;
     case BH_NOTE_DESC_OK: break;
     }
+    bh_wanted *named[BH_FORMAT_KIND_COUNT] = {0};
     bh_note_entry entry;
     int status;
     while ((status = bh_note_entries_next(&entries, &entry)) != 0) {
@@ -85,8 +135,12 @@ static void bh_parse_note(bh_scanner *s, const char *image, uint64_t id, int rep
                                (int)(entries.end - entry.text < 40 ? entries.end - entry.text : 40), entry.text);
             break;
         }
-        if (entry.known) bh_want(&notes->wanted, (bh_kind)entry.kind, entry.section, entry.section_length);
+        if (entry.known) {
+            bh_wanted *wanted = bh_want(&notes->wanted, (bh_kind)entry.kind, entry.section, entry.section_length);
+            if (wanted && !named[entry.kind]) named[entry.kind] = wanted;
+        }
     }
+    if (entries.bound_count && place->phdrs) bh_locate_sections(s, image, id, report, &entries, named, place, desc_vaddr);
 }
 
 /* Moves `reader` past the notes that follow the one at `raw` and are byte for byte the same. The run is compared
@@ -113,7 +167,7 @@ static void bh_skip_copies(bh_note_reader *reader, const unsigned char *raw) {
 
 /* Reads one PT_NOTE segment's notes from a copy of its bytes. */
 static void bh_parse_notes(bh_scanner *s, const char *image, uint64_t id, int report, const unsigned char *p,
-                           size_t size, uint64_t align, size_t segment, bh_notes *notes) {
+                           size_t size, uint64_t align, size_t segment, const bh_note_place *place, bh_notes *notes) {
     bh_note_reader reader;
     bh_note_reader_init(&reader, p, size, align, 0);
     bh_note note;
@@ -129,7 +183,8 @@ static void bh_parse_notes(bh_scanner *s, const char *image, uint64_t id, int re
                 previous = note.desc;
                 previous_size = note.descsz;
                 notes->hash = bh_hash(notes->hash, note.desc, note.descsz);
-                bh_parse_note(s, image, id, report, note.desc, note.descsz, notes);
+                uint64_t desc_vaddr = place->vaddr + (uint64_t)(note.desc - reader.start);
+                bh_parse_note(s, image, id, report, note.desc, note.descsz, place, desc_vaddr, notes);
             }
             bh_skip_copies(&reader, reader.start + note.offset);
         } else if (bh_note_is_gnu_build_id(&note)) {
@@ -173,10 +228,11 @@ void bh_read_notes(bh_scanner *s, uintptr_t base, const ElfW(Phdr) *phdrs, size_
             continue;
         }
         size_t size = (size_t)ph->p_memsz;
+        bh_note_place place = {phdrs, phnum, ph->p_vaddr};
         if (!careful) {
             /* Before main the image was just mapped from its file: read in place (a copy would read it too). */
             bh_parse_notes(s, image, id, report, (const unsigned char *)(base + ph->p_vaddr), size, ph->p_align, i,
-                           notes);
+                           &place, notes);
             continue;
         }
         unsigned char *buffer = size <= sizeof stack ? stack : malloc(size);
@@ -188,7 +244,7 @@ void bh_read_notes(bh_scanner *s, uintptr_t base, const ElfW(Phdr) *phdrs, size_
                                "truncated since it was loaded?); its notes were not read",
                                (unsigned)i, (unsigned long long)ph->p_vaddr);
         } else {
-            bh_parse_notes(s, image, id, report, buffer, size, ph->p_align, i, notes);
+            bh_parse_notes(s, image, id, report, buffer, size, ph->p_align, i, &place, notes);
         }
         if (buffer != stack) free(buffer);
     }
@@ -204,7 +260,7 @@ uint64_t bh_file_note_hash(bh_scanner *s, const bh_image *image, int fd) {
         if (ph->p_type != PT_NOTE || ph->p_filesz == 0 || ph->p_filesz > BH_MAX_NOTE_SEGMENT) continue;
         unsigned char *buffer = malloc((size_t)ph->p_filesz);
         if (buffer && pread(fd, buffer, (size_t)ph->p_filesz, (off_t)ph->p_offset) == (ssize_t)ph->p_filesz)
-            bh_parse_notes(s, "", 0, 0, buffer, (size_t)ph->p_filesz, ph->p_align, i, &notes);
+            bh_parse_notes(s, "", 0, 0, buffer, (size_t)ph->p_filesz, ph->p_align, i, &(bh_note_place){0}, &notes);
         free(buffer);
     }
     bh_wanted_free(&notes.wanted);

@@ -9,7 +9,11 @@
  *    memory, after checking that they lie inside readable, file-backed PT_LOAD segments. An image
  *    that includes beehive.h carries a note (owner "BeeHive", type 1) naming its record sections.
  *    Images without it are done: no file is ever opened for them.
- * 2. After the walk, each marked image is opened through the kernel's mapping of it
+ * 2. After the walk, the record sections that a note of format version 3 places in memory (the linker's
+ *    __start_ and __stop_ bounds) are copied from there (located.c): for images written by this version's
+ *    beehive.h, nothing else is needed, and no file is opened.
+ * 3. Sections no note places (format 1 and 2: the Swift macros' images, older C images) are read from the
+ *    image's file: each such image is opened through the kernel's mapping of it
  *    (/proc/self/map_files, or the path /proc/self/maps gives, checked by device and inode), never
  *    blocking and only if it is a regular file. Its section headers are read with pread, bounded by the
  *    file's size (no mapping, so a file truncated since load gives an error, not SIGBUS); every section with a
@@ -123,9 +127,11 @@ static void bh_verify_identities(bh_scanner *s, bh_lazy_maps *lazy) {
         fresh.phdrs = malloc(image->phnum * sizeof *image->phdrs);
         fresh.name = image->name ? bh_strdup(image->name) : NULL;
         bh_wanted_list wanted = {0};
-        for (size_t w = 0; w < image->wanted.count; w++)
-            bh_want(&wanted, image->wanted.items[w].kind, image->wanted.items[w].name,
-                    strlen(image->wanted.items[w].name));
+        for (size_t w = 0; w < image->wanted.count; w++) {
+            const bh_wanted *old = &image->wanted.items[w];
+            bh_wanted *copy = bh_want(&wanted, old->kind, old->name, strlen(old->name));
+            if (copy) copy->located = old->located, copy->vaddr = old->vaddr, copy->size = old->size;
+        }
         fresh.wanted = wanted;
         if (fresh.phdrs) memcpy(fresh.phdrs, image->phdrs, image->phnum * sizeof *image->phdrs);
         bh_forget_image(s, image);
@@ -274,6 +280,7 @@ __attribute__((constructor)) static void bh_scan_at_startup(void) {
     const char *mode = getenv("BEEHIVE_SCAN");
     int flags = (mode && strcmp(mode, "all") == 0) ? BH_SCAN_ALL_IMAGES : 0;
     if (mode && strcmp(mode, "off") == 0) return;
+    free(bh_main_program_path()); /* before main changes the working directory */
     bh_startup = bh_scanner_create(flags);
     if (bh_startup) bh_scanner_mark(bh_startup); /* files wait for the first drain */
 }

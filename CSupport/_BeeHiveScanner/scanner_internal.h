@@ -7,6 +7,7 @@
  *   scanner.c        the scanner's life, scans, drains, identities after unloads, the startup scan
  *   walk.c           the walk over loaded images inside dl_iterate_phdr (memory only, no I/O)
  *   notes.c          notes read from memory (PT_NOTE) and the sections they name (through bh_note.h)
+ *   located.c        after the walk: record sections whose bounds the note gives (format 3), copied from memory
  *   image_file.c     after the walk: where the kernel mapped an image's file, opening it, checking it is the same
  *   sections.c       the record sections of an opened file: its section headers read with pread, bounded
  *   typed_records.c  the bounds of typed records: magic, layout version, an accessor inside executable code
@@ -38,6 +39,9 @@
 typedef struct {
     bh_kind kind;
     char *name;
+    /* Format version 3: the section's place in memory (link-time address and size), from the note's bounds. */
+    int located;
+    uint64_t vaddr, size;
 } bh_wanted;
 
 typedef struct {
@@ -55,6 +59,7 @@ typedef struct {
     uint64_t note_hash; /* BeeHive notes and GNU build-id */
     uint64_t generation;
     unsigned char marked, pending, opened, delivered, is_main, is_vdso, transient_reported;
+    unsigned char located_read; /* the sections the note locates were copied from memory (located.c) */
     /* Images with records only. */
     ElfW(Phdr) *phdrs;
     size_t phnum;
@@ -143,6 +148,9 @@ BH_HIDDEN char *bh_strdup(const char *s);
 BH_HIDDEN int bh_reserve(void **array, size_t *capacity, size_t count, size_t size);
 BH_HIDDEN uint64_t bh_hash(uint64_t hash, const void *bytes, size_t count);
 BH_HIDDEN const char *bh_label(const bh_image *image);
+/* A copy of the main program's path as it was executed (AT_EXECFN), made absolute with the working directory of
+ * the first call (the startup scan's, before main): no file is read. NULL when unknown. */
+BH_HIDDEN char *bh_main_program_path(void);
 BH_HIDDEN void bh_add_problem(bh_scanner *s, const char *image, uint64_t id, int transient, const char *format, ...)
     __attribute__((format(printf, 5, 6)));
 BH_HIDDEN void bh_wanted_free(bh_wanted_list *list);
@@ -151,7 +159,7 @@ BH_HIDDEN int bh_copy_memory(int careful, void *destination, uintptr_t address, 
 BH_HIDDEN const ElfW(Phdr) *bh_segment_of(const ElfW(Phdr) *phdrs, size_t phnum, uint64_t vaddr, uint64_t size);
 
 /* ---- notes.c ---- */
-BH_HIDDEN void bh_want(bh_wanted_list *list, bh_kind kind, const char *name, size_t length);
+BH_HIDDEN bh_wanted *bh_want(bh_wanted_list *list, bh_kind kind, const char *name, size_t length);
 BH_HIDDEN void bh_want_defaults(bh_wanted_list *wanted);
 BH_HIDDEN void bh_read_notes(bh_scanner *s, uintptr_t base, const ElfW(Phdr) *phdrs, size_t phnum, const char *image,
                              uint64_t id, int careful, int report, bh_notes *notes);
@@ -171,6 +179,11 @@ BH_HIDDEN int bh_same_file(bh_image *image, bh_lazy_maps *lazy);
 
 /* ---- sections.c ---- */
 BH_HIDDEN void bh_scan_file(bh_scanner *s, bh_image *image, int fd, off_t file_size);
+BH_HIDDEN void bh_queue_section(bh_scanner *s, bh_image *image, const char *name, bh_kind kind, unsigned char *bytes,
+                                size_t size, uint64_t file_offset, uint64_t address, unsigned index);
+
+/* ---- located.c ---- */
+BH_HIDDEN int bh_read_located(bh_scanner *s, bh_image *image);
 
 /* ---- typed_records.c ---- */
 BH_HIDDEN void bh_check_typed_records(bh_scanner *s, const bh_image *image, const char *name, unsigned char *bytes,

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static void bh_queue_section(bh_scanner *s, bh_image *image, const char *name, bh_kind kind, unsigned char *bytes,
-                             size_t size, uint64_t file_offset, uint64_t address, unsigned index) {
+void bh_queue_section(bh_scanner *s, bh_image *image, const char *name, bh_kind kind, unsigned char *bytes, size_t size,
+                      uint64_t file_offset, uint64_t address, unsigned index) {
     if (!bh_reserve((void **)&s->sections, &s->section_capacity, s->section_count, sizeof *s->sections)) {
         bh_add_problem(s, bh_label(image), image->id, 0, "out of memory while queueing section %s", name);
         free(bytes);
@@ -331,6 +331,7 @@ void bh_scan_file(bh_scanner *s, bh_image *image, int fd, off_t file_size) {
             continue;
         }
         for (size_t w = 0; w < image->wanted.count; w++) {
+            if (image->wanted.items[w].located) continue; /* read from memory (located.c) */
             const char *wanted = image->wanted.items[w].name;
             if (name[0] != wanted[0] || strcmp(name, wanted) != 0) continue;
             if (found[w]++ > 0) continue;
@@ -344,6 +345,7 @@ void bh_scan_file(bh_scanner *s, bh_image *image, int fd, off_t file_size) {
      * pointing at another name. */
     for (size_t w = 0; w < image->wanted.count; w++) {
         const char *name = image->wanted.items[w].name;
+        if (image->wanted.items[w].located) continue;
         if (found[w] > 1)
             bh_add_problem(s, label, image->id, 0,
                            "%zu section headers carry the name %s; expected one (a linker merges sections of one "

@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "scanner_internal.h"
 
+#include <sys/auxv.h>
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -55,6 +57,28 @@ uint64_t bh_hash(uint64_t hash, const void *bytes, size_t count) {
 }
 
 /* A label for an image in messages: its path once known, else the loader's name. */
+static char *bh_main_path;
+static pthread_once_t bh_main_path_once = PTHREAD_ONCE_INIT;
+
+static void bh_find_main_path(void) {
+    const char *name = (const char *)getauxval(AT_EXECFN);
+    if (!name || !name[0]) return;
+    char directory[4096];
+    if (name[0] == '/' || !getcwd(directory, sizeof directory)) {
+        bh_main_path = bh_strdup(name);
+        return;
+    }
+    if (name[0] == '.' && name[1] == '/') name += 2;
+    size_t length = strlen(directory) + 1 + strlen(name) + 1;
+    bh_main_path = malloc(length);
+    if (bh_main_path) snprintf(bh_main_path, length, "%s/%s", directory, name);
+}
+
+char *bh_main_program_path(void) {
+    pthread_once(&bh_main_path_once, bh_find_main_path);
+    return bh_main_path ? bh_strdup(bh_main_path) : NULL;
+}
+
 const char *bh_label(const bh_image *image) {
     if (image->path) return image->path;
     if (image->is_main) return "main executable";

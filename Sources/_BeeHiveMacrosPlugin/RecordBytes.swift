@@ -5,7 +5,7 @@ enum RecordBytes {
     // The plugin cannot import the C target that defines the format once (CSupport/_BeeHiveFormat/include/
     // bh_format.h): these copies are pinned to it by Tests/BeeHiveMacrosTests/FormatPinTests.swift.
 
-    /// The version of the record and note format the macros write (`BH_FORMAT_NEWEST_VERSION`).
+    /// The version of the record and note format the macros write (`BH_FORMAT_SWIFT_MACROS_VERSION`).
     static let formatVersion: UInt32 = 2
     /// The image note's owner and type (`BH_FORMAT_NOTE_OWNER`, `BH_FORMAT_NOTE_TYPE`).
     static let noteOwner = "BeeHive"

@@ -54,7 +54,7 @@ struct FormatPinTests {
         #expect(Self.string("BH_FORMAT_NOTE_SECTION") == RecordBytes.noteSection)
         #expect(Self.string("BH_FORMAT_NOTE_OWNER") == RecordBytes.noteOwner)
         #expect(Self.integer("BH_FORMAT_NOTE_TYPE") == UInt64(RecordBytes.noteType))
-        #expect(Self.integer("BH_FORMAT_NEWEST_VERSION") == UInt64(RecordBytes.formatVersion))
+        #expect(Self.integer("BH_FORMAT_SWIFT_MACROS_VERSION") == UInt64(RecordBytes.formatVersion))
     }
 
     @Test("the note's kinds, types= included")

@@ -45,8 +45,11 @@
 #include "../../_BeeHiveFormat/include/bh_format.h"
 #endif
 
-/* The version of the record and note format this header writes. */
+/* The version of the record and note format this header writes: the newest, or 2 if defined so before the first
+ * include (see the image note below). */
+#ifndef BH_FORMAT_VERSION
 #define BH_FORMAT_VERSION BH_FORMAT_NEWEST_VERSION
+#endif
 
 #ifndef BH_SERVICES_SECTION
 #define BH_SERVICES_SECTION BH_FORMAT_SERVICES_SECTION
@@ -223,28 +226,50 @@
 /* ---- The image note -------------------------------------------------------- */
 
 /*
- * Every image that includes this header carries one ELF note (owner "BeeHive",
- * type 1) in a PT_NOTE segment, naming the sections it writes. The scanner reads
- * notes from memory, so images without records are never opened from disk.
- * The COMDAT group keeps one note per image and per set of section names.
+ * Every image that includes this header carries one ELF note (owner "BeeHive", type 1) in a PT_NOTE segment,
+ * naming the sections it writes and, from format version 3, where they lie in memory: the linker's
+ * __start_<section> and __stop_<section>, as offsets from the note's descriptor (resolved when the image is
+ * linked: no relocation at load time). So the scanner reads notes and records from memory and never opens the
+ * image's file. A NUL byte in each record section (records may be separated by any number of them) makes sure all
+ * three sections exist, so that their bounds are defined. The COMDAT group keeps one note, and one NUL byte per
+ * section, per image and set of section names. Section names must be C identifiers (the linker defines bounds only
+ * for those). Define BH_FORMAT_VERSION as 2 before the first include to write version 2's note (no bounds: the
+ * scanner reads such images through their files).
  */
 #if defined(__ELF__) && !defined(BH_NO_IMAGE_NOTE)
-__asm__(".pushsection " BH_FORMAT_NOTE_SECTION ",\"aGR\",%note,\"beehive.note." BH__STR(BH_FORMAT_VERSION) "."
-        BH_SERVICES_SECTION "." BH_MODULES_SECTION "." BH_ROUTES_SECTION "\",comdat\n"
-        ".balign 4\n"
-        ".long " BH__STR(BH_FORMAT_NOTE_OWNER_SIZE) "\n"
-        ".long 8672f - 8671f\n"
-        ".long " BH__STR(BH_FORMAT_NOTE_TYPE) "\n"
-        ".asciz \"" BH_FORMAT_NOTE_OWNER "\"\n"
-        ".balign 4\n"
-        "8671:\n"
-        ".long " BH__STR(BH_FORMAT_VERSION) "\n"
-        ".asciz \"" BH_FORMAT_SERVICES_PREFIX BH_SERVICES_SECTION "\"\n"
-        ".asciz \"" BH_FORMAT_MODULES_PREFIX BH_MODULES_SECTION "\"\n"
-        ".asciz \"" BH_FORMAT_ROUTES_PREFIX BH_ROUTES_SECTION "\"\n"
-        "8672:\n"
-        ".balign 4\n"
-        ".popsection\n");
+#define BH__GROUP                                                                                                  \
+    "\"beehive.note." BH__STR(BH_FORMAT_VERSION) "." BH_SERVICES_SECTION "." BH_MODULES_SECTION "."                \
+    BH_ROUTES_SECTION "\",comdat\n"
+#define BH__NOTE_HEAD                                                                                              \
+    ".pushsection " BH_FORMAT_NOTE_SECTION ",\"aGR\",%note," BH__GROUP ".balign 4\n"                               \
+    ".long " BH__STR(BH_FORMAT_NOTE_OWNER_SIZE) "\n"                                                              \
+    ".long 8672f - 8671f\n"                                                                                       \
+    ".long " BH__STR(BH_FORMAT_NOTE_TYPE) "\n"                                                                    \
+    ".asciz \"" BH_FORMAT_NOTE_OWNER "\"\n"                                                                      \
+    ".balign 4\n"                                                                                                 \
+    "8671:\n"                                                                                                     \
+    ".long " BH__STR(BH_FORMAT_VERSION) "\n"
+#define BH__NOTE_ENTRIES                                                                                           \
+    ".asciz \"" BH_FORMAT_SERVICES_PREFIX BH_SERVICES_SECTION "\"\n"                                               \
+    ".asciz \"" BH_FORMAT_MODULES_PREFIX BH_MODULES_SECTION "\"\n"                                                 \
+    ".asciz \"" BH_FORMAT_ROUTES_PREFIX BH_ROUTES_SECTION "\"\n"                                                   \
+    "8672:\n"                                                                                                     \
+    ".balign 4\n"                                                                                                 \
+    ".popsection\n"
+#if BH_FORMAT_VERSION >= 3
+/* One entry of the table of bounds: kind, __start_ and __stop_ relative to the descriptor, reserved. */
+#define BH__BOUNDS(kind, section)                                                                                  \
+    ".hidden __start_" section "\n.hidden __stop_" section "\n"                                                   \
+    ".long " BH__STR(kind) ", __start_" section " - 8671b, __stop_" section " - 8671b, 0\n"
+/* The NUL byte that makes sure a record section exists (in the note's group). */
+#define BH__PLACEHOLDER(section) ".pushsection " section ",\"aGR\",%progbits," BH__GROUP ".byte 0\n.popsection\n"
+__asm__(BH__NOTE_HEAD ".long 3, " BH__STR(BH_FORMAT_BOUNDS_ENTRY_SIZE) "\n"
+        BH__BOUNDS(0, BH_SERVICES_SECTION) BH__BOUNDS(1, BH_MODULES_SECTION) BH__BOUNDS(2, BH_ROUTES_SECTION)
+        BH__NOTE_ENTRIES BH__PLACEHOLDER(BH_SERVICES_SECTION) BH__PLACEHOLDER(BH_MODULES_SECTION)
+        BH__PLACEHOLDER(BH_ROUTES_SECTION));
+#else
+__asm__(BH__NOTE_HEAD BH__NOTE_ENTRIES);
+#endif
 #endif
 
 #endif /* BEEHIVE_H */

@@ -28,9 +28,20 @@
 #define BH_FORMAT_NOTE_OWNER "BeeHive"
 #define BH_FORMAT_NOTE_OWNER_SIZE 8
 #define BH_FORMAT_NOTE_TYPE 1
-/* Format versions readers accept; writers write the newest. 2: "file" and "line" in records; typed records. */
+/* Format versions readers accept; writers write the newest. 2: "file" and "line" in records; typed records.
+ * 3: the note says where its record sections lie in memory (a table of bounds before the entries). */
 #define BH_FORMAT_OLDEST_VERSION 1
-#define BH_FORMAT_NEWEST_VERSION 2
+#define BH_FORMAT_NEWEST_VERSION 3
+/* The version the Swift macros write (their records are found through the image's file, as version 2's). */
+#define BH_FORMAT_SWIFT_MACROS_VERSION 2
+
+/* Version 3's descriptor: u32 version, u32 count, u32 entry size, then `count` entries of `entry size` bytes
+ * (u32 kind, i32 start, i32 stop, u32 reserved: start and stop are the section's bounds, __start_<section> and
+ * __stop_<section>, relative to the descriptor's first byte), then the "kind=section" entries of version 2. A reader
+ * of version 3 reads the first 12 bytes of each entry and skips the rest: a later version may add fields. */
+#define BH_FORMAT_BOUNDS_HEADER_SIZE 12
+#define BH_FORMAT_BOUNDS_ENTRY_SIZE 16
+#define BH_FORMAT_BOUNDS_ENTRY_MIN_SIZE 12
 
 /* The kinds of a note's "kind=section" entries, and their prefixes. */
 typedef enum {

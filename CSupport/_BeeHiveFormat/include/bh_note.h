@@ -90,19 +90,30 @@ static inline int bh_note_is_gnu_build_id(const bh_note *note) {
     return note->type == 3 && note->namesz == 4 && memcmp(note->name, "GNU", 4) == 0;
 }
 
-/* ---- The BeeHive note's descriptor: u32 version, then NUL-terminated "kind=section" entries ---------- */
+/* ---- The BeeHive note's descriptor: u32 version, in version 3 a table of bounds, then NUL-terminated
+ * "kind=section" entries ---------- */
 
 typedef enum {
     BH_NOTE_DESC_OK = 0,
     BH_NOTE_DESC_TOO_SHORT = 1, /* fewer than 4 bytes: no version */
     BH_NOTE_DESC_VERSION = 2,   /* a version outside BH_FORMAT_OLDEST_VERSION … BH_FORMAT_NEWEST_VERSION */
+    BH_NOTE_DESC_BOUNDS = 3,    /* version 3: the table of bounds does not fit, or its entries are too small */
 } bh_note_desc_status;
 
 /* Walks the entries of one descriptor. */
 typedef struct {
     const char *p, *end;
     uint32_t version;
+    /* Version 3: the table of bounds. */
+    const unsigned char *bounds;
+    size_t bound_count, bound_size;
 } bh_note_entries;
+
+/* One entry of version 3's table: where a kind's section lies, relative to the descriptor's first byte. */
+typedef struct {
+    uint32_t kind; /* a bh_format_kind, or a kind this version does not know (readers ignore those) */
+    int32_t start, stop;
+} bh_note_bound;
 
 /* One entry. `known` is 0 for a kind this version does not know (readers ignore those). */
 typedef struct {
@@ -152,7 +163,30 @@ static inline bh_note_desc_status bh_note_entries_begin(bh_note_entries *e, cons
     e->version = bh_note_u32(desc, swap);
     if (e->version < BH_FORMAT_OLDEST_VERSION || e->version > BH_FORMAT_NEWEST_VERSION) return BH_NOTE_DESC_VERSION;
     e->p = (const char *)desc + 4;
+    e->bounds = NULL;
+    e->bound_count = e->bound_size = 0;
+    if (e->version >= 3) {
+        if (size < BH_FORMAT_BOUNDS_HEADER_SIZE) return BH_NOTE_DESC_BOUNDS;
+        size_t count = bh_note_u32(desc + 4, swap), entry = bh_note_u32(desc + 8, swap);
+        if (entry < BH_FORMAT_BOUNDS_ENTRY_MIN_SIZE || entry % 4 != 0 ||
+            count > (size - BH_FORMAT_BOUNDS_HEADER_SIZE) / entry) {
+            e->bound_count = count;
+            e->bound_size = entry;
+            return BH_NOTE_DESC_BOUNDS;
+        }
+        e->bounds = desc + BH_FORMAT_BOUNDS_HEADER_SIZE;
+        e->bound_count = count;
+        e->bound_size = entry;
+        e->p = (const char *)e->bounds + count * entry;
+    }
     return BH_NOTE_DESC_OK;
+}
+
+/* The `index`th entry of version 3's table (index < e->bound_count). */
+static inline bh_note_bound bh_note_bound_at(const bh_note_entries *e, size_t index, int swap) {
+    const unsigned char *p = e->bounds + index * e->bound_size;
+    bh_note_bound bound = {bh_note_u32(p, swap), (int32_t)bh_note_u32(p + 4, swap), (int32_t)bh_note_u32(p + 8, swap)};
+    return bound;
 }
 
 /* The next non-empty entry: 1 when `entry` was filled, 0 at the end, -1 for an entry that the descriptor ends
