@@ -19,6 +19,8 @@ command -v readelf >/dev/null || missing+=(binutils)
 # The tests' complexity checks count instructions with callgrind, and BoundedWorkTests reads max RSS from GNU time.
 command -v valgrind >/dev/null || missing+=(valgrind)
 command -v dot >/dev/null || missing+=(graphviz)
+# The record-location tests count the files a program opens with strace.
+command -v strace >/dev/null || missing+=(strace)
 [ -x /usr/bin/time ] || missing+=(time)
 [ ${#missing[@]} -eq 0 ] && exit 0
 

@@ -1,6 +1,7 @@
 /*
  * fuzzing.c — for tests and fuzzing only (bh_scanner_fuzzing.h): the reader of image files (sections.c) run on bytes
- * that stand for the file of a loaded image with records. Not for production use: nothing in BeeHive calls it.
+ * that stand for the file of a loaded image with records, and the in-memory locator (notes.c, located.c) run on bytes
+ * that stand for a loaded image. Not for production use: nothing in BeeHive calls it.
  */
 #define _GNU_SOURCE
 #include "scanner_internal.h"
@@ -117,5 +118,52 @@ int bh_fuzz_scan_file(const void *bytes, size_t size, void *context, bh_section_
     }
     for (size_t i = 0; i < s->section_count && on_section; i++) on_section(context, &s->sections[i].section);
     bh_scanner_destroy(s); /* the sections' bytes and strings, the problems, the image */
+    return 0;
+}
+
+int bh_fuzz_locate(const void *bytes, size_t size, void *context, bh_section_fn on_section, bh_problem_fn on_problem,
+                   bh_fuzz_scan *result) {
+    memset(result, 0, sizeof *result);
+    bh_scanner *s = bh_scanner_create(0);
+    if (!s || !bh_reserve((void **)&s->images, &s->image_capacity, s->image_count, sizeof *s->images)) {
+        bh_scanner_destroy(s);
+        errno = ENOMEM;
+        return -1;
+    }
+    bh_image *image = &s->images[s->image_count++];
+    memset(image, 0, sizeof *image);
+    image->id = bh_new_image_id();
+    image->name = bh_strdup("fuzz input");
+    image->path = bh_strdup("fuzz input");
+    image->base = (uintptr_t)bytes;
+    image->phnum = bh_file_phdrs(bytes, size, &image->phdrs);
+    if (!image->name || !image->path) {
+        bh_scanner_destroy(s);
+        errno = ENOMEM;
+        return -1;
+    }
+    /* What the loader maps of a file is the file's bytes: a PT_LOAD segment that claims bytes past the input's end
+     * is cut to the input (a real image's segments lie in its mapping; here only the input is). */
+    for (size_t i = 0; i < image->phnum; i++) {
+        ElfW(Phdr) *ph = &image->phdrs[i];
+        if (ph->p_type != PT_LOAD) continue;
+        if (ph->p_vaddr > size) ph->p_vaddr = size;
+        if (ph->p_filesz > size - ph->p_vaddr) ph->p_filesz = size - ph->p_vaddr;
+    }
+    bh_notes notes;
+    bh_read_notes(s, image->base, image->phdrs, image->phnum, "fuzz input", image->id, 1, 1, &notes);
+    image->wanted = notes.wanted;
+    bh_read_located(s, image);
+
+    result->sections = s->section_count;
+    result->problems = s->problem_count;
+    result->phnum = image->phnum;
+    for (size_t i = 0; i < s->problem_count && on_problem; i++) {
+        bh_problem problem = {s->problems[i].image_path, s->problems[i].image_id, s->problems[i].message,
+                              s->problems[i].transient};
+        on_problem(context, &problem);
+    }
+    for (size_t i = 0; i < s->section_count && on_section; i++) on_section(context, &s->sections[i].section);
+    bh_scanner_destroy(s);
     return 0;
 }

@@ -9,14 +9,32 @@
 #include "scanner_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+static int bh_all_zero(const unsigned char *bytes, size_t size) {
+    for (size_t i = 0; i < size; i++)
+        if (bytes[i]) return 0;
+    return 1;
+}
 
 /* Copies the located sections of an image into the queue. Returns 1 when sections remain that only its file can
  * give (a note of version 1 or 2, or bounds that were refused). */
 int bh_read_located(bh_scanner *s, bh_image *image) {
     int unlocated = 0;
-    /* The kernel's path of the file is not read (no /proc): the loader's name is the path, and the main program's
-     * is the one it was executed by. */
-    if (!image->path && image->is_main) image->path = bh_main_program_path();
+    image->records_hash = BH_HASH_SEED;
+    /* The image's path, as the kernel mapped it: one readlink of /proc/self/map_files (no file is opened, and
+     * /proc/self/maps is not read); where /proc is not mounted, the loader's name resolved (the main program's: the
+     * one it was executed by, resolved before main). */
+    if (!image->path) {
+        char link[64], path[4096 + 32];
+        int deleted = 0;
+        bh_lazy_maps no_maps = {.state = -1};
+        if (image->is_main) image->path = bh_main_program_path();
+        else if (bh_locate(image, &no_maps, link, sizeof link, path, sizeof path, &deleted) == 0)
+            image->path = bh_strdup(path);
+        else if (image->name && strchr(image->name, '/'))
+            image->path = realpath(image->name, NULL);
+    }
     for (size_t w = 0; w < image->wanted.count; w++) {
         const bh_wanted *wanted = &image->wanted.items[w];
         if (!wanted->located) {
@@ -41,8 +59,30 @@ int bh_read_located(bh_scanner *s, bh_image *image) {
                            wanted->name, (unsigned long long)wanted->vaddr, (unsigned long long)wanted->size);
             continue;
         }
+        image->records_hash = bh_hash(image->records_hash, bytes, (size_t)wanted->size);
+        if (bh_all_zero(bytes, (size_t)wanted->size)) { /* the note's NUL byte, no record */
+            free(bytes);
+            continue;
+        }
         bh_queue_section(s, image, wanted->name, wanted->kind, bytes, (size_t)wanted->size,
                          load->p_offset + (wanted->vaddr - load->p_vaddr), wanted->vaddr, 0);
     }
     return unlocated;
+}
+
+/* Whether the located sections of a known image still hold what they held when they were read (after images were
+ * unloaded, another image may have been loaded at the same address, under the same name, with the same notes). */
+int bh_same_records(const bh_image *image) {
+    uint64_t hash = BH_HASH_SEED;
+    for (size_t w = 0; w < image->wanted.count; w++) {
+        const bh_wanted *wanted = &image->wanted.items[w];
+        if (!wanted->located || wanted->size == 0) continue;
+        unsigned char *bytes = malloc((size_t)wanted->size);
+        if (!bytes) return 1; /* cannot tell: keep what it registered */
+        int read = bh_copy_memory(1, bytes, image->base + wanted->vaddr, (size_t)wanted->size) == 0;
+        if (read) hash = bh_hash(hash, bytes, (size_t)wanted->size);
+        free(bytes);
+        if (!read) return 0;
+    }
+    return hash == image->records_hash;
 }

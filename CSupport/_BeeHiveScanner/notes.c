@@ -64,7 +64,7 @@ typedef struct {
 } bh_note_place;
 
 /* Version 3: takes the bounds of each section the note names, once checked to lie inside a readable PT_LOAD
- * segment of the image; a section whose bounds are wrong is reported and read through the image's file. */
+ * segment of the image; a section whose bounds do not is reported and not read (its file would place it there too). */
 static void bh_locate_sections(bh_scanner *s, const char *image, uint64_t id, int report,
                                const bh_note_entries *entries, bh_wanted *named[BH_FORMAT_KIND_COUNT],
                                const bh_note_place *place, uint64_t desc_vaddr) {
@@ -79,11 +79,17 @@ static void bh_locate_sections(bh_scanner *s, const char *image, uint64_t id, in
         if (!load || !(load->p_flags & PF_R)) {
             if (report)
                 bh_add_problem(s, image, id, 0,
-                               "the BeeHive note places section %s at %+d … %+d from its descriptor (0x%llx); "
-                               "expected bounds inside one readable loaded segment, at most %u bytes apart; the "
-                               "section is read through the image's file instead",
-                               wanted->name, bound.start, bound.stop, (unsigned long long)desc_vaddr,
+                               "section %s (placed by the BeeHive note at 0x%llx … 0x%llx, %+d … %+d from its "
+                               "descriptor) lies %s; expected it inside a readable loaded segment, at most %u bytes; "
+                               "its records were not read",
+                               wanted->name, (unsigned long long)start, (unsigned long long)stop, bound.start,
+                               bound.stop,
+                               load ? "in a loaded segment without read permission"
+                               : bound.start > bound.stop ? "nowhere (it ends before it starts)"
+                                                          : "outside the image's loaded segments",
                                BH_MAX_SECTION_SIZE);
+            wanted->located = 1; /* refused: not read from the file either, which gives the same place */
+            wanted->size = 0;
             continue;
         }
         wanted->located = 1;

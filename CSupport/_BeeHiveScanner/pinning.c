@@ -1,22 +1,24 @@
 /*
  * pinning.c — keeps images of Swift code mapped (see bh_pinning.h).
  *
- * The walk only notes the names and bases of the images loaded since the last walk (it reads nothing of them: a file
- * truncated under its mapping would fault). After the walk, each image's file is read for Swift metadata (a
- * non-empty swift5_* section), and those that have some are pinned (dlopen, which takes the loader's lock). An image is known by its base address and name: a pinned image is never unmapped, so its
+ * The walk only notes the names, bases and spans of the images loaded since the last walk (their program headers, in
+ * memory). After the walk, the Swift runtime's list of the metadata sections each image registered says which hold
+ * Swift metadata (a non-empty swift5_* section), and those are pinned (dlopen, which takes the loader's lock). No
+ * file is read. An image is known by its base address and name: a pinned image is never unmapped, so its
  * base is never reused by another image, and the set only grows with the Swift images the process loads.
  */
 #define _GNU_SOURCE
 #include "bh_pinning.h"
 
+#include "scanner_internal.h"
+
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Bases of the images pinned so far (sorted), guarded by pin_lock. */
@@ -36,64 +38,93 @@ static uintptr_t checked_key(uintptr_t base, const char *name) {
     return base ^ (uintptr_t)(hash * 0x9E3779B97F4A7C15ull);
 }
 
-/* Reads exactly `size` bytes at `offset`; 0 on a short read or an error. */
-static int read_at(int fd, void *buffer, size_t size, off_t offset) {
-    size_t done = 0;
-    while (done < size) {
-        ssize_t n = pread(fd, (char *)buffer + done, size - done, offset + (off_t)done);
-        if (n <= 0) return 0;
-        done += (size_t)n;
+/* The head of the runtime's MetadataSections (swift/shims/MetadataSections.h; runtime_layout.h mirrors it for the
+ * type walk) and its ranges: version 5 (Swift 6.3) has 15, earlier versions fewer. */
+typedef struct {
+    uintptr_t start;
+    size_t length;
+} section_range;
+
+typedef struct {
+    uintptr_t version;
+    const void *base_address; /* __ehdr_start of the image that registered the sections */
+    void *unused0, *unused1;
+    section_range ranges[15];
+} metadata_sections;
+
+extern void swift_enumerateAllMetadataSections(bool (*body)(const metadata_sections *, void *), void *context)
+    __attribute__((weak));
+
+/* Images asked about: each one's span in memory, and whether it registered Swift metadata. */
+typedef struct {
+    const uintptr_t *low, *high;
+    int *swift;
+    size_t count;
+} swift_probe;
+
+/* An image has Swift metadata the runtime keeps pointers into when it registered a non-empty swift5_* section. SwiftPM
+ * links the Swift runtime's registration into C products too, with empty sections: the runtime reads nothing of them,
+ * and they may be unloaded. Sections of a version this file does not know count as Swift (pinning is the safe side). */
+static bool probe_sections(const metadata_sections *sections, void *context) {
+    swift_probe *probe = context;
+    uintptr_t base = (uintptr_t)sections->base_address;
+    int swift = sections->version != 5;
+    for (size_t r = 0; r < 15 && !swift; r++) swift = sections->ranges[r].length != 0;
+    for (size_t i = 0; i < probe->count; i++)
+        if (base >= probe->low[i] && base < probe->high[i]) probe->swift[i] |= swift;
+    return true;
+}
+
+/* Which of `count` images (spans [low, high) in memory) registered Swift metadata with the runtime: read from the
+ * runtime's own list of registered sections, in memory (no file is read). None when the program has no Swift runtime. */
+static void find_swift_images(const uintptr_t *low, const uintptr_t *high, int *swift, size_t count) {
+    memset(swift, 0, count * sizeof *swift);
+    if (!swift_enumerateAllMetadataSections || count == 0) return;
+    swift_probe probe = {low, high, swift, count};
+    swift_enumerateAllMetadataSections(probe_sections, &probe);
+}
+
+/* The span in memory of a loaded image's PT_LOAD segments, from a careful copy of its program headers (a file
+ * truncated under its mapping gives an empty span, not SIGBUS). */
+static void image_span(const struct dl_phdr_info *info, uintptr_t *low, uintptr_t *high) {
+    *low = *high = 0;
+    ElfW(Phdr) phdrs[64];
+    size_t phnum = info->dlpi_phnum < 64 ? info->dlpi_phnum : 64;
+    if (phnum == 0 || bh_copy_memory(1, phdrs, (uintptr_t)info->dlpi_phdr, phnum * sizeof *phdrs) != 0) return;
+    uintptr_t first = UINTPTR_MAX, last = 0;
+    for (size_t i = 0; i < phnum; i++) {
+        if (phdrs[i].p_type != PT_LOAD) continue;
+        uintptr_t start = info->dlpi_addr + phdrs[i].p_vaddr;
+        if (start < first) first = start;
+        if (start + phdrs[i].p_memsz > last) last = start + phdrs[i].p_memsz;
     }
+    if (first < last) *low = first, *high = last;
+}
+
+typedef struct {
+    uintptr_t base;
+    const char *name;
+    uintptr_t low, high;
+    int found;
+} span_search;
+
+static int find_span(struct dl_phdr_info *info, size_t size, void *context) {
+    (void)size;
+    span_search *search = context;
+    if (info->dlpi_addr != search->base || !info->dlpi_name || strcmp(info->dlpi_name, search->name) != 0) return 0;
+    image_span(info, &search->low, &search->high);
+    search->found = 1;
     return 1;
 }
 
-/*
- * Whether an image file has Swift metadata the runtime will keep pointers into: a non-empty swift5_* section.
- * SwiftPM links the Swift runtime's registration into C products too, with empty sections: the runtime reads
- * nothing of them, and they may be unloaded. A file that cannot be read counts as
- * Swift (pinning is the safe side). Reads the ELF header, the section headers and their names: bounded by the file.
- */
-static int file_has_swift_metadata(const char *path) {
-    /* O_NONBLOCK: a FIFO put at the path must not hang the caller; only a regular file is read. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return 1;
-    int result = 1;
-    struct stat info;
-    if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-        close(fd);
-        return 1;
-    }
-    ElfW(Ehdr) header;
-    ElfW(Shdr) *sections = NULL;
-    char *names = NULL;
-    if (!read_at(fd, &header, sizeof header, 0) || memcmp(header.e_ident, ELFMAG, SELFMAG) != 0
-        || header.e_shentsize != sizeof(ElfW(Shdr)) || header.e_shnum == 0 || header.e_shstrndx >= header.e_shnum)
-        goto done;
-    sections = malloc((size_t)header.e_shnum * sizeof *sections);
-    if (sections == NULL || !read_at(fd, sections, (size_t)header.e_shnum * sizeof *sections, (off_t)header.e_shoff))
-        goto done;
-    const ElfW(Shdr) *strings = &sections[header.e_shstrndx];
-    if (strings->sh_size == 0 || strings->sh_size > (1u << 24)) goto done;
-    names = malloc(strings->sh_size + 1);
-    if (names == NULL || !read_at(fd, names, strings->sh_size, (off_t)strings->sh_offset)) goto done;
-    names[strings->sh_size] = '\0';
-    result = 0;
-    for (unsigned i = 0; i < header.e_shnum; i++) {
-        if (sections[i].sh_name >= strings->sh_size || sections[i].sh_size == 0) continue;
-        const char *name = names + sections[i].sh_name;
-        if (strncmp(name, "swift5_", 7) == 0) {
-            result = 1;
-            break;
-        }
-    }
-done:
-    free(names);
-    free(sections);
-    close(fd);
-    return result;
+int bh_loaded_image_has_swift_metadata(uintptr_t base, const char *name) {
+    span_search search = {base, name, 0, 0, 0};
+    dl_iterate_phdr(find_span, &search);
+    if (!search.found) return 0;
+    int swift = 0;
+    find_swift_images(&search.low, &search.high, &swift, 1);
+    return swift;
 }
-
-int bh_file_has_swift_metadata(const char *path) { return file_has_swift_metadata(path); }
 
 static int contains(const uintptr_t *set, size_t count, uintptr_t base) {
     size_t low = 0, high = count;
@@ -130,7 +161,7 @@ static int was_checked(uintptr_t key) { return contains(checked, checked_count, 
 /* Images to pin, found by one walk. */
 typedef struct {
     char **names;
-    uintptr_t *bases;
+    uintptr_t *bases, *lows, *highs;
     size_t count, capacity;
     int changed;  /* dlpi_adds moved since the last walk */
     int failed;   /* out of memory: try again next time */
@@ -157,12 +188,19 @@ static int visit(struct dl_phdr_info *info, size_t size, void *context) {
         uintptr_t *bases = realloc(found->bases, capacity * sizeof *bases);
         if (bases == NULL) { found->failed = 1; return 1; }
         found->bases = bases;
+        uintptr_t *lows = realloc(found->lows, capacity * sizeof *lows);
+        if (lows == NULL) { found->failed = 1; return 1; }
+        found->lows = lows;
+        uintptr_t *highs = realloc(found->highs, capacity * sizeof *highs);
+        if (highs == NULL) { found->failed = 1; return 1; }
+        found->highs = highs;
         found->capacity = capacity;
     }
     char *name = strdup(info->dlpi_name);
     if (name == NULL) { found->failed = 1; return 1; }
     found->names[found->count] = name;
     found->bases[found->count] = info->dlpi_addr;
+    image_span(info, &found->lows[found->count], &found->highs[found->count]);
     found->count++;
     return 0;
 }
@@ -184,11 +222,18 @@ size_t bh_pin_swift_images(void) {
     dl_iterate_phdr(visit, &found);
     if (found.failed) last_adds = 0; /* walk again next time */
     size_t pinned_now = 0;
+    int *swift = found.count ? calloc(found.count, sizeof *swift) : NULL;
+    if (found.count && !swift) {
+        for (size_t i = 0; i < found.count; i++) free(found.names[i]);
+        found.count = 0;
+        last_adds = 0;
+    }
+    find_swift_images(found.lows, found.highs, swift, found.count);
     for (size_t i = 0; i < found.count; i++) {
         /* Outside the walk: dlopen takes the loader's lock. RTLD_NOLOAD only raises the flags of an image that is
          * loaded (and fails for one unloaded since the walk); the extra reference is given back at once, the
          * NODELETE flag stays. */
-        if (!file_has_swift_metadata(found.names[i])) {
+        if (!swift[i]) {
             /* No Swift metadata: left unpinned, and not read again. */
             uintptr_t key = checked_key(found.bases[i], found.names[i]);
             if (!insert(&checked, &checked_count, &checked_capacity, key)) last_adds = 0;
@@ -203,8 +248,11 @@ size_t bh_pin_swift_images(void) {
         }
         free(found.names[i]);
     }
+    free(swift);
     free(found.names);
     free(found.bases);
+    free(found.lows);
+    free(found.highs);
     pthread_mutex_unlock(&pin_lock);
     return pinned_now;
 }

@@ -117,12 +117,13 @@ static void bh_verify_identities(bh_scanner *s, bh_lazy_maps *lazy) {
     size_t count = s->image_count;
     for (size_t i = 0; i < count; i++) {
         bh_image *image = &s->images[i];
-        if (!image->opened || bh_same_file(image, lazy)) continue;
+        int same = image->opened ? bh_same_file(image, lazy) : !image->located_read || bh_same_records(image);
+        if (same) continue;
         /* Keep the copies the new image needs, report the old one. */
         bh_image fresh = *image;
         fresh.id = bh_new_image_id();
         fresh.path = NULL;
-        fresh.opened = fresh.delivered = fresh.transient_reported = 0;
+        fresh.opened = fresh.delivered = fresh.transient_reported = fresh.located_read = 0;
         fresh.pending = 1;
         fresh.phdrs = malloc(image->phnum * sizeof *image->phdrs);
         fresh.name = image->name ? bh_strdup(image->name) : NULL;

@@ -60,6 +60,7 @@ typedef struct {
     uint64_t generation;
     unsigned char marked, pending, opened, delivered, is_main, is_vdso, transient_reported;
     unsigned char located_read; /* the sections the note locates were copied from memory (located.c) */
+    uint64_t records_hash;      /* of those sections' bytes: part of the identity of an image not read from a file */
     /* Images with records only. */
     ElfW(Phdr) *phdrs;
     size_t phnum;
@@ -148,8 +149,8 @@ BH_HIDDEN char *bh_strdup(const char *s);
 BH_HIDDEN int bh_reserve(void **array, size_t *capacity, size_t count, size_t size);
 BH_HIDDEN uint64_t bh_hash(uint64_t hash, const void *bytes, size_t count);
 BH_HIDDEN const char *bh_label(const bh_image *image);
-/* A copy of the main program's path as it was executed (AT_EXECFN), made absolute with the working directory of
- * the first call (the startup scan's, before main): no file is read. NULL when unknown. */
+/* A copy of the main program's path as it was executed (AT_EXECFN), resolved (realpath: absolute, links resolved)
+ * at the first call, the startup scan's, before main can change the working directory. No file is opened. */
 BH_HIDDEN char *bh_main_program_path(void);
 BH_HIDDEN void bh_add_problem(bh_scanner *s, const char *image, uint64_t id, int transient, const char *format, ...)
     __attribute__((format(printf, 5, 6)));
@@ -184,6 +185,7 @@ BH_HIDDEN void bh_queue_section(bh_scanner *s, bh_image *image, const char *name
 
 /* ---- located.c ---- */
 BH_HIDDEN int bh_read_located(bh_scanner *s, bh_image *image);
+BH_HIDDEN int bh_same_records(const bh_image *image);
 
 /* ---- typed_records.c ---- */
 BH_HIDDEN void bh_check_typed_records(bh_scanner *s, const bh_image *image, const char *name, unsigned char *bytes,

@@ -5,13 +5,12 @@
 #define _GNU_SOURCE
 #include "scanner_internal.h"
 
-#include <sys/auxv.h>
-
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -63,15 +62,8 @@ static pthread_once_t bh_main_path_once = PTHREAD_ONCE_INIT;
 static void bh_find_main_path(void) {
     const char *name = (const char *)getauxval(AT_EXECFN);
     if (!name || !name[0]) return;
-    char directory[4096];
-    if (name[0] == '/' || !getcwd(directory, sizeof directory)) {
-        bh_main_path = bh_strdup(name);
-        return;
-    }
-    if (name[0] == '.' && name[1] == '/') name += 2;
-    size_t length = strlen(directory) + 1 + strlen(name) + 1;
-    bh_main_path = malloc(length);
-    if (bh_main_path) snprintf(bh_main_path, length, "%s/%s", directory, name);
+    bh_main_path = realpath(name, NULL); /* the working directory of the startup scan; links resolved */
+    if (!bh_main_path) bh_main_path = bh_strdup(name);
 }
 
 char *bh_main_program_path(void) {

@@ -20,10 +20,10 @@ extern "C" {
 #endif
 
 /*
- * Pins every loaded image of Swift code (its file has a non-empty swift5_* metadata section) that was not pinned
- * yet.
- * Walks the loaded images (reading nothing of them, under the loader's lock), reads the new ones' section headers
- * from their files, then pins outside the lock with
+ * Pins every loaded image of Swift code (it registered a non-empty swift5_* metadata section with the Swift runtime)
+ * that was not pinned yet.
+ * Walks the loaded images (their program headers, under the loader's lock), asks the runtime's list of registered
+ * sections which of the new ones hold Swift metadata (memory only), then pins outside the lock with
  * dlopen(name, RTLD_NOLOAD | RTLD_NODELETE). Returns at once when the loader loaded nothing since the last call.
  * Thread-safe. Returns how many images it pinned.
  */
@@ -37,8 +37,9 @@ size_t bh_pin_swift_images(void);
  */
 void bh_pin_note_startup_images(const void *self);
 
-/* Whether an image file has Swift metadata (a non-empty swift5_* section); 1 when it cannot be read. */
-int bh_file_has_swift_metadata(const char *path);
+/* Whether the loaded image of base `base` and loader's name `name` registered Swift metadata (a non-empty swift5_*
+ * section) with the Swift runtime. Memory only; 0 for an image that is not loaded or a program without Swift. */
+int bh_loaded_image_has_swift_metadata(uintptr_t base, const char *name);
 
 /* How many images BeeHive has pinned so far, in this process. */
 size_t bh_pinned_image_count(void);

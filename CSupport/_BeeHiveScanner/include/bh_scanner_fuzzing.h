@@ -1,6 +1,6 @@
 /*
  * bh_scanner_fuzzing.h — internal, for tests and fuzzing only: the scanner's reader of image files (sections.c)
- * run on bytes that stand for an image's file. Not for production use: nothing in BeeHive calls it.
+ * run on bytes that stand for an image's file, and its in-memory locator on bytes that stand for a loaded image. Not for production use: nothing in BeeHive calls it.
  *
  * Not API. The ELFSectionsFuzzer harness (Fuzz/) compiles the scanner's files with this one and calls it.
  */
@@ -33,6 +33,16 @@ typedef struct {
  */
 int bh_fuzz_scan_file(const void *bytes, size_t size, void *context, bh_section_fn on_section,
                       bh_problem_fn on_problem, bh_fuzz_scan *result);
+
+/*
+ * Reads `bytes` as a loaded image of record format 3, as the scanner reads one from memory: an image is made with
+ * load address `bytes` and the program headers of the input's own table (each PT_LOAD segment cut to the input), its
+ * notes are read from there (notes.c, every PT_NOTE checked to lie in a readable PT_LOAD segment), and the sections
+ * whose bounds the notes give are copied (located.c). Sections and problems are passed to the callbacks as by
+ * bh_fuzz_scan_file. Returns 0, or -1 with errno set when memory could not be had.
+ */
+int bh_fuzz_locate(const void *bytes, size_t size, void *context, bh_section_fn on_section, bh_problem_fn on_problem,
+                   bh_fuzz_scan *result);
 
 #ifdef __cplusplus
 }

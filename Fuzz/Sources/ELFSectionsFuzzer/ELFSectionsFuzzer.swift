@@ -7,7 +7,8 @@ import Glibc
 import Musl
 #endif
 
-/// Fuzzes the load-time scanner's reader of image files (`CSupport/_BeeHiveScanner/sections.c`, the same C files):
+/// Fuzzes the load-time scanner's reader of image files (`CSupport/_BeeHiveScanner/sections.c`, the same C files), and
+/// its in-memory locator of record format 3 (`notes.c`, `located.c`, through `bh_fuzz_locate`: see `locate`):
 /// `bh_scan_file` on the input as the file of a loaded image with records, through `bh_fuzz_scan_file`
 /// (`fuzzing.c`). The image has load address 0, the four default record sections wanted, and the program headers of
 /// the input's own table, so that the reader finds the file to be the loaded image and goes on to its section
@@ -42,16 +43,72 @@ let wantedKinds: [String: bh_kind] = [
 /// The image's name in problems (`fuzzing.c`).
 let imageLabel = "fuzz input"
 
+/// The input being read, for the C callbacks of `locate` (they capture nothing).
+nonisolated(unsafe) var currentInput = UnsafeRawBufferPointer(start: nil, count: 0)
+
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzSections(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = UnsafeRawBufferPointer(start: data, count: size)
+    currentInput = input
     let first = read(input)
     let second = read(input)
     check(
         first.comparable == second.comparable,
         "expected the same sections and problems from two readings; found \(first.comparable) then "
             + "\(second.comparable)")
+    let located = locate(input)
+    check(
+        located == locate(input),
+        "expected the same sections and problems from two readings of the input as a loaded image")
     return 0
+}
+
+/// Reads the input as a loaded image of record format 3 (`bh_fuzz_locate`: notes and sections from memory, the
+/// input standing for the image's mapping) and checks what was found: every section lies inside the input, is
+/// non-empty and not only zeros, holds the input's bytes at its address, and has a kind of the note; every problem is
+/// a line of text about the image; the work is bounded by the input. Returns the sections and problems.
+func locate(_ input: UnsafeRawBufferPointer) -> [String] {
+    final class Found {
+        var lines: [String] = []
+        var sections = 0
+    }
+    let found = Found()
+    var result = bh_fuzz_scan()
+    let status = bh_fuzz_locate(
+        input.baseAddress, input.count, Unmanaged.passUnretained(found).toOpaque(),
+        { context, section in
+            let found = Unmanaged<Found>.fromOpaque(context!).takeUnretainedValue()
+            let section = section!.pointee
+            let input = currentInput
+            let start = UInt(bitPattern: section.address) &- UInt(bitPattern: input.baseAddress)
+            check(
+                start <= UInt(input.count) && UInt(section.size) <= UInt(input.count) - start && section.size > 0,
+                "expected a located section inside the \(input.count)-byte input; found \(section.size) bytes at "
+                    + "\(start)")
+            check(
+                [BH_KIND_SERVICES, BH_KIND_MODULES, BH_KIND_ROUTES].contains(section.kind),
+                "expected a located section of a record kind; found kind \(section.kind.rawValue)")
+            let bytes = UnsafeRawBufferPointer(start: section.bytes, count: section.size)
+            check(
+                memcmp(bytes.baseAddress!, input.baseAddress! + Int(start), section.size) == 0,
+                "expected the located section to hold the input's bytes at its address")
+            check(bytes.contains { $0 != 0 }, "expected a section of only zeros to be left out")
+            found.sections += 1
+            found.lines.append("section \(String(cString: section.section_name))@\(start)+\(section.size)")
+        },
+        { context, problem in
+            let message = String(cString: problem!.pointee.message)
+            check(!message.isEmpty && !message.contains("\n"), "expected a problem of one line; found \(message)")
+            check(String(cString: problem!.pointee.image_path) == imageLabel, "expected problems about the input")
+            Unmanaged<Found>.fromOpaque(context!).takeUnretainedValue().lines.append(message)
+        },
+        &result)
+    check(status == 0, "expected the input located; found status \(status), errno \(errno)")
+    check(found.sections <= Int(BH_FORMAT_MAX_NOTE_SECTIONS), "expected at most one section per wanted name")
+    check(
+        found.lines.count <= input.count / 12 + Int(BH_FORMAT_MAX_NOTE_SECTIONS) + 8,
+        "expected work bounded by the input; found \(found.lines.count) sections and problems")
+    return found.lines
 }
 
 /// Reads the input once and checks what was found.

@@ -25,11 +25,12 @@ struct HostileImageTests {
         var description: String { rawValue }
     }
 
-    /// The alpha plugin (two services, a module, a route), patched by `patch`, at `name` in `folder`.
+    /// The alpha plugin (two services, a module, a route) of record format `format`, patched by `patch`, at `name`
+    /// in `folder`.
     func patchedPlugin(
-        _ name: String, in folder: LabFolder, _ patch: (inout ELFPatcher) throws -> Void
+        _ name: String, in folder: LabFolder, format: Int = 3, _ patch: (inout ELFPatcher) throws -> Void
     ) throws -> String {
-        let original = try folder.plugin("original-" + name, from: "alpha.c")
+        let original = try folder.plugin("original-" + name, from: "alpha.c", format: format)
         var elf = try ELFPatcher(contentsOf: original)
         try patch(&elf)
         let path = folder.path(name)
@@ -110,12 +111,16 @@ struct HostileImageTests {
 
     // MARK: - Files changed under a loaded image
 
+    // The tests of this mark and the next (section headers) build plugins of record format 2, whose records the
+    // scanner reads through the plugin's file. Format 3 places them in memory: `filesThatLie` shows that none of
+    // these changes matter to it.
+
     @Test(
         "a FIFO put at a loaded plugin's path: no hang; read through the kernel's mapping, or a diagnostic",
         arguments: PluginLab.canRunUnprivileged ? [false, true] : [false])
     func fifoAtThePluginsPath(unprivileged: Bool) throws {
         let folder = try LabFolder()
-        let plugin = try folder.plugin("alpha.so", from: "alpha.c")
+        let plugin = try folder.plugin("alpha.so", from: "alpha.c", format: 2)
         var script = LabScript()
         script.open(plugin)
         let fifo = script.replaceWithFIFO(plugin)
@@ -149,8 +154,8 @@ struct HostileImageTests {
         arguments: [Truncation.toNothing, .toHalf])
     func truncatedAfterLoad(_ truncation: Truncation) throws {
         let folder = try LabFolder()
-        let plugin = try folder.plugin("alpha.so", from: "alpha.c")
-        let other = try folder.plugin("bravo.so", from: "bravo.c")
+        let plugin = try folder.plugin("alpha.so", from: "alpha.c", format: 2)
+        let other = try folder.plugin("bravo.so", from: "bravo.c", format: 2)
         let size = try #require(try FileManager.default.attributesOfItem(atPath: plugin)[.size] as? Int)
         var script = LabScript()
         script.open(plugin)
@@ -177,7 +182,7 @@ struct HostileImageTests {
     @Test("a loaded plugin's file overwritten in place with a head that is not ELF: \"expected an ELF file\"")
     func overwrittenWithGarbage() throws {
         let folder = try LabFolder()
-        let plugin = try folder.plugin("alpha.so", from: "alpha.c")
+        let plugin = try folder.plugin("alpha.so", from: "alpha.c", format: 2)
         var script = LabScript()
         script.open(plugin)
         script.overwriteHead(plugin)
@@ -196,7 +201,7 @@ struct HostileImageTests {
     @Test("section headers removed (e_shoff = e_shnum = e_shstrndx = 0): \"no section headers\"")
     func noSectionHeaders() throws {
         let folder = try LabFolder()
-        let plugin = try patchedPlugin("stripped.so", in: folder) { elf in
+        let plugin = try patchedPlugin("stripped.so", in: folder, format: 2) { elf in
             elf.set(.sectionHeaderOffset, to: 0)
             elf.set(.sectionHeaderCount, to: 0)
             elf.set(.sectionNameTableIndex, to: 0)
@@ -224,7 +229,7 @@ struct HostileImageTests {
         arguments: [NameCorruption.anotherName, .outOfRange])
     func sectionNameCorrupted(_ corruption: NameCorruption) throws {
         let folder = try LabFolder()
-        let plugin = try patchedPlugin("renamed.so", in: folder) { elf in
+        let plugin = try patchedPlugin("renamed.so", in: folder, format: 2) { elf in
             let records = try elf.section(named: "beehive_services")
             let name = corruption == .anotherName ? UInt64(try elf.section(named: ".text").nameOffset) : 0xf_ffff
             elf.set(.name, of: records, to: name)
@@ -243,7 +248,7 @@ struct HostileImageTests {
         "extended numbering (e_shnum = 0 and e_shstrndx = SHN_XINDEX, the counts in section 0): every record is read")
     func extendedSectionNumbering() throws {
         let folder = try LabFolder()
-        let plugin = try patchedPlugin("extended.so", in: folder) { elf in
+        let plugin = try patchedPlugin("extended.so", in: folder, format: 2) { elf in
             let sections = elf.sections
             let names = elf.read(at: 62, width: 2)  // e_shstrndx
             elf.set(.size, of: sections[0], to: UInt64(sections.count))
@@ -287,7 +292,7 @@ struct HostileImageTests {
         arguments: [TableCorruption.entrySize, .namesNotStrings, .namesPastTheEnd, .tooManyHeaders])
     func sectionTableCorrupted(_ corruption: TableCorruption) throws {
         let folder = try LabFolder()
-        let plugin = try patchedPlugin("table.so", in: folder) { elf in
+        let plugin = try patchedPlugin("table.so", in: folder, format: 2) { elf in
             let names = elf.sections[Int(elf.read(at: 62, width: 2))]
             switch corruption {
             case .entrySize: elf.set(.sectionHeaderSize, to: 32)
@@ -309,7 +314,7 @@ struct HostileImageTests {
     @Test("a second section header named beehive_services: only the first is read, and a diagnostic counts them")
     func sectionNamedTwice() throws {
         let folder = try LabFolder()
-        let plugin = try patchedPlugin("twice.so", in: folder) { elf in
+        let plugin = try patchedPlugin("twice.so", in: folder, format: 2) { elf in
             let records = try elf.section(named: "beehive_services")
             let names = Int(elf.read(at: 62, width: 2))  // e_shstrndx
             // The last section after it (not the name table) takes its name: .symtab, .comment or the like.
@@ -329,7 +334,7 @@ struct HostileImageTests {
     @Test("beehive_services' sh_offset disagrees with its sh_addr: a diagnostic; the other sections are read")
     func sectionOffsetDisagrees() throws {
         let folder = try LabFolder()
-        let plugin = try patchedPlugin("moved.so", in: folder) { elf in
+        let plugin = try patchedPlugin("moved.so", in: folder, format: 2) { elf in
             let records = try elf.section(named: "beehive_services")
             elf.set(.offset, of: records, to: records.offset + 16)
         }
@@ -411,5 +416,52 @@ struct HostileImageTests {
         #expect(found.count == 1, "\(run)")
         #expect(found.first?.message.hasPrefix("malformed note") == true)
         #expect(found.first?.message.contains("2147483647 bytes") == true)
+    }
+
+    // MARK: - Format 3: records in memory
+
+    /// A file that lies about a loaded image (format 2's tests above).
+    enum Lie: String, Sendable, CustomStringConvertible, CaseIterable {
+        case fifoAtThePath, headOverwritten, noSectionHeaders, sectionNameCorrupted, sectionTableCorrupted,
+            sectionNamedTwice, sectionOffsetDisagrees
+        var description: String { rawValue }
+    }
+
+    @Test(
+        "format 3: a file that lies (FIFO, new head, bad section headers): every record registers, no diagnostic",
+        arguments: Lie.allCases)
+    func filesThatLie(_ lie: Lie) throws {
+        let folder = try LabFolder()
+        let plugin = try patchedPlugin("lying.so", in: folder) { elf in
+            let records = try elf.section(named: "beehive_services")
+            switch lie {
+            case .fifoAtThePath, .headOverwritten: break  // changed after it is loaded, below
+            case .noSectionHeaders:
+                elf.set(.sectionHeaderOffset, to: 0)
+                elf.set(.sectionHeaderCount, to: 0)
+                elf.set(.sectionNameTableIndex, to: 0)
+            case .sectionNameCorrupted: elf.set(.name, of: records, to: 0xf_ffff)
+            case .sectionTableCorrupted: elf.set(.sectionHeaderSize, to: 32)
+            case .sectionNamedTwice:
+                let names = Int(elf.read(at: 62, width: 2))
+                let other = try #require(elf.sections.last { $0.index > records.index && $0.index != names })
+                elf.set(.name, of: other, to: UInt64(records.nameOffset))
+            case .sectionOffsetDisagrees: elf.set(.offset, of: records, to: records.offset + 16)
+            }
+        }
+        var script = LabScript()
+        script.open(plugin)
+        if lie == .fifoAtThePath { script.replaceWithFIFO(plugin) }
+        if lie == .headOverwritten { script.overwriteHead(plugin) }
+        script.rescan()
+        let services = script.services()
+        let modules = script.modules()
+        let diagnostics = script.diagnostics()
+        let run = try PluginLab.run(script)
+
+        try #require(run.outcome.succeeded, "\(run)")
+        #expect(run.services(services).map(\.name) == ["Lab.AlphaService", "Lab.AlphaService[fast]"], "\(run)")
+        #expect(run.modules(modules).map(\.name) == ["Lab.AlphaModule"], "\(run)")
+        #expect(run.diagnostics(diagnostics).isEmpty, "\(run)")
     }
 }

@@ -125,7 +125,9 @@ struct LinkingTests {
         #expect(!headers.contains("INTERP"), "no program interpreter: the executable is fully static")
         #expect(!(try Command.run("readelf", ["-dW", binary])).contains("(NEEDED)"), "no shared library needed")
 
-        let result = Command.keyValues(try Command.run(binary, []))
+        let run = try ImageOpens.run(binary)
+        #expect(run.opens == [], "no file is opened: the records are read from memory")
+        let result = Command.keyValues(run.output)
         #expect(result["registrations"] == "5")
         #expect(
             result["services"]

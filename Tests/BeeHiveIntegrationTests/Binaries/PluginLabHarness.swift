@@ -237,14 +237,17 @@ final class LabFolder {
     func mappedPath(_ name: String) -> String { url.appendingPathComponent(name).resolvingSymlinksInPath().path }
 
     /// Compiles `source` (a file of Tests/Fixtures/CPlugins) into the shared library `name` of this folder:
-    /// `cc -shared -fPIC`, with the record segment apart from the notes (`-z separate-code`).
+    /// `cc -shared -fPIC`, with the record segment apart from the notes (`-z separate-code`). `format` is the record
+    /// format `beehive.h` writes: 3 (the newest) places the records in memory; 2 makes the scanner read them through
+    /// the plugin's file, the path of last resort (images of the Swift macros, images built before format 3).
     @discardableResult
-    func plugin(_ name: String, from source: String, flags: [String] = []) throws -> String {
+    func plugin(_ name: String, from source: String, flags: [String] = [], format: Int = 3) throws -> String {
         let output = path(name)
         let include = Command.repository.appendingPathComponent("CSupport/CBeeHive/include").path
         let file = Self.sources.appendingPathComponent(source).path
+        let version = format == 3 ? [] : ["-DBH_FORMAT_VERSION=\(format)"]
         try Command.run(
-            "cc", ["-shared", "-fPIC", "-Wl,-z,separate-code", "-I", include] + flags + [file, "-o", output])
+            "cc", ["-shared", "-fPIC", "-Wl,-z,separate-code", "-I", include] + version + flags + [file, "-o", output])
         // Writable by everyone, so that a run as an unprivileged user can rewrite it in place.
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: output)
         return output

@@ -3,6 +3,7 @@
 import BeeHive
 import BeeHiveModules
 import BeeHiveRouter
+import Glibc
 import Synchronization
 
 protocol Greeter { func greet() -> String }
@@ -61,6 +62,15 @@ struct InternalClock: Clock, ServiceImplementation {
 
 func attempt(_ body: () throws -> String) -> String {
     do { return try body() } catch { return "error: \(error)" }
+}
+
+// `--wait-for FILE`: prints `waiting=1`, then waits (at most 60 s) until FILE exists before the hive's first use, so that a test can replace
+// this program's file after it was loaded and before its records are read.
+if let index = CommandLine.arguments.firstIndex(of: "--wait-for"), index + 1 < CommandLine.arguments.count {
+    let file = CommandLine.arguments[index + 1]
+    print("waiting=1")
+    fflush(nil)  // every output stream
+    for _ in 0..<6000 where access(file, F_OK) != 0 { usleep(10_000) }
 }
 
 // The shared hive takes the default sections only; fixture_internal is read by a hive of its own.
