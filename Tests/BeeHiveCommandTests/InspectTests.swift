@@ -24,7 +24,7 @@ struct InspectTests {
         let image = try #require(file.images.first)
         #expect(image.type == "object")
         #expect(image.symbols == "full")
-        #expect(image.notes.map(\.version) == [2])
+        #expect(image.notes.map(\.version) == [3])
         #expect(
             image.notes.first?.entries.map { "\($0.kind)=\($0.section)" } == [
                 "services=beehive_services", "modules=beehive_mods", "routes=beehive_routes",
@@ -145,7 +145,7 @@ struct InspectTests {
         let output = try Tool.beehive(["inspect", bench.path("app")])
         #expect(output.status == 0)
         let lines = output.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.first?.hasPrefix("\(bench.path("app")): executable, 7 records, 2 notes v2") == true)
+        #expect(lines.first?.hasPrefix("\(bench.path("app")): executable, 7 records, 2 notes v3") == true)
         let heading = try #require(lines.first { $0.contains("KIND") })
         let column = try #require(heading.range(of: "SECTION+OFFSET")).lowerBound.utf16Offset(in: heading)
         let rows = lines.filter { $0.hasPrefix("  service") || $0.hasPrefix("  module") || $0.hasPrefix("  route") }

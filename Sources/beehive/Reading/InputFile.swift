@@ -112,6 +112,13 @@ struct InputFile: Sendable {
         let label = image.member.map { "\(path)(\(String(cString: $0)))" } ?? path
         for s in 0..<image.section_count {
             let section = image.sections[s]
+            // A section of 0x00 bytes only holds no record: beehive.h's NUL byte, which makes sure every record
+            // section exists so that the note's bounds are defined (record format 3).
+            if section.error == nil, let bytes = section.bytes,
+                UnsafeRawBufferPointer(start: bytes, count: Int(section.size)).allSatisfy({ $0 == 0 })
+            {
+                continue
+            }
             let name = String(cString: section.name)
             result.sections.append(
                 .init(
