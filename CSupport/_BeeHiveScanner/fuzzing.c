@@ -69,6 +69,22 @@ static int bh_memfd_of(const void *bytes, size_t size) {
     return fd;
 }
 
+/* Counts what a reading queued, passes it to the callbacks, and frees the scanner (the sections' bytes and strings,
+ * the problems, the image). */
+static void bh_fuzz_hand_out(bh_scanner *s, const bh_image *image, void *context, bh_section_fn on_section,
+                             bh_problem_fn on_problem, bh_fuzz_scan *result) {
+    result->sections = s->section_count;
+    result->problems = s->problem_count;
+    result->phnum = image->phnum;
+    for (size_t i = 0; i < s->problem_count && on_problem; i++) {
+        bh_problem problem = {s->problems[i].image_path, s->problems[i].image_id, s->problems[i].message,
+                              s->problems[i].transient};
+        on_problem(context, &problem);
+    }
+    for (size_t i = 0; i < s->section_count && on_section; i++) on_section(context, &s->sections[i].section);
+    bh_scanner_destroy(s);
+}
+
 int bh_fuzz_scan_file(const void *bytes, size_t size, void *context, bh_section_fn on_section,
                       bh_problem_fn on_problem, bh_fuzz_scan *result) {
     memset(result, 0, sizeof *result);
@@ -108,16 +124,7 @@ int bh_fuzz_scan_file(const void *bytes, size_t size, void *context, bh_section_
     bh_scan_file(s, image, fd, (off_t)size);
     close(fd);
 
-    result->sections = s->section_count;
-    result->problems = s->problem_count;
-    result->phnum = image->phnum;
-    for (size_t i = 0; i < s->problem_count && on_problem; i++) {
-        bh_problem problem = {s->problems[i].image_path, s->problems[i].image_id, s->problems[i].message,
-                              s->problems[i].transient};
-        on_problem(context, &problem);
-    }
-    for (size_t i = 0; i < s->section_count && on_section; i++) on_section(context, &s->sections[i].section);
-    bh_scanner_destroy(s); /* the sections' bytes and strings, the problems, the image */
+    bh_fuzz_hand_out(s, image, context, on_section, on_problem, result);
     return 0;
 }
 
@@ -155,15 +162,6 @@ int bh_fuzz_locate(const void *bytes, size_t size, void *context, bh_section_fn 
     image->wanted = notes.wanted;
     bh_read_located(s, image);
 
-    result->sections = s->section_count;
-    result->problems = s->problem_count;
-    result->phnum = image->phnum;
-    for (size_t i = 0; i < s->problem_count && on_problem; i++) {
-        bh_problem problem = {s->problems[i].image_path, s->problems[i].image_id, s->problems[i].message,
-                              s->problems[i].transient};
-        on_problem(context, &problem);
-    }
-    for (size_t i = 0; i < s->section_count && on_section; i++) on_section(context, &s->sections[i].section);
-    bh_scanner_destroy(s);
+    bh_fuzz_hand_out(s, image, context, on_section, on_problem, result);
     return 0;
 }

@@ -464,4 +464,41 @@ struct HostileImageTests {
         #expect(run.modules(modules).map(\.name) == ["Lab.AlphaModule"], "\(run)")
         #expect(run.diagnostics(diagnostics).isEmpty, "\(run)")
     }
+
+    /// How a format-3 note's bounds of beehive_services lie.
+    enum BoundsLie: String, Sendable, CustomStringConvertible, CaseIterable {
+        /// The start points 2 GiB before the note: outside the image.
+        case outside
+        /// The start lies after the stop.
+        case reversed
+        var description: String { rawValue }
+    }
+
+    @Test(
+        "format 3: the note's bounds of beehive_services lie: one diagnostic, nothing of it read, the others read",
+        arguments: BoundsLie.allCases)
+    func boundsLie(_ lie: BoundsLie) throws {
+        let folder = try LabFolder()
+        let plugin = try patchedPlugin("bounds.so", in: folder) { elf in
+            // The note: namesz, descsz, type, "BeeHive\0", then the descriptor: version, count, entry size, and the
+            // entries (kind, start, stop, reserved); the first entry is beehive_services'.
+            let note = Int(try elf.section(named: ".note.beehive").offset)
+            let entry = note + 20 + 12
+            try #require(elf.read(at: note + 20, width: 4) == 3 && elf.read(at: entry, width: 4) == 0)
+            switch lie {
+            case .outside: elf.write(0x8000_0000, at: entry + 4, width: 4)
+            case .reversed: elf.write(elf.read(at: entry + 8, width: 4) + 64, at: entry + 4, width: 4)
+            }
+        }
+        let (run, _, services, modules, diagnostics) = try load(plugin)
+
+        try #require(run.outcome.succeeded, "\(run)")
+        #expect(run.services(services).isEmpty, "\(run)")
+        #expect(run.modules(modules).map(\.name) == ["Lab.AlphaModule"], "the module section is read")
+        let found = self.diagnostics(run, diagnostics, about: plugin)
+        #expect(found.count == 1, "\(run)")
+        #expect(found.first?.message.hasPrefix("section beehive_services (placed by the BeeHive note at") == true)
+        let place = lie == .outside ? "outside the image's loaded segments" : "nowhere (it ends before it starts)"
+        #expect(found.first?.message.contains(place) == true, "\(found)")
+    }
 }

@@ -75,7 +75,11 @@ struct LinkingTests {
         // As SwiftPM's release builds do: sections of their own, collected by --gc-sections.
         let flags =
             ["-O2", "-fPIC", "-ffunction-sections", "-fdata-sections"] + ScannerSources.includeFlags(in: repository)
-        let linking = ["-fuse-ld=\(toolchain.linker)", "-Wl,--gc-sections"]
+        // bfd and lld also with -z start-stop-gc, under which a reference to __start_<section> (the note's bounds)
+        // keeps nothing alive: the records' SHF_GNU_RETAIN does (gold has no such option).
+        let linking =
+            ["-fuse-ld=\(toolchain.linker)", "-Wl,--gc-sections"]
+            + (toolchain.linker == "gold" ? [] : ["-Wl,-z,start-stop-gc"])
         let sources = [
             "\(fixtures)/records.c": "records.o", "\(fixtures)/app.c": "app.o", "\(fixtures)/anchor.c": "anchor.o",
             "\(FixturePackage.path.path)/CLinkers/main.c": "main.o",
