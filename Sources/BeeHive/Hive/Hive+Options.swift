@@ -61,6 +61,10 @@ extension Hive {
         /// look-ups and casts (slower; for diagnosis). Nil, the default, follows the environment variable
         /// `BEEHIVE_RUNTIME_BINDING` (`runtime` turns the fast path off).
         public var bindsNamesFromMetadata: Bool?
+        /// Whether the hive's ``Hive/timeline`` records from the start, before the hive's first scan (default
+        /// `false`; the shared hive's also records when `BEEHIVE_TRACE` names a file). Set it through
+        /// ``Hive/bootstrap(_:)`` to see the shared hive's first scan and registrations.
+        public var recordsTimeline = false
 
         /// Creates options.
         /// - Parameters:
