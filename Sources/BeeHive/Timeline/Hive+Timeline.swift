@@ -52,7 +52,6 @@ extension HiveTimeline {
                     "start": .string("not measured: drawn to end where the shared hive began"),
                     "imagesLoaded": .integer(statistics.imagesSeen),
                     "imagesWithRecords": .integer(statistics.imagesMarked),
-                    "sectionsFound": .integer(statistics.sectionsFound),
                 ]))
     }
 }
