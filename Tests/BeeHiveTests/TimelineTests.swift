@@ -80,8 +80,7 @@ struct TimelineTests {
     @Test("registration, first use, a plugin's load and retire, modules: named spans, nested (builds a plugin)")
     func startupTimeline() async throws {
         // Only services: the test binary's other sections hold modules and records made to fail, which would log.
-        var options = Hive.Options(scansLoadedImages: true, recordSections: ["beehive_services"])
-        options.recordsTimeline = true
+        let options = Hive.Options(scansLoadedImages: true, recordSections: ["beehive_services"], recordsTimeline: true)
         nonisolated(unsafe) var made: Hive?
         try RankingTests.withPluginFolder { folder in
             let hive = Hive(options: options)
