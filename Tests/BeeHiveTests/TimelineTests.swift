@@ -77,7 +77,7 @@ struct ParsedTrace {
 
 @Suite("Timeline: Chrome Trace of what a hive does")
 struct TimelineTests {
-    @Test("registration, first use, a plugin's load and retire, modules: named spans, nested (builds a plugin)")
+    @Test("registration, first use, plugins loaded, upgraded, retired, modules: named spans, nested (builds plugins)")
     func startupTimeline() async throws {
         // Only services: the test binary's other sections hold modules and records made to fail, which would log.
         let options = Hive.Options(scansLoadedImages: true, recordSections: ["beehive_services"], recordsTimeline: true)
@@ -90,9 +90,12 @@ struct TimelineTests {
             try hive.register(service: "BeeHiveTests.PriceService", impl: "BeeHiveTests.StandardPrices", name: "named")
             _ = try hive.createService(PriceService.self, name: "named")
             let european = try RankingTests.rankedPlugin("EuropeanPrices", rank: 10, properties: [], in: folder)
+            let american = try RankingTests.rankedPlugin("AmericanPrices", rank: 10, properties: [], in: folder)
             let plugin = try hive.plugins.load(path: european)
             #expect(try hive.createService(PriceService.self).label == "eu")
-            try plugin.retire()
+            let upgraded = try hive.plugins.upgrade(plugin, to: american)
+            #expect(try hive.createService(PriceService.self).label == "us")
+            try upgraded.retire()
         }
         let hive = try #require(made)
         let log = EventLog()
@@ -134,6 +137,10 @@ struct TimelineTests {
         #expect((load.arguments["services"] as? NSNumber)?.intValue == 1)
         #expect(trace.spans(named: "scan").contains { $0.isWithin(load) })
         #expect(trace.spans(named: "ingest").contains { $0.isWithin(load) })
+        let upgrade = try #require(trace.spans(named: "plugin.upgrade").first)
+        #expect((upgrade.arguments["path"] as? String)?.hasSuffix("libAmericanPrices.so") == true)
+        #expect((upgrade.arguments["replacing"] as? String)?.hasSuffix("libEuropeanPrices.so") == true)
+        #expect(trace.spans(named: "ingest").contains { $0.isWithin(upgrade) })
         #expect(trace.spans(named: "plugin.retire").count == 1)
 
         // The modules: setUp, init and splash inside the start, with level and priority; the async init on a track

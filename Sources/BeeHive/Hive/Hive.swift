@@ -55,7 +55,9 @@ public final class Hive: Sendable {
         if options.recordsTimeline { timeline.start() }
         self.scanner = options.scansLoadedImages ? ImageScanner(scanAllImages: options.scansAllImages) : nil
         state.withLock { $0.diagnostics.limit = max(0, options.diagnosticLimit) }
-        if let scanner { log(ingest(scanRecorded(scanner)).1) }
+        if let scanner {
+            timeline.span("hive.start", category: "scan") { _ in log(ingest(scanRecorded(scanner)).1) }
+        }
     }
 
     init(options: Options, adopting scanner: ImageScanner, timeline: HiveTimeline) {
