@@ -165,6 +165,24 @@ struct TimelineTests {
         #expect(manager.profiler.records.count == profiled.count)
     }
 
+    @Test("the profiler's marks are spans of its timeline, each the interval since the previous, on a track of marks")
+    func profilerMarks() throws {
+        let profiler = TimeProfiler(isEnabled: true)
+        profiler.recordEventTime("config loaded")
+        profiler.recordEventTime("first screen")
+        let events = profiler.timeline.events
+        #expect(events.map(\.name) == ["config loaded", "first screen"])
+        #expect(events[1].startNanoseconds == events[0].endNanoseconds)
+        #expect(profiler.marks.map(\.durationNanoseconds) == events.map(\.durationNanoseconds))
+        let trace = try ParsedTrace(Data(profiler.timeline.chromeTraceJSON().utf8))
+        #expect(trace.partialOverlaps.isEmpty)
+        #expect(Set(trace.spans.map(\.category)) == ["mark"])
+        #expect(
+            trace.metadata.contains {
+                $0["name"] as? String == "thread_name" && ($0["args"] as? [String: Any])?["name"] as? String == "marks"
+            })
+    }
+
     @Test("a stopped timeline records nothing, and one started later records from then on")
     func stopped() throws {
         let hive = Hive()
