@@ -4,10 +4,11 @@ import Synchronization
 
 /// Times every module × event on a monotonic clock: BeeHive's `BHTimeProfiler`.
 ///
-/// Off by default (one atomic load per event when off); on with ``isEnabled`` or `BEEHIVE_PROFILE=1`. Its records
-/// are read from the events of its own ``timeline``: the same events, one per module × event, that the manager's
-/// hive records in its `Hive.timeline` while that one records; `profiler.timeline.chromeTraceJSON()` draws them.
-/// Like any timeline, it keeps at most `HiveTimeline.defaultEventLimit` events.
+/// Off by default (when it and the hive's timeline are off, two atomic loads per handler); on with ``isEnabled`` or
+/// `BEEHIVE_PROFILE=1`. Its records are read from the events of its own ``timeline``: the same events, one per
+/// module × event, that the manager's hive keeps in its `Hive.timeline` while that one records;
+/// `profiler.timeline.chromeTraceJSON()` draws them. Like any timeline, it keeps at most
+/// `HiveTimeline.defaultEventLimit` events.
 ///
 /// ```swift
 /// let manager = ModuleManager(profiler: TimeProfiler(isEnabled: true))
