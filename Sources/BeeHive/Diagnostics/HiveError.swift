@@ -60,6 +60,8 @@ public struct HiveError: Error, Sendable, Hashable, CustomStringConvertible {
         /// An observer of a service's registrations had not returned from a `removing` event within the drain
         /// timeout of the retire or upgrade that delivered it; the retire went on.
         public static let slowObserver = Code("slowObserver")
+        /// A timeline's Chrome Trace file (``HiveTimeline/write(to:)``, `BEEHIVE_TRACE`) could not be written.
+        public static let timelineNotWritten = Code("timelineNotWritten")
 
         /// The code's name, for example `serviceNotFound`.
         public var description: String { name }

@@ -61,6 +61,10 @@ extension Hive {
         /// look-ups and casts (slower; for diagnosis). Nil, the default, follows the environment variable
         /// `BEEHIVE_RUNTIME_BINDING` (`runtime` turns the fast path off).
         public var bindsNamesFromMetadata: Bool?
+        /// Whether the hive's ``Hive/timeline`` records from the start, before the hive's first scan (default
+        /// `false`; the shared hive's also records when `BEEHIVE_TRACE` names a file). Set it through
+        /// ``Hive/bootstrap(_:)`` to see the shared hive's first scan and registrations.
+        public var recordsTimeline: Bool
 
         /// Creates options.
         /// - Parameters:
@@ -72,11 +76,13 @@ extension Hive {
         ///   - diagnosticLimit: How many diagnostics to keep in memory.
         ///   - bindsNamesFromMetadata: Bind names from the images' metadata (`true`), by the runtime's look-ups
         ///     (`false`), or as `BEEHIVE_RUNTIME_BINDING` says (nil).
+        ///   - recordsTimeline: Start the hive's ``Hive/timeline`` before its first scan.
         public init(
             isStrict: Bool = false, logger: Logger? = nil, scansLoadedImages: Bool = false,
             scansAllImages: Bool = false, recordSections: Set<String>? = nil, diagnosticLimit: Int = 1_000,
-            bindsNamesFromMetadata: Bool? = nil
+            bindsNamesFromMetadata: Bool? = nil, recordsTimeline: Bool = false
         ) {
+            self.recordsTimeline = recordsTimeline
             self.bindsNamesFromMetadata = bindsNamesFromMetadata
             self.diagnosticLimit = diagnosticLimit
             self.isStrict = isStrict

@@ -1,5 +1,11 @@
 internal import _BeeHiveDiscovery
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 extension Hive {
     private struct Bootstrap {
         var options: Options?
@@ -25,8 +31,15 @@ extension Hive {
             resolved.isStrict = true
         }
         resolved.scansLoadedImages = true
-        let hive = Hive(options: resolved, adopting: ImageScanner.startup)
+        let tracePath = EnvironmentVariable.trace.value.flatMap { $0.isEmpty ? nil : $0 }
+        let timeline = HiveTimeline(eventLimit: HiveTimeline.defaultEventLimit, outputPath: tracePath)
+        if resolved.recordsTimeline || tracePath != nil {
+            timeline.start()
+            timeline.recordWalkBeforeMain(ImageScanner.startup.statistics)
+        }
+        let hive = Hive(options: resolved, adopting: ImageScanner.startup, timeline: timeline)
         createdShared.withLock { $0 = hive }
+        if tracePath != nil { atexit { Hive.writeTimelineAtExit() } }
         return hive
     }()
 

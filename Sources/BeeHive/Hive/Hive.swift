@@ -16,6 +16,9 @@ internal import _BeeHiveDiscovery
 public final class Hive: Sendable {
     /// The options this hive was created with.
     public let options: Options
+    /// What this hive did and when: stopped unless started (``HiveTimeline/start()``), set by
+    /// ``Options-swift.struct/recordsTimeline``, or, for ``shared``, by `BEEHIVE_TRACE=path.json`.
+    public let timeline: HiveTimeline
     let state = LockedValue(RegistryState())
     let scanner: ImageScanner?
     /// Held while a scan's batch is registered, so that a rescan returns only when every batch taken before it
@@ -48,16 +51,21 @@ public final class Hive: Sendable {
     ///   the loaded images (then scanned now, with a scanner of the hive's own).
     public init(options: Options = Options()) {
         self.options = options
+        self.timeline = HiveTimeline(eventLimit: HiveTimeline.defaultEventLimit, outputPath: nil)
+        if options.recordsTimeline { timeline.start() }
         self.scanner = options.scansLoadedImages ? ImageScanner(scanAllImages: options.scansAllImages) : nil
         state.withLock { $0.diagnostics.limit = max(0, options.diagnosticLimit) }
-        if let scanner { log(ingest(scanner.scan()).1) }
+        if let scanner {
+            timeline.span("hive.start", category: "scan") { _ in log(ingest(scanRecorded(scanner)).1) }
+        }
     }
 
-    init(options: Options, adopting scanner: ImageScanner) {
+    init(options: Options, adopting scanner: ImageScanner, timeline: HiveTimeline) {
         self.options = options
+        self.timeline = timeline
         self.scanner = scanner
         state.withLock { $0.diagnostics.limit = max(0, options.diagnosticLimit) }
-        log(ingest(scanner.scan()).1)
+        timeline.span("hive.start", category: "scan") { _ in log(ingest(scanRecorded(scanner)).1) }
     }
 
     var logger: Logger { options.logger }

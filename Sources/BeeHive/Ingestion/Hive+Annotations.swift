@@ -36,7 +36,7 @@ extension Hive {
         guard let scanner else { return ScanReport() }
         let (report, problems) = scanning.withLock { count in
             count += 1
-            return ingest(scanner.scan())
+            return ingest(scanRecorded(scanner))
         }
         log(problems)
         return report
@@ -53,6 +53,21 @@ extension Hive {
     /// The sections and problems of an image being loaded as a plugin (``Hive/Plugins-swift.struct``) are kept apart
     /// and join the registry as one step of their own.
     func ingest(_ batch: ImageScanner.Batch) -> (ScanReport, [Diagnostic]) {
+        timeline.span("ingest", category: "registration") { arguments in
+            let (report, problems) = ingestBatch(batch)
+            if arguments.isRecording {
+                arguments["sections"] = .integer(report.sections)
+                arguments["services"] = .integer(report.services)
+                arguments["modules"] = .integer(report.modules)
+                arguments["routes"] = .integer(report.routes)
+                arguments["problems"] = .integer(report.problems)
+            }
+            return (report, problems)
+        }
+    }
+
+    /// ``ingest(_:)`` without its span.
+    private func ingestBatch(_ batch: ImageScanner.Batch) -> (ScanReport, [Diagnostic]) {
         var batch = batch
         let claimed = pluginTable.take(from: &batch)
         var report = ScanReport()
@@ -82,13 +97,31 @@ extension Hive {
         for problem in batch.problems {
             problems.append(Diagnostic(problem))
         }
-        for section in batch.sections where options.registersRecords(of: section.sectionName) {
-            report.sections += 1
-            if section.kind == .types {
-                TypedRecords.add(section, reporter: self)
-                continue
+        // The scanner drains image by image, so one image's sections come together: each run is parsed as one span.
+        var first = batch.sections.startIndex
+        while first < batch.sections.endIndex {
+            let image = batch.sections[first].imageID
+            var end = first + 1
+            while end < batch.sections.endIndex && batch.sections[end].imageID == image { end += 1 }
+            timeline.span("ingest.image", category: "registration") { arguments in
+                let services = parsed.services.count
+                let problemCount = problems.count
+                for section in batch.sections[first..<end] where options.registersRecords(of: section.sectionName) {
+                    report.sections += 1
+                    if section.kind == .types {
+                        TypedRecords.add(section, reporter: self)
+                        continue
+                    }
+                    parse(section, into: &parsed, problems: &problems)
+                }
+                if arguments.isRecording {
+                    arguments["image"] = .string(batch.sections[first].imagePath)
+                    arguments["sections"] = .integer(end - first)
+                    arguments["services"] = .integer(parsed.services.count - services)
+                    arguments["problems"] = .integer(problems.count - problemCount)
+                }
             }
-            parse(section, into: &parsed, problems: &problems)
+            first = end
         }
         problems += add(services: parsed.services, modules: parsed.modules, routes: parsed.routes)
         report.services = parsed.services.count

@@ -129,22 +129,11 @@ extension Hive {
             guard plugin.state == .active else {
                 throw PluginError(.retired, "expected an active plugin; it was retired before", path: plugin.path)
             }
-            try hive.drain(plugin, timeout: drainTimeout)
-            guard plugin.markRetired() else {
-                hive.leases.endDrain(plugin.imageID, withdrawn: false)
-                throw PluginError(.retired, "expected an active plugin; it was retired before", path: plugin.path)
+            try hive.timeline.span("plugin.retire", category: "plugin") {
+                (arguments: inout HiveTimeline.SpanArguments) throws(PluginError) in
+                if arguments.isRecording { arguments["path"] = .string(plugin.path) }
+                try hive.retireActive(plugin, drainTimeout: drainTimeout)
             }
-            var withdrawal = hive.state.withLock {
-                $0.withdraw(image: plugin.imageID, reason: "the plugin \(plugin.path) was retired")
-            }
-            hive.leases.endDrain(plugin.imageID, withdrawn: true)
-            TypedRecords.remove(image: plugin.imageID)
-            TypeLookup.retire(imagePath: plugin.mappedPath)
-            hive.pluginTable.deactivate(plugin)
-            let modules = withdrawal.modules
-            withdrawal.released.removeAll()  // the shared instances go here, outside every lock
-            hive.pluginTable.notify([.retired(plugin, modules: modules)])
-            plugin.close()
         }
 
         /// Follows the plugins that join and leave (for products built on the hive, such as the module manager).
@@ -157,8 +146,48 @@ extension Hive {
         package func stopObserving(_ token: Int) { hive.pluginTable.removeObserver(token) }
     }
 
-    /// Loads a plugin, replacing `old` when given.
+    /// Retires an active plugin of this hive (``Plugins-swift.struct/retire(_:drainTimeout:)``, checked).
+    func retireActive(_ plugin: Plugin, drainTimeout: Duration) throws(PluginError) {
+        try drain(plugin, timeout: drainTimeout)
+        guard plugin.markRetired() else {
+            leases.endDrain(plugin.imageID, withdrawn: false)
+            throw PluginError(.retired, "expected an active plugin; it was retired before", path: plugin.path)
+        }
+        var withdrawal = state.withLock {
+            $0.withdraw(image: plugin.imageID, reason: "the plugin \(plugin.path) was retired")
+        }
+        leases.endDrain(plugin.imageID, withdrawn: true)
+        TypedRecords.remove(image: plugin.imageID)
+        TypeLookup.retire(imagePath: plugin.mappedPath)
+        pluginTable.deactivate(plugin)
+        let modules = withdrawal.modules
+        withdrawal.released.removeAll()  // the shared instances go here, outside every lock
+        pluginTable.notify([.retired(plugin, modules: modules)])
+        plugin.close()
+    }
+
+    /// Loads a plugin, replacing `old` when given; recorded as the span `plugin.load` or `plugin.upgrade`.
     func loadPlugin(path: String, options: PluginLoadOptions, replacing old: Plugin?) throws(PluginError) -> Plugin {
+        try timeline.span(old == nil ? "plugin.load" : "plugin.upgrade", category: "plugin") {
+            (arguments: inout HiveTimeline.SpanArguments) throws(PluginError) -> Plugin in
+            if arguments.isRecording {
+                arguments["path"] = .string(path)
+                if let old { arguments["replacing"] = .string(old.path) }
+            }
+            let plugin = try loadPluginFile(path: path, options: options, replacing: old)
+            if arguments.isRecording {
+                arguments["services"] = .integer(plugin.registered.services)
+                arguments["modules"] = .integer(plugin.registered.modules)
+                arguments["routes"] = .integer(plugin.registered.routes)
+            }
+            return plugin
+        }
+    }
+
+    /// ``loadPlugin(path:options:replacing:)`` without its span.
+    private func loadPluginFile(
+        path: String, options: PluginLoadOptions, replacing old: Plugin?
+    ) throws(PluginError) -> Plugin {
         guard let scanner else {
             throw PluginError(
                 .notScanning, "expected a hive that reads the records of loaded images (Options.scansLoadedImages)",
@@ -195,7 +224,7 @@ extension Hive {
         // Scan now: this thread's scan, or another thread's that took the image first, joins it (`join(_:)`).
         let (report, problems) = scanning.withLock { count in
             count += 1
-            return ingest(scanner.scan())
+            return ingest(scanRecorded(scanner))
         }
         _ = report
         log(problems)

@@ -12,8 +12,25 @@ extension Hive {
     func add(
         services: [ServiceEntry], modules: [ModuleDeclaration] = [], routes: [RouteDeclaration] = []
     ) -> [Diagnostic] {
-        // A rescan with nothing new publishes nothing: no batch, no lock.
+        // A rescan with nothing new publishes nothing: no batch, no lock, no span.
         guard !services.isEmpty || !modules.isEmpty || !routes.isEmpty else { return [] }
+        return timeline.span("register", category: "registration") { arguments in
+            let duplicates = addBatch(services: services, modules: modules, routes: routes)
+            if arguments.isRecording {
+                arguments["services"] = .integer(services.count)
+                arguments["modules"] = .integer(modules.count)
+                arguments["routes"] = .integer(routes.count)
+                arguments["duplicates"] = .integer(duplicates.count)
+                if services.count == 1 { arguments["service"] = .string(services[0].registration.displayName) }
+            }
+            return duplicates
+        }
+    }
+
+    /// ``add(services:modules:routes:)`` without its span, for a batch that is not empty.
+    private func addBatch(
+        services: [ServiceEntry], modules: [ModuleDeclaration], routes: [RouteDeclaration]
+    ) -> [Diagnostic] {
         let serviceBatch = Batch(services) { ServiceKey(service: $0.registration.service, name: $0.registration.name) }
         let moduleBatch = Batch(modules) { $0.name }
         let (serviceHolders, moduleHolders, released) = state.withLock { state in

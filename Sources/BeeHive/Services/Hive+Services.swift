@@ -250,7 +250,15 @@ extension Hive {
             }
             guard claimed else { return .retry }
             do {
-                let instance = try make(made, entry, singleton: true, as: typeKey?.type)
+                // The shared instance's creation, once: the rest of a first use.
+                let instance = try timeline.span("service.create", category: "binding") {
+                    (arguments: inout HiveTimeline.SpanArguments) throws(HiveError) -> Made in
+                    if arguments.isRecording {
+                        arguments["service"] = .string(entry.registration.displayName)
+                        arguments["implementation"] = .string(entry.registration.implementation)
+                    }
+                    return try make(made, entry, singleton: true, as: typeKey?.type)
+                }
                 let (generation, waited) = state.withLock { _ in
                     let waited = entry.slot.ticket
                     entry.slot = .ready(instance.instance)
@@ -285,40 +293,50 @@ extension Hive {
             }
             return try resolve(.typeName(entry.registration.implementation), of: entry, as: service)
         case .typeName(let name):
-            let resolved: Provider
-            let registration = entry.registration
-            if let typed = TypedRecords.implementation(named: name, service: service),
-                let implementation = typed.implementation
-            {
-                resolved = .implementation(implementation, boxes: typed.services)
-            } else if let type = TypeLookup.type(
-                named: name, for: self, writtenIn: origin(ofImage: registration.source.imageID))
-            {
-                if let implementation = Conformances.implementation(type, path: bindingPath) {
-                    resolved = .implementation(implementation, boxes: .none)
+            // The binding of a name to a type, once per registration: the slow path of a first use.
+            return try timeline.span("service.bind", category: "binding") {
+                (arguments: inout HiveTimeline.SpanArguments) throws(HiveError) -> Provider in
+                if arguments.isRecording {
+                    arguments["service"] = .string(entry.registration.displayName)
+                    arguments["implementation"] = .string(name)
+                }
+                let resolved: Provider
+                let registration = entry.registration
+                if let typed = TypedRecords.implementation(named: name, service: service),
+                    let implementation = typed.implementation
+                {
+                    resolved = .implementation(implementation, boxes: typed.services)
+                    arguments["from"] = .string("typed record")
+                } else if let type = TypeLookup.type(
+                    named: name, for: self, writtenIn: origin(ofImage: registration.source.imageID))
+                {
+                    if let implementation = Conformances.implementation(type, path: bindingPath) {
+                        resolved = .implementation(implementation, boxes: .none)
+                        arguments["from"] = .string("type lookup")
+                    } else {
+                        resolved = .unresolvable(
+                            Unresolvable(
+                                HiveError(
+                                    .notAnImplementation,
+                                    "expected \(name), the implementation of \(registration.displayName), to conform to "
+                                        + "ServiceImplementation (to have init() and be created by name); it does not",
+                                    source: registration.source), loadedImages: nil))
+                    }
                 } else {
                     resolved = .unresolvable(
                         Unresolvable(
-                            HiveError(
-                                .notAnImplementation,
-                                "expected \(name), the implementation of \(registration.displayName), to conform to "
-                                    + "ServiceImplementation (to have init() and be created by name); it does not",
-                                source: registration.source), loadedImages: nil))
+                            .unknownType(
+                                name, role: "the implementation of \(registration.displayName)",
+                                source: registration.source),
+                            loadedImages: ImageScanner.loadedImageCount))
                 }
-            } else {
-                resolved = .unresolvable(
-                    Unresolvable(
-                        .unknownType(
-                            name, role: "the implementation of \(registration.displayName)",
-                            source: registration.source),
-                        loadedImages: ImageScanner.loadedImageCount))
+                state.withLock { _ in entry.provider = resolved }
+                if case .unresolvable(let unresolvable) = resolved {
+                    record([Diagnostic(.error, unresolvable.error)])
+                    throw unresolvable.error
+                }
+                return resolved
             }
-            state.withLock { _ in entry.provider = resolved }
-            if case .unresolvable(let unresolvable) = resolved {
-                record([Diagnostic(.error, unresolvable.error)])
-                throw unresolvable.error
-            }
-            return resolved
         }
     }
 

@@ -20,6 +20,9 @@ package enum EnvironmentVariable: String, CaseIterable, Sendable {
     /// `runtime`: names are bound to types by the Swift runtime's own look-ups (`_typeByName`, `as?`), not from the
     /// images' metadata. Wins: `Hive.Options.bindsNamesFromMetadata`.
     case runtimeBinding = "BEEHIVE_RUNTIME_BINDING"
+    /// A file: the shared hive's timeline records from its start and is written there as Chrome Trace Event JSON at
+    /// exit. Adds to: `Hive.Options.recordsTimeline`, which starts the timeline without writing a file.
+    case trace = "BEEHIVE_TRACE"
 
     /// The variable's value, or `nil` when it is not set.
     package var value: String? { getenv(rawValue).map { String(cString: $0) } }

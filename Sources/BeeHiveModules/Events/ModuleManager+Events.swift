@@ -156,16 +156,20 @@ extension ModuleManager {
             }
         }
         await delivering {
-            loadConfiguredFiles()
-            refresh()
-            let entries = state.withLock { state -> [ModuleEntry] in
-                let entries = state.ordered()
-                for entry in entries { entry.lifecycleClaimed = true }
-                return entries
+            await HiveTimeline.span(in: hive.timeline, nil, "modules.start", category: ModuleEvent.timelineCategory) {
+                arguments in
+                loadConfiguredFiles()
+                refresh()
+                let entries = state.withLock { state -> [ModuleEntry] in
+                    let entries = state.ordered()
+                    for entry in entries { entry.lifecycleClaimed = true }
+                    return entries
+                }
+                arguments["modules"] = .integer(entries.count)
+                for entry in entries { await deliver(.setUp, to: entry, parameters: parameters) }
+                await initialize(entries, parameters: parameters)
+                for entry in entries { await deliver(.splash, to: entry, parameters: parameters) }
             }
-            for entry in entries { await deliver(.setUp, to: entry, parameters: parameters) }
-            await initialize(entries, parameters: parameters)
-            for entry in entries { await deliver(.splash, to: entry, parameters: parameters) }
         }
         state.withLock { state in
             if state.phase == .starting { state.phase = .started }
@@ -354,12 +358,13 @@ extension ModuleManager {
             }
         }
         for subscription in subscriptions {
-            let start = profiler.isEnabled ? TimeProfiler.now() : 0
-            do {
-                try await subscription.handler(copy)
-                if start != 0 { profiler.record(module: entry.name, event: event, start: start) }
-            } catch {
-                reportFailure(of: entry, event: event, error: error)
+            await timed(entry, event, suffix: " subscription") { arguments in
+                do {
+                    try await subscription.handler(copy)
+                } catch {
+                    arguments["error"] = .string("\(error)")
+                    reportFailure(of: entry, event: event, error: error)
+                }
             }
         }
     }
@@ -370,17 +375,19 @@ extension ModuleManager {
         _ entry: ModuleEntry, _ event: ModuleEvent, _ key: HookKey, _ hook: () async throws -> Void
     ) async -> Bool {
         if state.withLock({ $0.notImplemented.contains(key) }) { return false }
-        let start = profiler.isEnabled ? TimeProfiler.now() : 0
-        do {
-            try await hook()
-            if start != 0 { profiler.record(module: entry.name, event: event, start: start) }
-        } catch is HookNotImplemented {
-            state.withLock { _ = $0.notImplemented.insert(key) }
-            return false
-        } catch {
-            reportFailure(of: entry, event: event, error: error)
+        return await timed(entry, event) { arguments in
+            do {
+                try await hook()
+            } catch is HookNotImplemented {
+                arguments.discard()
+                state.withLock { _ = $0.notImplemented.insert(key) }
+                return false
+            } catch {
+                arguments["error"] = .string("\(error)")
+                reportFailure(of: entry, event: event, error: error)
+            }
+            return true
         }
-        return true
     }
 
     /// The module's own hook for a lifecycle event or an event with a named hook.

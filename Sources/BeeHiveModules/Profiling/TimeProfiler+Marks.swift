@@ -8,6 +8,9 @@ extension TimeProfiler {
     /// The event number of the records that ``recordEventTime(_:)`` makes: `-1`, which no module event has.
     public static let appMarkEventValue = -1
 
+    /// The category of the marks' spans on ``timeline``.
+    static let markCategory = "mark"
+
     /// Records a moment of the app's own choosing, under a name: BHTimeProfiler's `recordEventTime:`.
     ///
     /// The record's ``Record/module`` is ``appMarkModule``, its ``Record/event`` the name, its
@@ -25,15 +28,14 @@ extension TimeProfiler {
     /// - Parameter name: The name, any text.
     public func recordEventTime(_ name: String) {
         guard isEnabled else { return }
-        let now = Self.now()
-        storage.withLock { records in
-            // Under the records' lock, so that marks are appended in the order their intervals were measured.
-            let elapsed = now &- origin
+        timeline.append { () -> HiveTimeline.Event in
+            // Under the timeline's lock, so that marks are kept in the order their intervals were measured and
+            // each interval begins where the previous one ended.
+            let elapsed = HiveTimeline.now() &- origin
             let since = lastMark.exchange(elapsed, ordering: .relaxed)
-            records.append(
-                Record(
-                    module: Self.appMarkModule, event: name, eventValue: Self.appMarkEventValue,
-                    startNanoseconds: elapsed, durationNanoseconds: elapsed &- since))
+            return HiveTimeline.Event(
+                name: name, category: Self.markCategory, startNanoseconds: origin &+ since,
+                durationNanoseconds: elapsed &- since, thread: marksTrack, arguments: [:])
         }
     }
 

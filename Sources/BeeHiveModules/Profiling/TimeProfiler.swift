@@ -1,11 +1,14 @@
 import BeeHive
-import Dispatch
 import FoundationEssentials
 import Synchronization
 
 /// Times every module × event on a monotonic clock: BeeHive's `BHTimeProfiler`.
 ///
-/// Off by default (one atomic load per event when off); on with ``isEnabled`` or `BEEHIVE_PROFILE=1`.
+/// Off by default (when it and the hive's timeline are off, two atomic loads per handler); on with ``isEnabled`` or
+/// `BEEHIVE_PROFILE=1`. Its records are read from the events of its own ``timeline``: the same events, one per
+/// module × event, that the manager's hive keeps in its `Hive.timeline` while that one records;
+/// `profiler.timeline.chromeTraceJSON()` draws them. Like any timeline, it keeps at most
+/// `HiveTimeline.defaultEventLimit` events.
 ///
 /// ```swift
 /// let manager = ModuleManager(profiler: TimeProfiler(isEnabled: true))
@@ -27,44 +30,35 @@ public final class TimeProfiler: Sendable {
         public let durationNanoseconds: UInt64
     }
 
-    private let enabled: Atomic<Bool>
-    let origin = TimeProfiler.now()
-    let storage = LockedValue<[Record]>([])
+    /// The events the records are read from: a span per module × event (category `module`) and per mark (category
+    /// `mark`), recorded while the profiler is enabled.
+    public let timeline: HiveTimeline
+    /// When the profiler was created, on the timeline's clock.
+    let origin = HiveTimeline.now()
     /// When the last mark of ``recordEventTime(_:)`` was made, in nanoseconds since `origin`; 0 before the first.
     let lastMark = Atomic<UInt64>(0)
+    /// The track the marks are drawn on.
+    let marksTrack = HiveTimeline.newTrack()
 
     /// Creates a profiler.
     /// - Parameter isEnabled: Whether to record; default from `BEEHIVE_PROFILE=1`.
     public init(isEnabled: Bool? = nil) {
-        enabled = Atomic(isEnabled ?? (EnvironmentVariable.profile.value == "1"))
+        timeline = HiveTimeline()
+        if isEnabled ?? (EnvironmentVariable.profile.value == "1") { timeline.start() }
     }
 
     /// Whether handlers are timed.
     public var isEnabled: Bool {
-        get { enabled.load(ordering: .relaxed) }
-        set { enabled.store(newValue, ordering: .relaxed) }
+        get { timeline.isRecording }
+        set { newValue ? timeline.start() : timeline.stop() }
     }
 
-    /// The records so far, in the order handlers finished.
-    public var records: [Record] { storage.withLock { $0 } }
+    /// The records so far, in the order handlers finished. A handler that threw has no record.
+    public var records: [Record] { timeline.events.compactMap { Record($0, origin: origin) } }
 
     /// Forgets every record.
     public func reset() {
-        storage.withLock { records in
-            records.removeAll()
-            lastMark.store(0, ordering: .relaxed)
-        }
-    }
-
-    /// A monotonic timestamp in nanoseconds.
-    static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
-
-    func record(module: String, event: ModuleEvent, start: UInt64) {
-        let end = Self.now()
-        let record = Record(
-            module: module, event: event.description, eventValue: event.rawValue,
-            startNanoseconds: start &- origin, durationNanoseconds: end &- start)
-        storage.withLock { $0.append(record) }
+        timeline.reset { lastMark.store(0, ordering: .relaxed) }
     }
 
     /// A table of the records: module, event, start and duration in milliseconds, and a total.
@@ -96,5 +90,28 @@ public final class TimeProfiler: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return try encoder.encode(Export(records: records))
+    }
+}
+
+extension TimeProfiler.Record {
+    /// The record of a module × event span or of a mark; nil for any other event, and for a handler that threw.
+    init?(_ event: HiveTimeline.Event, origin: UInt64) {
+        switch event.category {
+        case ModuleEvent.timelineCategory:
+            guard event.arguments["error"] == nil, case .string(let module)? = event.arguments["module"],
+                case .string(let name)? = event.arguments["event"],
+                case .integer(let value)? = event.arguments["eventValue"]
+            else { return nil }
+            self.init(
+                module: module, event: name, eventValue: value, startNanoseconds: event.startNanoseconds &- origin,
+                durationNanoseconds: event.durationNanoseconds)
+        case TimeProfiler.markCategory:
+            // A mark is the interval since the previous one: its record's start is the mark's moment, the span's end.
+            self.init(
+                module: TimeProfiler.appMarkModule, event: event.name, eventValue: TimeProfiler.appMarkEventValue,
+                startNanoseconds: event.endNanoseconds &- origin, durationNanoseconds: event.durationNanoseconds)
+        default:
+            return nil
+        }
     }
 }
