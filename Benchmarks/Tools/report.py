@@ -308,7 +308,7 @@ def scan_tables(scan: dict) -> tuple[list[str], dict]:
               "file opens; new hive = scan, drain and registration). At startup: the same libraries with\n"
               "`LD_PRELOAD`; the constructor's walk before `main` reads notes in memory and opens nothing, the\n"
               "file opens come at the first use of `Hive.shared`.", ""]
-    lines += ["| extra libraries | records | images loaded | images opened | scan (median) | of which file opens | "
+    lines += ["| extra libraries | records | images loaded | images opened | scan (median) | of which records read | "
               "new hive | pre-main walk (LD_PRELOAD) | first-use opens | `rescan()`, unchanged |",
               "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     verdicts = {}

@@ -20,6 +20,7 @@ Output: JSON on stdout or --out. Bad arguments exit 2 with a usage message.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -146,6 +147,9 @@ def build_libraries(work: Path, count: int, compiler: str) -> dict[str, str]:
     # The BeeHive checkout measured (BEEHIVE_PATH, as Package.swift reads it): its header writes the records its
     # scanner reads.
     include = Path(os.environ.get("BEEHIVE_PATH") or ROOT) / "CSupport" / "CBeeHive" / "include"
+    # The headers' digest: a library built with another beehive.h or bh_format.h (another record format) is rebuilt.
+    headers = [include / "beehive.h", include.parent.parent / "_BeeHiveFormat" / "include" / "bh_format.h"]
+    digest = hashlib.sha256(b"".join(h.read_bytes() for h in headers if h.exists())).hexdigest()[:16]
     prefixes = {}
     for kind, template in (("plain", PLAIN_SOURCE), ("records", RECORD_SOURCE)):
         directory = work / kind
@@ -153,7 +157,7 @@ def build_libraries(work: Path, count: int, compiler: str) -> dict[str, str]:
         for i in range(count):
             library = directory / f"libbhpad{i}.so"
             source = directory / f"libbhpad{i}.c"
-            text = f"/* beehive.h from {include} */\n" + template.format(i=i)  # another checkout: rebuilt
+            text = f"/* beehive.h from {include}, {digest} */\n" + template.format(i=i)  # another header: rebuilt
             if library.exists() and source.exists() and source.read_text() == text:
                 continue
             source.write_text(text)

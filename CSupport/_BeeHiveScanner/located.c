@@ -59,7 +59,7 @@ int bh_read_located(bh_scanner *s, bh_image *image) {
                            wanted->name, (unsigned long long)wanted->vaddr, (unsigned long long)wanted->size);
             continue;
         }
-        image->records_hash = bh_hash(image->records_hash, bytes, (size_t)wanted->size);
+        if (!image->is_main) image->records_hash = bh_hash_words(image->records_hash, bytes, (size_t)wanted->size);
         if (bh_all_zero(bytes, (size_t)wanted->size)) { /* the note's NUL byte, no record */
             free(bytes);
             continue;
@@ -80,7 +80,7 @@ int bh_same_records(const bh_image *image) {
         unsigned char *bytes = malloc((size_t)wanted->size);
         if (!bytes) return 1; /* cannot tell: keep what it registered */
         int read = bh_copy_memory(1, bytes, image->base + wanted->vaddr, (size_t)wanted->size) == 0;
-        if (read) hash = bh_hash(hash, bytes, (size_t)wanted->size);
+        if (read) hash = bh_hash_words(hash, bytes, (size_t)wanted->size);
         free(bytes);
         if (!read) return 0;
     }

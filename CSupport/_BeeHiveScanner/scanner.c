@@ -117,7 +117,8 @@ static void bh_verify_identities(bh_scanner *s, bh_lazy_maps *lazy) {
     size_t count = s->image_count;
     for (size_t i = 0; i < count; i++) {
         bh_image *image = &s->images[i];
-        int same = image->opened ? bh_same_file(image, lazy) : !image->located_read || bh_same_records(image);
+        int same = image->opened ? bh_same_file(image, lazy)
+                                 : !image->located_read || image->is_main || bh_same_records(image);
         if (same) continue;
         /* Keep the copies the new image needs, report the old one. */
         bh_image fresh = *image;

@@ -60,7 +60,8 @@ typedef struct {
     uint64_t generation;
     unsigned char marked, pending, opened, delivered, is_main, is_vdso, transient_reported;
     unsigned char located_read; /* the sections the note locates were copied from memory (located.c) */
-    uint64_t records_hash;      /* of those sections' bytes: part of the identity of an image not read from a file */
+    uint64_t records_hash;      /* of those sections' bytes: part of the identity of an image not read from a file
+                                 * (not of the main program's, which is never unloaded) */
     /* Images with records only. */
     ElfW(Phdr) *phdrs;
     size_t phnum;
@@ -148,6 +149,8 @@ BH_HIDDEN char *bh_strndup(const char *s, size_t n);
 BH_HIDDEN char *bh_strdup(const char *s);
 BH_HIDDEN int bh_reserve(void **array, size_t *capacity, size_t count, size_t size);
 BH_HIDDEN uint64_t bh_hash(uint64_t hash, const void *bytes, size_t count);
+/* The same, 8 bytes at a time (about an eighth of the work): for record sections, which may be large. */
+BH_HIDDEN uint64_t bh_hash_words(uint64_t hash, const void *bytes, size_t count);
 BH_HIDDEN const char *bh_label(const bh_image *image);
 /* A copy of the main program's path as it was executed (AT_EXECFN), resolved (realpath: absolute, links resolved)
  * at the first call, the startup scan's, before main can change the working directory. No file is opened. */

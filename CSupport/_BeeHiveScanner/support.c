@@ -55,6 +55,18 @@ uint64_t bh_hash(uint64_t hash, const void *bytes, size_t count) {
     return hash;
 }
 
+uint64_t bh_hash_words(uint64_t hash, const void *bytes, size_t count) {
+    const unsigned char *p = bytes;
+    size_t words = count / 8;
+    for (size_t i = 0; i < words; i++) {
+        uint64_t word;
+        memcpy(&word, p + 8 * i, sizeof word);
+        hash = (hash ^ word) * 0x9e3779b97f4a7c15ull;
+        hash ^= hash >> 29;
+    }
+    return bh_hash(hash, p + 8 * words, count % 8);
+}
+
 /* A label for an image in messages: its path once known, else the loader's name. */
 static char *bh_main_path;
 static pthread_once_t bh_main_path_once = PTHREAD_ONCE_INIT;
