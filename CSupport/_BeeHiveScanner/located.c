@@ -46,9 +46,9 @@ int bh_read_located(bh_scanner *s, bh_image *image) {
         unsigned char *bytes = malloc((size_t)wanted->size);
         if (!load || !bytes) {
             free(bytes);
-            bh_add_problem(s, bh_label(image), image->id, !bytes,
-                           "cannot copy section %s (%llu bytes) from memory: %s", wanted->name,
-                           (unsigned long long)wanted->size, bytes ? "it lies outside the loaded segments" : "out of memory");
+            bh_add_problem(s, bh_label(image), image->id, !bytes, "cannot copy section %s (%llu bytes) from memory: %s",
+                           wanted->name, (unsigned long long)wanted->size,
+                           bytes ? "it lies outside the loaded segments" : "out of memory");
             continue;
         }
         if (bh_copy_memory(1, bytes, image->base + wanted->vaddr, (size_t)wanted->size) != 0) {

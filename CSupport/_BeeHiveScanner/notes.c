@@ -66,12 +66,12 @@ typedef struct {
 /* Version 3: takes the bounds of each section the note names, once checked to lie inside a readable PT_LOAD
  * segment of the image; a section whose bounds do not is reported and not read (its file would place it there too). */
 static void bh_locate_sections(bh_scanner *s, const char *image, uint64_t id, int report,
-                               const bh_note_entries *entries, bh_wanted *named[BH_FORMAT_KIND_COUNT],
-                               const bh_note_place *place, uint64_t desc_vaddr) {
+                               const bh_note_entries *entries, const size_t named[BH_FORMAT_KIND_COUNT],
+                               const bh_note_place *place, uint64_t desc_vaddr, bh_wanted_list *list) {
     for (size_t i = 0; i < entries->bound_count; i++) {
         bh_note_bound bound = bh_note_bound_at(entries, i, 0);
         if (bound.kind >= BH_FORMAT_KIND_COUNT || !named[bound.kind]) continue; /* a kind this reader does not know */
-        bh_wanted *wanted = named[bound.kind];
+        bh_wanted *wanted = &list->items[named[bound.kind] - 1];
         uint64_t start = desc_vaddr + (uint64_t)(int64_t)bound.start, stop = desc_vaddr + (uint64_t)(int64_t)bound.stop;
         const ElfW(Phdr) *load = bound.start <= bound.stop && stop - start <= BH_MAX_SECTION_SIZE
                                      ? bh_segment_of(place->phdrs, place->phnum, start, stop - start)
@@ -129,7 +129,7 @@ static void bh_parse_note(bh_scanner *s, const char *image, uint64_t id, int rep
         return;
     case BH_NOTE_DESC_OK: break;
     }
-    bh_wanted *named[BH_FORMAT_KIND_COUNT] = {0};
+    size_t named[BH_FORMAT_KIND_COUNT] = {0}; /* the list's index + 1 of the section of each kind (the list grows) */
     bh_note_entry entry;
     int status;
     while ((status = bh_note_entries_next(&entries, &entry)) != 0) {
@@ -152,10 +152,11 @@ static void bh_parse_note(bh_scanner *s, const char *image, uint64_t id, int rep
         }
         if (entry.known) {
             bh_wanted *wanted = bh_want(&notes->wanted, (bh_kind)entry.kind, entry.section, entry.section_length);
-            if (wanted && !named[entry.kind]) named[entry.kind] = wanted;
+            if (wanted && !named[entry.kind]) named[entry.kind] = (size_t)(wanted - notes->wanted.items) + 1;
         }
     }
-    if (entries.bound_count && place->phdrs) bh_locate_sections(s, image, id, report, &entries, named, place, desc_vaddr);
+    if (entries.bound_count && place->phdrs)
+        bh_locate_sections(s, image, id, report, &entries, named, place, desc_vaddr, &notes->wanted);
 }
 
 /* Moves `reader` past the notes that follow the one at `raw` and are byte for byte the same. The run is compared

@@ -76,7 +76,8 @@ static bool probe_sections(const metadata_sections *sections, void *context) {
 }
 
 /* Which of `count` images (spans [low, high) in memory) registered Swift metadata with the runtime: read from the
- * runtime's own list of registered sections, in memory (no file is read). None when the program has no Swift runtime. */
+ * runtime's own list of registered sections, in memory (no file is read). None when the program has no Swift
+ * runtime. */
 static void find_swift_images(const uintptr_t *low, const uintptr_t *high, int *swift, size_t count) {
     memset(swift, 0, count * sizeof *swift);
     if (!swift_enumerateAllMetadataSections || count == 0) return;

@@ -13,7 +13,8 @@
 int bh_handle_needs_swift(void *handle) {
     struct link_map *map = NULL;
     if (handle == NULL || dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == NULL) return 0;
-    return map->l_name != NULL && map->l_name[0] != '\0' && bh_loaded_image_has_swift_metadata(map->l_addr, map->l_name);
+    return map->l_name != NULL && map->l_name[0] != '\0' &&
+           bh_loaded_image_has_swift_metadata(map->l_addr, map->l_name);
 }
 
 char *bh_other_definition(void *handle, const char *symbol, const void *expected) {

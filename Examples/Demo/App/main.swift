@@ -65,8 +65,8 @@ if let stats = hive.scanStatistics {
     func micros(_ ns: UInt64) -> String { String(Double(ns / 100) / 10) }
     print(
         "    \(stats.imagesLoaded) loaded images: walked before main in \(micros(stats.firstScanNanoseconds)) µs; "
-            + "\(stats.imagesWithRecords) had records, \(stats.imagesOpened) opened at first use in "
-            + "\(micros(stats.openNanoseconds)) µs")
+            + "\(stats.imagesWithRecords) had records, read at first use in \(micros(stats.openNanoseconds)) µs "
+            + "(\(stats.imagesOpened) image files opened: record format 3 is read from memory)")
 }
 
 print("\n2. Resolving by protocol:")
