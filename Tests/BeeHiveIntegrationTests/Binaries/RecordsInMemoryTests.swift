@@ -33,13 +33,21 @@ struct RecordsInMemoryTests {
         #expect(result["imagesOpened"] == "0")
     }
 
-    @Test("with /proc not mounted (a mount namespace without it), every record registers")
+    /// A mount namespace of its own: as root, or else in a user namespace, which gives the right to unmount.
+    static let namespace = getuid() == 0 ? ["--mount"] : ["--map-root-user", "--mount"]
+
+    /// Whether this machine lets a process have a mount namespace of its own (a container without
+    /// `CAP_SYS_ADMIN` and without user namespaces does not).
+    static let canUnmountProc = (try? Command.run("unshare", namespace + ["--propagation", "private", "true"])) != nil
+
+    @Test(
+        "with /proc not mounted (a mount namespace without it), every record registers",
+        .enabled(if: canUnmountProc, "this machine allows no mount namespace of a process's own"))
     func withoutProc() throws {
         let binary = try FixturePackage.products("debug").appendingPathComponent("AnnotatedApp").path
-        // As root, a mount namespace of its own; otherwise a user namespace gives the right to unmount.
-        let namespace = getuid() == 0 ? ["--mount"] : ["--map-root-user", "--mount"]
         let script = "umount -l /proc && test ! -e /proc/self && exec \"$0\""
-        let output = try Command.run("unshare", namespace + ["--propagation", "private", "sh", "-c", script, binary])
+        let output = try Command.run(
+            "unshare", Self.namespace + ["--propagation", "private", "sh", "-c", script, binary])
         Self.expectAllRegistered(output)
     }
 
