@@ -102,7 +102,7 @@ let package = Package(
         .executableTarget(
             name: "BeeHiveCommand",
             dependencies: [
-                "BeeHive", "_BeeHiveDiscovery", "_BeeHiveInspect",
+                "BeeHive", "_BeeHiveDiscovery", "_BeeHiveFileFormats", "_BeeHiveInspect",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

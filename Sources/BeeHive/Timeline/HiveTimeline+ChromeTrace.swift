@@ -1,3 +1,5 @@
+internal import _BeeHiveFileFormats
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -31,14 +33,15 @@ extension HiveTimeline {
         }
         var trackNames: [Int: String] = [:]
         for event in sorted {
-            var line = "{\"name\":\(Self.quoted(event.name)),\"cat\":\(Self.quoted(event.category)),\"ph\":\"X\""
+            var line =
+                "{\"name\":\(JSONString.quoted(event.name)),\"cat\":\(JSONString.quoted(event.category)),\"ph\":\"X\""
             line += ",\"ts\":\(Self.microseconds(event.startNanoseconds))"
             line += ",\"dur\":\(Self.microseconds(event.durationNanoseconds)),\"pid\":\(pid),\"tid\":\(event.thread)"
             line += ",\"args\":{"
             line += event.arguments.sorted { $0.key < $1.key }.map { key, value in
                 switch value {
-                case .string(let text): "\(Self.quoted(key)):\(Self.quoted(text))"
-                case .integer(let number): "\(Self.quoted(key)):\(number)"
+                case .string(let text): "\(JSONString.quoted(key)):\(JSONString.quoted(text))"
+                case .integer(let number): "\(JSONString.quoted(key)):\(number)"
                 }
             }.joined(separator: ",")
             line += "}}"
@@ -51,7 +54,7 @@ extension HiveTimeline {
         let program = CommandLine.arguments.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 }
         func metadata(_ kind: String, tid: Int, _ name: String) {
             add(
-                "{\"name\":\"\(kind)\",\"ph\":\"M\",\"pid\":\(pid),\"tid\":\(tid),\"args\":{\"name\":\(Self.quoted(name))}}"
+                "{\"name\":\"\(kind)\",\"ph\":\"M\",\"pid\":\(pid),\"tid\":\(tid),\"args\":{\"name\":\(JSONString.quoted(name))}}"
             )
         }
         metadata("process_name", tid: pid, program ?? "process \(pid)")
@@ -62,7 +65,7 @@ extension HiveTimeline {
         out += ",\"eventLimit\":\(eventLimit),\"events\":\(events.count),\"droppedEvents\":\(dropped)"
         if dropped > 0 {
             let note = "the timeline kept its limit of \(eventLimit) events; \(dropped) later events were dropped"
-            out += ",\"note\":\(Self.quoted(note))"
+            out += ",\"note\":\(JSONString.quoted(note))"
         }
         out += "}}\n"
         return out
@@ -120,24 +123,5 @@ extension HiveTimeline {
     static func microseconds(_ nanoseconds: UInt64) -> String {
         let fraction = String(nanoseconds % 1000)
         return "\(nanoseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
-    }
-
-    /// `text` as a JSON string.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }

@@ -1,4 +1,5 @@
 import BeeHive
+import _BeeHiveFileFormats
 
 /// Writes `beehive.h` annotations for registrations read from BeeHive's plists: `BH_SERVICE`,
 /// `BH_NAMED_SERVICE` and `BH_MODULE` lines, or a `BH_RECORD` with the JSON record where a name or value cannot
@@ -27,13 +28,13 @@ struct AnnotationWriter {
         let impl = qualified(service.implementation)
         if service.rank != 0 || !service.properties.isEmpty {
             // A rank or properties: the JSON record, which says everything (BH_RANKED_SERVICE has no name).
-            let label = service.name.map { ",\"name\":\(Self.json($0))" } ?? ""
+            let label = service.name.map { ",\"name\":\(JSONString.quoted($0))" } ?? ""
             let properties = service.properties.sorted { $0.key < $1.key }.map {
-                ",\(Self.json("property:" + $0.key)):\(Self.json($0.value))"
+                ",\(JSONString.quoted("property:" + $0.key)):\(JSONString.quoted($0.value))"
             }
             return Self.record(
                 "BH_SERVICES_SECTION",
-                "{\"service\":\(Self.json(name)),\"impl\":\(Self.json(impl))\(label),\"rank\":\(service.rank)"
+                "{\"service\":\(JSONString.quoted(name)),\"impl\":\(JSONString.quoted(impl))\(label),\"rank\":\(service.rank)"
                     + properties.joined() + "}")
         }
         if let label = service.name {
@@ -42,10 +43,11 @@ struct AnnotationWriter {
             }
             return Self.record(
                 "BH_SERVICES_SECTION",
-                "{\"service\":\(Self.json(name)),\"impl\":\(Self.json(impl)),\"name\":\(Self.json(label))}")
+                "{\"service\":\(JSONString.quoted(name)),\"impl\":\(JSONString.quoted(impl)),\"name\":\(JSONString.quoted(label))}"
+            )
         }
         if Self.isMacroSafe(name) && Self.isMacroSafe(impl) { return "BH_SERVICE(\(name), \(impl))" }
-        return Self.record("BH_SERVICES_SECTION", "{\(Self.json(name)):\(Self.json(impl))}")
+        return Self.record("BH_SERVICES_SECTION", "{\(JSONString.quoted(name)):\(JSONString.quoted(impl))}")
     }
 
     /// The line for one module: its level and priority always written, `true` when it starts asynchronously.
@@ -57,7 +59,7 @@ struct AnnotationWriter {
         }
         return Self.record(
             "BH_MODULES_SECTION",
-            "{\"module\":\(Self.json(name)),\"level\":\(module.level.rawValue),\"priority\":\(module.priority),"
+            "{\"module\":\(JSONString.quoted(name)),\"level\":\(module.level.rawValue),\"priority\":\(module.priority),"
                 + "\"async\":\(module.isAsync)}")
     }
 
@@ -107,25 +109,6 @@ struct AnnotationWriter {
                 || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
         }
-    }
-
-    /// `text` as a JSON string.
-    static func json(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 
     /// A `BH_RECORD` line writing `json` into `section` (a macro of beehive.h).

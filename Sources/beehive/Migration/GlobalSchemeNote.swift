@@ -1,4 +1,5 @@
 import BeeHive
+import _BeeHiveFileFormats
 
 /// What `beehive migrate` says about `BeeHive.plist`'s `URLGlobalScheme`, the scheme of BHRouter's global router.
 ///
@@ -28,7 +29,7 @@ struct GlobalSchemeNote {
         let file = Self.commentSafe(path)
         // No scheme: BHRouter answers com.alibaba.beehive, as Router.globalSchemeRouter does; nothing to carry.
         guard let scheme else { return "" }
-        let swift = "Router.setGlobalScheme(\(AnnotationWriter.json(scheme)))"
+        let swift = "Router.setGlobalScheme(\(JSONString.quoted(scheme)))"
         return """
 
             /*
