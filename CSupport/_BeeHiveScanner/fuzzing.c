@@ -69,6 +69,23 @@ static int bh_memfd_of(const void *bytes, size_t size) {
     return fd;
 }
 
+/* A scanner with one image, "fuzz input", of the program headers of the input's own table. The image is the
+ * scanner's, so that bh_scanner_destroy frees it with what was queued. NULL, with errno set, when memory is short. */
+static bh_scanner *bh_fuzz_scanner(const void *bytes, size_t size) {
+    bh_scanner *s = bh_scanner_create(0);
+    if (!s || !bh_reserve((void **)&s->images, &s->image_capacity, s->image_count, sizeof *s->images)) {
+        bh_scanner_destroy(s);
+        errno = ENOMEM;
+        return NULL;
+    }
+    bh_image *image = &s->images[s->image_count++];
+    memset(image, 0, sizeof *image);
+    image->id = bh_new_image_id();
+    image->name = bh_strdup("fuzz input");
+    image->phnum = bh_file_phdrs(bytes, size, &image->phdrs);
+    return s;
+}
+
 /* Counts what a reading queued, passes it to the callbacks, and frees the scanner (the sections' bytes and strings,
  * the problems, the image). */
 static void bh_fuzz_hand_out(bh_scanner *s, const bh_image *image, void *context, bh_section_fn on_section,
@@ -90,20 +107,14 @@ int bh_fuzz_scan_file(const void *bytes, size_t size, void *context, bh_section_
     memset(result, 0, sizeof *result);
     int fd = bh_memfd_of(bytes, size);
     if (fd < 0) return -1;
-    bh_scanner *s = bh_scanner_create(0);
-    if (!s || !bh_reserve((void **)&s->images, &s->image_capacity, s->image_count, sizeof *s->images)) {
-        bh_scanner_destroy(s);
+    bh_scanner *s = bh_fuzz_scanner(bytes, size);
+    if (!s) {
         close(fd);
-        errno = ENOMEM;
         return -1;
     }
     /* The image as the walk records one whose note names the default sections (walk.c) and bh_open_image finds it
-     * opened (image_file.c). It is the scanner's, so that bh_scanner_destroy frees it with what was queued. */
-    bh_image *image = &s->images[s->image_count++];
-    memset(image, 0, sizeof *image);
-    image->id = bh_new_image_id();
-    image->name = bh_strdup("fuzz input");
-    image->phnum = bh_file_phdrs(bytes, size, &image->phdrs);
+     * opened (image_file.c). */
+    bh_image *image = &s->images[0];
     bh_want_defaults(&image->wanted);
     result->typed_wanted = bh_careful_reads_work();
     for (size_t w = 0; w < image->wanted.count && !result->typed_wanted; w++) {
@@ -131,19 +142,11 @@ int bh_fuzz_scan_file(const void *bytes, size_t size, void *context, bh_section_
 int bh_fuzz_locate(const void *bytes, size_t size, void *context, bh_section_fn on_section, bh_problem_fn on_problem,
                    bh_fuzz_scan *result) {
     memset(result, 0, sizeof *result);
-    bh_scanner *s = bh_scanner_create(0);
-    if (!s || !bh_reserve((void **)&s->images, &s->image_capacity, s->image_count, sizeof *s->images)) {
-        bh_scanner_destroy(s);
-        errno = ENOMEM;
-        return -1;
-    }
-    bh_image *image = &s->images[s->image_count++];
-    memset(image, 0, sizeof *image);
-    image->id = bh_new_image_id();
-    image->name = bh_strdup("fuzz input");
+    bh_scanner *s = bh_fuzz_scanner(bytes, size);
+    if (!s) return -1;
+    bh_image *image = &s->images[0];
     image->path = bh_strdup("fuzz input");
     image->base = (uintptr_t)bytes;
-    image->phnum = bh_file_phdrs(bytes, size, &image->phdrs);
     if (!image->name || !image->path) {
         bh_scanner_destroy(s);
         errno = ENOMEM;

@@ -17,6 +17,17 @@ static int bh_all_zero(const unsigned char *bytes, size_t size) {
     return 1;
 }
 
+/* A malloc'd copy of a located section, or NULL: `*faulted` is 1 when its memory faulted, 0 when memory is short. */
+static unsigned char *bh_copy_section(const bh_image *image, const bh_wanted *wanted, int *faulted) {
+    unsigned char *bytes = malloc((size_t)wanted->size);
+    if (bytes && bh_copy_memory(1, bytes, image->base + wanted->vaddr, (size_t)wanted->size) != 0) {
+        free(bytes);
+        *faulted = 1;
+        return NULL;
+    }
+    return bytes;
+}
+
 /* Copies the located sections of an image into the queue. Returns 1 when sections remain that only its file can
  * give (a note of version 1 or 2, or bounds that were refused). */
 int bh_read_located(bh_scanner *s, bh_image *image) {
@@ -43,16 +54,16 @@ int bh_read_located(bh_scanner *s, bh_image *image) {
         }
         if (wanted->size == 0) continue; /* the section holds no record */
         const ElfW(Phdr) *load = bh_segment_of(image->phdrs, image->phnum, wanted->vaddr, wanted->size);
-        unsigned char *bytes = malloc((size_t)wanted->size);
-        if (!load || !bytes) {
-            free(bytes);
-            bh_add_problem(s, bh_label(image), image->id, !bytes, "cannot copy section %s (%llu bytes) from memory: %s",
-                           wanted->name, (unsigned long long)wanted->size,
-                           bytes ? "it lies outside the loaded segments" : "out of memory");
+        int faulted = 0;
+        unsigned char *bytes = load ? bh_copy_section(image, wanted, &faulted) : NULL;
+        if (!bytes && !faulted) {
+            bh_add_problem(s, bh_label(image), image->id, load != NULL,
+                           "cannot copy section %s (%llu bytes) from memory: %s", wanted->name,
+                           (unsigned long long)wanted->size,
+                           load ? "out of memory" : "it lies outside the loaded segments");
             continue;
         }
-        if (bh_copy_memory(1, bytes, image->base + wanted->vaddr, (size_t)wanted->size) != 0) {
-            free(bytes);
+        if (!bytes) {
             bh_add_problem(s, bh_label(image), image->id, 0,
                            "section %s at 0x%llx (%llu bytes) cannot be read (the memory faults: is the file truncated "
                            "since it was loaded?); its records were not read",
@@ -77,12 +88,11 @@ int bh_same_records(const bh_image *image) {
     for (size_t w = 0; w < image->wanted.count; w++) {
         const bh_wanted *wanted = &image->wanted.items[w];
         if (!wanted->located || wanted->size == 0) continue;
-        unsigned char *bytes = malloc((size_t)wanted->size);
-        if (!bytes) return 1; /* cannot tell: keep what it registered */
-        int read = bh_copy_memory(1, bytes, image->base + wanted->vaddr, (size_t)wanted->size) == 0;
-        if (read) hash = bh_hash_words(hash, bytes, (size_t)wanted->size);
+        int faulted = 0;
+        unsigned char *bytes = bh_copy_section(image, wanted, &faulted);
+        if (!bytes) return !faulted; /* out of memory, cannot tell: keep what it registered */
+        hash = bh_hash_words(hash, bytes, (size_t)wanted->size);
         free(bytes);
-        if (!read) return 0;
     }
     return hash == image->records_hash;
 }

@@ -282,7 +282,9 @@ __attribute__((constructor)) static void bh_scan_at_startup(void) {
     const char *mode = getenv("BEEHIVE_SCAN");
     int flags = (mode && strcmp(mode, "all") == 0) ? BH_SCAN_ALL_IMAGES : 0;
     if (mode && strcmp(mode, "off") == 0) return;
-    free(bh_main_program_path()); /* before main changes the working directory */
+    /* A relative path of the program is resolved now, before main can change the working directory. */
+    const char *executed = (const char *)getauxval(AT_EXECFN);
+    if (executed && executed[0] != '/') free(bh_main_program_path());
     bh_startup = bh_scanner_create(flags);
     if (bh_startup) bh_scanner_mark(bh_startup); /* files wait for the first drain */
 }

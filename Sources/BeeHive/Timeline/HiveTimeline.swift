@@ -210,13 +210,7 @@ public final class HiveTimeline: Sendable {
 
     /// Keeps `event`, or counts it as dropped when the timeline is full.
     package func append(_ event: Event) {
-        buffer.withLock { buffer in
-            guard buffer.events.count < eventLimit else {
-                buffer.dropped += 1
-                return
-            }
-            buffer.events.append(event)
-        }
+        append(making: { event })
     }
 
     /// Keeps the event `make` returns, made under the timeline's lock (so that events made from a shared counter are
