@@ -134,20 +134,11 @@ static void bh_parse_note(bh_scanner *s, const char *image, uint64_t id, int rep
     int status;
     while ((status = bh_note_entries_next(&entries, &entry)) != 0) {
         if (status < 0) {
-            if (report) {
-                /* At most 40 bytes of it, printable ASCII only: a message is one line of text. */
-                char shown[41];
-                size_t length = (size_t)(entries.end - entry.text < 40 ? entries.end - entry.text : 40);
-                for (size_t i = 0; i < length; i++) {
-                    unsigned char c = (unsigned char)entry.text[i];
-                    shown[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-                }
-                shown[length] = 0;
+            if (report)
                 bh_add_problem(s, image, id, 0,
-                               "BeeHive note ends inside an entry (\"%s\"): expected NUL-terminated "
+                               "BeeHive note ends inside an entry (\"%.*s\"): expected NUL-terminated "
                                "\"kind=section\" entries; that entry was ignored",
-                               shown);
-            }
+                               (int)(entries.end - entry.text < 40 ? entries.end - entry.text : 40), entry.text);
             break;
         }
         if (entry.known) {

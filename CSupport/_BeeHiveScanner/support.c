@@ -95,6 +95,9 @@ void bh_add_problem(bh_scanner *s, const char *image, uint64_t id, int transient
     va_start(args, format);
     vsnprintf(message, sizeof message, format, args);
     va_end(args);
+    /* A message is one line of text, whatever an image's bytes (a section name, a note entry) put into it. */
+    for (char *c = message; *c; c++)
+        if ((unsigned char)*c < 0x20 || (unsigned char)*c == 0x7f) *c = '?';
     if (!bh_reserve((void **)&s->problems, &s->problem_capacity, s->problem_count, sizeof *s->problems)) return;
     bh_pending_problem *p = &s->problems[s->problem_count];
     p->image_path = bh_strdup(image);
