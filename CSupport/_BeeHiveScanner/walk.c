@@ -19,7 +19,68 @@ typedef struct {
     int short_circuit;
     int careful;      /* copy notes with process_vm_readv */
     int subs_changed; /* an image was unloaded since the last walk */
+    int knows_subs;   /* the loader gives dlpi_subs: the memo may be used */
+    unsigned long long subs;
 } bh_walk;
+
+/* ---- The memo: images any walk of this process found without a BeeHive note -------------------------------
+ *
+ * Every scanner walks the loaded images once when it is made, and a new hive's walk copied every image's program
+ * headers and notes again (about 3 us each). What a walk found in an image without a BeeHive note cannot change
+ * while that image stays mapped, and nothing can be mapped at its address before something is unloaded: so the
+ * memo keeps (address, program headers' address, name) of such images, valid while the loader's count of unloaded
+ * images (dlpi_subs) has not moved. A later walk of any scanner takes an image it finds there as checked, without
+ * copying anything. An image whose notes gave a diagnostic is not kept, so that every scanner reports it; images
+ * with a note are not kept either: their notes are read each time. The memo is emptied when that count moves. It
+ * is used only inside dl_iterate_phdr's callback, under its own lock, while nothing else is called. */
+
+typedef struct {
+    uintptr_t base;
+    const void *phdr_address;
+    uint64_t name_hash, note_hash;
+} bh_memo_entry;
+
+static struct {
+    pthread_mutex_t lock;
+    unsigned long long subs;
+    bh_memo_entry *items;
+    size_t count, capacity;
+} bh_memo = {PTHREAD_MUTEX_INITIALIZER, 0, NULL, 0, 0};
+
+/* The memo's entry for this image, if a walk found it without a note and nothing was unloaded since; the entry at
+ * the walk's own position first, since the loader lists images in the same order each time. */
+static int bh_memo_find(const bh_walk *walk, const struct dl_phdr_info *info, uint64_t name_hash,
+                        uint64_t *note_hash) {
+    if (!walk->knows_subs) return 0;
+    int found = 0;
+    pthread_mutex_lock(&bh_memo.lock);
+    if (bh_memo.subs == walk->subs) {
+        size_t guess = walk->visited - 1;
+        for (size_t n = 0; n < bh_memo.count && !found; n++) {
+            const bh_memo_entry *entry = &bh_memo.items[(guess + n) % bh_memo.count];
+            if (entry->base == info->dlpi_addr && entry->phdr_address == info->dlpi_phdr &&
+                entry->name_hash == name_hash) {
+                *note_hash = entry->note_hash;
+                found = 1;
+            }
+        }
+    }
+    pthread_mutex_unlock(&bh_memo.lock);
+    return found;
+}
+
+/* Remembers an image a walk found without a note; a full memo is emptied first if images were unloaded since. */
+static void bh_memo_add(const bh_walk *walk, const struct dl_phdr_info *info, uint64_t name_hash, uint64_t note_hash) {
+    if (!walk->knows_subs) return;
+    pthread_mutex_lock(&bh_memo.lock);
+    if (bh_memo.subs != walk->subs) {
+        bh_memo.count = 0;
+        bh_memo.subs = walk->subs;
+    }
+    if (bh_reserve((void **)&bh_memo.items, &bh_memo.capacity, bh_memo.count, sizeof *bh_memo.items))
+        bh_memo.items[bh_memo.count++] = (bh_memo_entry){info->dlpi_addr, info->dlpi_phdr, name_hash, note_hash};
+    pthread_mutex_unlock(&bh_memo.lock);
+}
 
 static uint64_t bh_name_hash(const char *name) {
     return name ? bh_hash(BH_HASH_SEED, name, strnlen(name, 4096)) : BH_HASH_SEED;
@@ -69,6 +130,8 @@ static int bh_visit(struct dl_phdr_info *info, size_t size, void *data) {
             return 1; /* nothing was loaded or unloaded since the last walk */
         }
         walk->subs_changed = s->walked && info->dlpi_subs != s->subs;
+        walk->knows_subs = 1;
+        walk->subs = info->dlpi_subs;
         s->adds = info->dlpi_adds;
         s->subs = info->dlpi_subs;
     }
@@ -79,6 +142,12 @@ static int bh_visit(struct dl_phdr_info *info, size_t size, void *data) {
     bh_image *known = bh_find_image(s, info->dlpi_addr, info->dlpi_phdr, name_hash);
     if (known && !walk->subs_changed) {
         known->generation = s->generation;
+        return 0;
+    }
+    uint64_t memo_hash;
+    if (!known && !(s->flags & BH_SCAN_ALL_IMAGES) && bh_memo_find(walk, info, name_hash, &memo_hash)) {
+        bh_image *image = bh_add_image(s, info, is_main, name_hash);
+        if (image) image->note_hash = memo_hash;
         return 0;
     }
     /* The program headers, copied first: after startup, an image's file may have been truncated since load. */
@@ -123,11 +192,13 @@ static int bh_visit_image(bh_scanner *s, bh_walk *walk, struct dl_phdr_info *inf
     if (!image) return 0;
 
     bh_notes notes;
+    size_t problems = s->problem_count;
     bh_read_notes(s, info->dlpi_addr, phdrs, phnum, label, image->id, walk->careful, 1, &notes);
     image->note_hash = notes.hash;
     if (notes.marked) s->stats.images_marked++;
     if (!notes.marked) {
         bh_wanted_free(&notes.wanted);
+        if (s->problem_count == problems) bh_memo_add(walk, info, name_hash, notes.hash); /* each hive reports */
         if (!(s->flags & BH_SCAN_ALL_IMAGES)) return 0;
         bh_want_defaults(&notes.wanted);
     }
@@ -169,7 +240,7 @@ static int bh_visit_image(bh_scanner *s, bh_walk *walk, struct dl_phdr_info *inf
 int bh_walk_images(bh_scanner *s, int careful, int counts_as_scan) {
     uint64_t start = bh_now_ns();
     s->generation++;
-    bh_walk walk = {s, 0, 0, careful, 0};
+    bh_walk walk = {s, 0, 0, careful, 0, 0, 0};
     dl_iterate_phdr(bh_visit, &walk);
     s->stats.scans += counts_as_scan;
     if (walk.short_circuit) {

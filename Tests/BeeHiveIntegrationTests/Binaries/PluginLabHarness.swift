@@ -26,6 +26,8 @@ struct LabScript {
     @discardableResult mutating func close(handle: Int) -> Step { add("close:\(handle)") }
     @discardableResult mutating func rescan() -> Step { add("rescan") }
     @discardableResult mutating func services() -> Step { add("services") }
+    /// The services of a hive made at this step (`Hive(options: .init(scansLoadedImages: true))`).
+    @discardableResult mutating func newHiveServices() -> Step { add("new-hive-services") }
     @discardableResult mutating func modules() -> Step { add("modules") }
     @discardableResult mutating func declaredRoutes() -> Step { add("declared-routes") }
     @discardableResult mutating func route(_ url: String) -> Step { add("route:\(url)") }

@@ -101,6 +101,32 @@ struct PluginLifecycleTests {
         #expect(unloaded.message.contains("its 4 registrations were withdrawn"))
     }
 
+    @Test("a library with records renamed over one without, at its old address: a new hive registers its records")
+    func recordsWhereAnImageWithoutRecordsWas() throws {
+        let folder = try LabFolder()
+        let plain = try folder.plugin("plain.so", from: "plain.c")
+        let bravo = try folder.plugin("bravo.so", from: "bravo.c")
+
+        // Every walk remembers the images it found without records, for the walks of later hives; what it
+        // remembers of an image must end with the image, even when another takes its address and its name.
+        var script = LabScript()
+        let openPlain = script.open(plain)
+        let whilePlain = script.newHiveServices()
+        script.close(handle: 0)
+        script.replace(plain, with: bravo)
+        let openBravo = script.open(plain)
+        let afterBravo = script.newHiveServices()
+        let run = try PluginLab.run(script)
+
+        try #require(run.outcome.succeeded, "\(run)")
+        #expect(run.loadAddress(openBravo) == run.loadAddress(openPlain), "the same address: the case under test")
+        #expect(!run.services(whilePlain).contains { $0.name.hasPrefix("Lab.") }, "\(run)")
+        #expect(
+            run.services(afterBravo).filter { $0.name.hasPrefix("Lab.") }.map { "\($0.name) -> \($0.detail)" } == [
+                "Lab.BravoService -> Lab.BravoServiceImpl", "Lab.BravoService[fast] -> Lab.BravoServiceFast",
+            ], "\(run)")
+    }
+
     @Test("hot upgrade: v2 loaded beside v1, then v1 closed: services, module and route come from v2")
     func hotUpgrade() throws {
         let folder = try LabFolder()

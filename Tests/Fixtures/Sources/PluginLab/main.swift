@@ -157,6 +157,13 @@ for (index, step) in CommandLine.arguments.dropFirst().enumerated() {
             emit(index, "service", "\(r.displayName) -> \(r.implementation) \(describe(r.source))")
         }
         emit(index, "services", "\(registrations.count)")
+    case "new-hive-services":
+        // A hive made now: its scanner's first walk, which takes what earlier walks of this process checked.
+        let registrations = Hive(options: .init(scansLoadedImages: true)).serviceRegistrations
+        for r in registrations {
+            emit(index, "service", "\(r.displayName) -> \(r.implementation) \(describe(r.source))")
+        }
+        emit(index, "services", "\(registrations.count)")
     case "modules":
         let modules = Hive.shared.moduleDeclarations
         for m in modules { emit(index, "module", "\(m.name) -> priority:\(m.priority) \(describe(m.source))") }
