@@ -43,6 +43,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         // Only with the trait `Macros` (every use below is conditional on it).
@@ -80,11 +82,16 @@ let package = Package(
             dependencies: [
                 "_BeeHiveDiscovery", "_BeeHiveFileFormats", "_BeeHiveRuntime",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         .target(
             name: "BeeHiveModules",
-            dependencies: ["BeeHive", "_BeeHiveSignals", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "BeeHive", "_BeeHiveSignals", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
         ),
         .target(name: "BeeHiveRouter", dependencies: ["BeeHive", "_BeeHiveFileFormats"]),
         .target(name: "BeeHiveMediator", dependencies: ["BeeHive", "BeeHiveRouter"]),
@@ -135,6 +142,8 @@ let package = Package(
             dependencies: [
                 "BeeHive", "BeeHiveModules", "BeeHiveRouter", "BeeHiveMediator", "BeeHiveTesting",
                 "BeeHiveTestAnnotations", "BeeHiveTestSupport", "_BeeHiveFileFormats", "BeeHiveCallgrindRequests",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
         // Tests that build packages or binaries (Tests/Fixtures, Tests/MacroFixtures, compilers, linkers) and run

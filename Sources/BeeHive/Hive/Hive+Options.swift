@@ -1,4 +1,6 @@
+import CoreMetrics
 import Logging
+import Tracing
 
 extension Hive {
     /// How a hive behaves.
@@ -65,6 +67,14 @@ extension Hive {
         /// `false`; the shared hive's also records when `BEEHIVE_TRACE` names a file). Set it through
         /// ``Hive/bootstrap(_:)`` to see the shared hive's first scan and registrations.
         public var recordsTimeline: Bool
+        /// Where the hive's counters and timers go (`Docs/Telemetry.md`); nil, the default, for the factory the
+        /// program bootstrapped (`MetricsSystem.bootstrap`), read at each event: no-ops when it bootstrapped none.
+        /// Set it in a plugin host on `BeeHiveDynamic`, whose copy of swift-metrics the program's bootstrap does not
+        /// reach, and in tests.
+        public var metricsFactory: (any MetricsFactory)?
+        /// Where the hive's spans go (plugin operations and module events); nil, the default, for the tracer the
+        /// program bootstrapped (`InstrumentationSystem.bootstrap`): no-ops when it bootstrapped none.
+        public var tracer: (any Tracer)?
 
         /// Creates options.
         /// - Parameters:
@@ -77,11 +87,16 @@ extension Hive {
         ///   - bindsNamesFromMetadata: Bind names from the images' metadata (`true`), by the runtime's look-ups
         ///     (`false`), or as `BEEHIVE_RUNTIME_BINDING` says (nil).
         ///   - recordsTimeline: Start the hive's ``Hive/timeline`` before its first scan.
+        ///   - metricsFactory: Where counters and timers go; nil for the program's bootstrapped factory.
+        ///   - tracer: Where spans go; nil for the program's bootstrapped tracer.
         public init(
             isStrict: Bool = false, logger: Logger? = nil, scansLoadedImages: Bool = false,
             scansAllImages: Bool = false, recordSections: Set<String>? = nil, diagnosticLimit: Int = 1_000,
-            bindsNamesFromMetadata: Bool? = nil, recordsTimeline: Bool = false
+            bindsNamesFromMetadata: Bool? = nil, recordsTimeline: Bool = false,
+            metricsFactory: (any MetricsFactory)? = nil, tracer: (any Tracer)? = nil
         ) {
+            self.metricsFactory = metricsFactory
+            self.tracer = tracer
             self.recordsTimeline = recordsTimeline
             self.bindsNamesFromMetadata = bindsNamesFromMetadata
             self.diagnosticLimit = diagnosticLimit

@@ -70,6 +70,11 @@ public final class Hive: Sendable {
 
     var logger: Logger { options.logger }
 
+    /// Where counters, timers and spans go.
+    package var telemetry: HiveTelemetry {
+        HiveTelemetry(metricsFactory: options.metricsFactory, tracer: options.tracer)
+    }
+
     /// The problems recorded so far, oldest first: the most recent
     /// ``Options-swift.struct/diagnosticLimit`` of them (every one is logged when recorded).
     public var diagnostics: [Diagnostic] { state.withLock { $0.diagnostics.elements } }
@@ -88,6 +93,11 @@ public final class Hive: Sendable {
     func keep(_ diagnostics: [Diagnostic]) {
         guard !diagnostics.isEmpty else { return }
         state.withLock { $0.diagnostics.append(contentsOf: diagnostics) }
+        let telemetry = telemetry
+        for diagnostic in diagnostics {
+            telemetry.count(
+                "beehive.diagnostics", [("code", "\(diagnostic.code)"), ("severity", "\(diagnostic.severity)")])
+        }
     }
 
     /// Logs problems. Call without any lock held: the log handler is user code.

@@ -129,10 +129,12 @@ extension Hive {
             guard plugin.state == .active else {
                 throw PluginError(.retired, "expected an active plugin; it was retired before", path: plugin.path)
             }
-            try hive.timeline.span("plugin.retire", category: "plugin") {
-                (arguments: inout HiveTimeline.SpanArguments) throws(PluginError) in
-                if arguments.isRecording { arguments["path"] = .string(plugin.path) }
-                try hive.retireActive(plugin, drainTimeout: drainTimeout)
+            try hive.instrumented(.retire, path: plugin.path) { () throws(PluginError) in
+                try hive.timeline.span("plugin.retire", category: "plugin") {
+                    (arguments: inout HiveTimeline.SpanArguments) throws(PluginError) in
+                    if arguments.isRecording { arguments["path"] = .string(plugin.path) }
+                    try hive.retireActive(plugin, drainTimeout: drainTimeout)
+                }
             }
         }
 
@@ -168,6 +170,46 @@ extension Hive {
 
     /// Loads a plugin, replacing `old` when given; recorded as the span `plugin.load` or `plugin.upgrade`.
     func loadPlugin(path: String, options: PluginLoadOptions, replacing old: Plugin?) throws(PluginError) -> Plugin {
+        try instrumented(old == nil ? .load : .upgrade, path: path) { () throws(PluginError) in
+            try timedLoad(path: path, options: options, replacing: old)
+        }
+    }
+
+    /// What a plugin operation reports to swift-metrics and swift-distributed-tracing: the span
+    /// `beehive.plugin.<operation>`, the counter `beehive.plugins` by operation and outcome (`ok` or the refusal's
+    /// code), and the timer `beehive.plugin.duration` by operation.
+    private func instrumented<Result>(
+        _ operation: PluginOperation, path: String, _ body: () throws(PluginError) -> Result
+    ) throws(PluginError) -> Result {
+        let telemetry = telemetry
+        let start = ContinuousClock.now
+        var outcome = "ok"
+        defer {
+            let elapsed = (ContinuousClock.now - start).components
+            let nanoseconds = UInt64(elapsed.seconds) * 1_000_000_000 + UInt64(elapsed.attoseconds / 1_000_000_000)
+            telemetry.count("beehive.plugins", [("operation", operation.rawValue), ("outcome", outcome)])
+            telemetry.time("beehive.plugin.duration", [("operation", operation.rawValue)], nanoseconds: nanoseconds)
+        }
+        return try telemetry.span("beehive.plugin.\(operation.rawValue)", ["beehive.plugin.path": .string(path)]) {
+            _ throws(PluginError) -> Result in
+            do throws(PluginError) {
+                return try body()
+            } catch {
+                outcome = "\(error.code)"
+                throw error
+            }
+        }
+    }
+
+    /// The operations on plugins that telemetry tells apart.
+    private enum PluginOperation: String {
+        case load, upgrade, retire
+    }
+
+    /// ``loadPlugin(path:options:replacing:)`` on the hive's timeline.
+    private func timedLoad(
+        path: String, options: PluginLoadOptions, replacing old: Plugin?
+    ) throws(PluginError) -> Plugin {
         try timeline.span(old == nil ? "plugin.load" : "plugin.upgrade", category: "plugin") {
             (arguments: inout HiveTimeline.SpanArguments) throws(PluginError) -> Plugin in
             if arguments.isRecording {

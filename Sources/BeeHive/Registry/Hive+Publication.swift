@@ -14,6 +14,10 @@ extension Hive {
     ) -> [Diagnostic] {
         // A rescan with nothing new publishes nothing: no batch, no lock, no span.
         guard !services.isEmpty || !modules.isEmpty || !routes.isEmpty else { return [] }
+        let telemetry = telemetry
+        telemetry.count("beehive.registrations", [("kind", "service")], by: services.count)
+        telemetry.count("beehive.registrations", [("kind", "module")], by: modules.count)
+        telemetry.count("beehive.registrations", [("kind", "route")], by: routes.count)
         return timeline.span("register", category: "registration") { arguments in
             let duplicates = addBatch(services: services, modules: modules, routes: routes)
             if arguments.isRecording {

@@ -215,67 +215,92 @@ extension Hive {
         case .wait(let ticket):
             return .wait(ticket)
         case .cycle(let entry):
-            throw HiveError(
-                .cyclicDependency,
-                "expected the initializer of \(entry.registration.implementation) not to ask for "
-                    + "\(entry.registration.displayName) while it is being created; it did, on the same thread",
-                source: entry.registration.source)
+            throw failedResolve(
+                HiveError(
+                    .cyclicDependency,
+                    "expected the initializer of \(entry.registration.implementation) not to ask for "
+                        + "\(entry.registration.displayName) while it is being created; it did, on the same thread",
+                    source: entry.registration.source))
         case .missing(let available, let unqualified, let hints):
             let list = available.isEmpty ? "none" : available.joined(separator: ", ")
             let hint = unqualified.map { registration in
                 " (\(registration.displayName) is registered without its module by \(registration.source): "
                     + "name services module-qualified, as \(key.service))"
             }
-            throw HiveError(
-                .serviceNotFound,
-                "expected a registration for \(key.displayName); found none\(hint ?? "").\(hints) Registered services: "
-                    + list,
-                source: unqualified?.source)
+            throw failedResolve(
+                HiveError(
+                    .serviceNotFound,
+                    "expected a registration for \(key.displayName); found none\(hint ?? "").\(hints) Registered "
+                        + "services: " + list,
+                    source: unqualified?.source))
         case .create(let entry, let provider):
-            let made = try resolve(provider, of: entry, as: typeKey?.type)
-            let isSingleton: Bool
-            switch made {
-            case .implementation(let type, _): isSingleton = type.isSingleton
-            case .factory(let scope, _): isSingleton = scope == .singleton
-            default: isSingleton = false
-            }
-            guard isSingleton && shouldCache else {
-                return .done(
-                    try make(made, entry, singleton: isSingleton, as: typeKey?.type), entry, cachedGeneration: nil)
-            }
-            let claimed = state.withLock { _ in
-                guard case .empty = entry.slot else { return false }
-                entry.slot = .creating(thread: pthread_self(), ticket: nil)
-                return true
-            }
-            guard claimed else { return .retry }
-            do {
-                // The shared instance's creation, once: the rest of a first use.
-                let instance = try timeline.span("service.create", category: "binding") {
-                    (arguments: inout HiveTimeline.SpanArguments) throws(HiveError) -> Made in
-                    if arguments.isRecording {
-                        arguments["service"] = .string(entry.registration.displayName)
-                        arguments["implementation"] = .string(entry.registration.implementation)
-                    }
-                    return try make(made, entry, singleton: true, as: typeKey?.type)
-                }
-                let (generation, waited) = state.withLock { _ in
-                    let waited = entry.slot.ticket
-                    entry.slot = .ready(instance.instance)
-                    entry.typedInstance = instance.boxed
-                    return (entry.generation, waited)
-                }
-                waited?.finish()
-                return .done(instance, entry, cachedGeneration: generation)
+            do throws(HiveError) {
+                return try create(entry, provider, typeKey: typeKey, shouldCache: shouldCache)
             } catch {
-                let waited = state.withLock { _ in
-                    let waited = entry.slot.ticket
-                    entry.slot = .empty
-                    return waited
-                }
-                waited?.finish()
-                throw error
+                throw failedResolve(error)
             }
+        }
+    }
+
+    /// `error`, counted as a failed resolve (`beehive.resolves`, outcome `failed`, by code).
+    private func failedResolve(_ error: HiveError) -> HiveError {
+        telemetry.count("beehive.resolves", [("outcome", "failed"), ("code", "\(error.code)")])
+        return error
+    }
+
+    /// Makes an instance of `entry`'s implementation: the shared one, once, when it is a singleton and
+    /// `shouldCache`; counted in `beehive.resolves` (outcome `created`) and, for a shared one, in
+    /// `beehive.singletons.created`.
+    private func create(
+        _ entry: ServiceEntry, _ provider: Provider, typeKey: TypeKey?, shouldCache: Bool
+    ) throws(HiveError) -> Attempt {
+        let made = try resolve(provider, of: entry, as: typeKey?.type)
+        let isSingleton: Bool
+        switch made {
+        case .implementation(let type, _): isSingleton = type.isSingleton
+        case .factory(let scope, _): isSingleton = scope == .singleton
+        default: isSingleton = false
+        }
+        guard isSingleton && shouldCache else {
+            let instance = try make(made, entry, singleton: isSingleton, as: typeKey?.type)
+            telemetry.count("beehive.resolves", [("outcome", "created")])
+            return .done(instance, entry, cachedGeneration: nil)
+        }
+        let claimed = state.withLock { _ in
+            guard case .empty = entry.slot else { return false }
+            entry.slot = .creating(thread: pthread_self(), ticket: nil)
+            return true
+        }
+        guard claimed else { return .retry }
+        do {
+            // The shared instance's creation, once: the rest of a first use.
+            let instance = try timeline.span("service.create", category: "binding") {
+                (arguments: inout HiveTimeline.SpanArguments) throws(HiveError) -> Made in
+                if arguments.isRecording {
+                    arguments["service"] = .string(entry.registration.displayName)
+                    arguments["implementation"] = .string(entry.registration.implementation)
+                }
+                return try make(made, entry, singleton: true, as: typeKey?.type)
+            }
+            let (generation, waited) = state.withLock { _ in
+                let waited = entry.slot.ticket
+                entry.slot = .ready(instance.instance)
+                entry.typedInstance = instance.boxed
+                return (entry.generation, waited)
+            }
+            waited?.finish()
+            let telemetry = telemetry
+            telemetry.count("beehive.resolves", [("outcome", "created")])
+            telemetry.count("beehive.singletons.created")
+            return .done(instance, entry, cachedGeneration: generation)
+        } catch {
+            let waited = state.withLock { _ in
+                let waited = entry.slot.ticket
+                entry.slot = .empty
+                return waited
+            }
+            waited?.finish()
+            throw error
         }
     }
 

@@ -87,6 +87,10 @@ public final class HiveTimeline: Sendable {
     /// while the timeline is stopped does nothing.
     public struct SpanArguments: Sendable {
         var values: [String: Value]?
+        /// Whether ``discard()`` was called, recording or not.
+        package private(set) var isDiscarded = false
+        /// The error ``recordError(_:)`` was given, recording or not.
+        package private(set) var error: (any Error)?
 
         init(recording: Bool) { values = recording ? [:] : nil }
 
@@ -102,7 +106,17 @@ public final class HiveTimeline: Sendable {
 
         /// Leaves the span out of the timeline: the work turned out not to be worth a span (a hook a module does not
         /// implement).
-        public mutating func discard() { values = nil }
+        public mutating func discard() {
+            values = nil
+            isDiscarded = true
+        }
+
+        /// Records that the work failed: the argument `error`, when recording, and for the span's other
+        /// observers (a tracer's span is marked failed).
+        package mutating func recordError(_ error: any Error) {
+            self.error = error
+            self["error"] = .string("\(error)")
+        }
     }
 
     /// The number of events a timeline keeps by default: about 100 bytes each and their arguments.
@@ -194,7 +208,7 @@ public final class HiveTimeline: Sendable {
             record(name, category, start: start, thread: thread, arguments)
             return result
         } catch {
-            arguments["error"] = .string("\(error)")
+            arguments.recordError(error)
             record(name, category, start: start, thread: thread, arguments)
             throw error
         }

@@ -362,7 +362,7 @@ extension ModuleManager {
                 do {
                     try await subscription.handler(copy)
                 } catch {
-                    arguments["error"] = .string("\(error)")
+                    arguments.recordError(error)
                     reportFailure(of: entry, event: event, error: error)
                 }
             }
@@ -383,7 +383,7 @@ extension ModuleManager {
                 state.withLock { _ = $0.notImplemented.insert(key) }
                 return false
             } catch {
-                arguments["error"] = .string("\(error)")
+                arguments.recordError(error)
                 reportFailure(of: entry, event: event, error: error)
             }
             return true

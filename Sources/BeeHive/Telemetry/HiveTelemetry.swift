@@ -1,0 +1,79 @@
+import CoreMetrics
+import Tracing
+
+/// Where a hive's counters, timers and spans go: swift-metrics and swift-distributed-tracing, through the factory
+/// and the tracer of its options, or else the ones the program bootstrapped (`MetricsSystem.bootstrap`,
+/// `InstrumentationSystem.bootstrap`). A program that bootstraps nothing pays for no-ops.
+///
+/// Only what does work is counted: registrations, plugin operations, instances made, failed resolves and
+/// diagnostics. A resolve answered by a shared instance that already exists is not: it is the hot path, and stays
+/// as cheap as without metrics. Each metric is made when its event happens (events are rare), so that a factory
+/// bootstrapped after the hive was made is the one used. The names and dimensions are in `Docs/Telemetry.md`.
+package struct HiveTelemetry: Sendable {
+    /// The metrics factory of the options, if any.
+    let metricsFactory: (any MetricsFactory)?
+    /// The tracer of the options, if any.
+    let tracer: (any Tracer)?
+
+    /// The factory metrics are made with now.
+    private var factory: any MetricsFactory { metricsFactory ?? MetricsSystem.factory }
+
+    /// Adds `amount` to the counter `label` with `dimensions`; nothing when `amount` is 0.
+    func count(_ label: String, _ dimensions: [(String, String)] = [], by amount: Int = 1) {
+        guard amount > 0 else { return }
+        Counter(label: label, dimensions: dimensions, factory: factory).increment(by: amount)
+    }
+
+    /// Records a duration in the timer `label` with `dimensions`.
+    func time(_ label: String, _ dimensions: [(String, String)], nanoseconds: UInt64) {
+        Timer(label: label, dimensions: dimensions, factory: factory)
+            .recordNanoseconds(Int64(clamping: nanoseconds))
+    }
+
+    /// Runs `body` in a span named `name`, current while it runs, with `attributes`; an error ends the span as
+    /// failed. With no tracer (the no-op one), neither the name nor the attributes are made.
+    func span<Result, Failure: Error>(
+        _ name: @autoclosure () -> String, _ attributes: @autoclosure () -> [String: SpanAttribute] = [:],
+        _ body: (any Span) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        let tracer = tracer ?? InstrumentationSystem.tracer
+        if tracer is NoOpTracer { return try body(Self.noSpan) }
+        let span = tracer.startSpan(name(), context: ServiceContext.current ?? .topLevel)
+        defer { span.end() }
+        set(attributes(), on: span)
+        let outcome = ServiceContext.withValue(span.context) { () -> Swift.Result<Result, Failure> in
+            do throws(Failure) { return .success(try body(span)) } catch { return .failure(error) }
+        }
+        if case .failure(let error) = outcome { Self.fail(span, error) }
+        return try outcome.get()
+    }
+
+    /// ``span(_:_:_:)`` for an async body that does not throw.
+    package func span<Result>(
+        _ name: @autoclosure () -> String, _ attributes: @autoclosure () -> [String: SpanAttribute] = [:],
+        isolation: isolated (any Actor)? = #isolation, _ body: (any Span) async -> Result
+    ) async -> Result {
+        let tracer = tracer ?? InstrumentationSystem.tracer
+        if tracer is NoOpTracer { return await body(Self.noSpan) }
+        let span = tracer.startSpan(name(), context: ServiceContext.current ?? .topLevel)
+        defer { span.end() }
+        set(attributes(), on: span)
+        return await ServiceContext.withValue(span.context) { await body(span) }
+    }
+
+    /// The span a body gets when no tracer was bootstrapped or given: nothing is made, named or kept.
+    private static let noSpan = NoOpTracer.NoOpSpan(context: .topLevel)
+
+    private func set(_ attributes: [String: SpanAttribute], on span: any Span) {
+        guard !attributes.isEmpty else { return }
+        span.updateAttributes { current in
+            for (key, value) in attributes { current[key] = value }
+        }
+    }
+
+    /// Marks `span` failed with `error`.
+    package static func fail(_ span: any Span, _ error: any Error) {
+        span.recordError(error)
+        span.setStatus(SpanStatus(code: .error, message: "\(error)"))
+    }
+}
