@@ -8,12 +8,14 @@ import BeeHive
 ///
 /// ## Precedence
 ///
-/// At every position a literal beats a `:param`, which beats a `~` wildcard; at the end of the URL a pattern that
-/// ends there beats a `~` there. This is what a backtracking walk of a tree of patterns picks (try the literal
-/// child, then the parameter child, then the wildcard, falling back when a branch dead-ends): with `app://a/b/c`
-/// and `app://a/:x/d`, the URL `app://a/b/d` matches the second route. Among the routes that match a URL, the
-/// winner is decided at the first position where they differ: a literal beats a `:param` there, a pattern that
-/// goes on beats a `~` there, and at the end a pattern without `~` beats one with it.
+/// At every position a literal beats a `:param`, which beats a `~` wildcard; at the end of the URL a pattern that ends
+/// there beats a `~` there. This is what a backtracking walk of a tree of patterns picks (try the literal child, then
+/// the parameter child, then the wildcard, falling back when a branch dead-ends): with `app://a/b/c` and
+/// `app://a/:x/d`, the URL `app://a/b/d` matches the second route. Among the routes that match a URL, the winner is
+/// decided at the first position where they differ: a literal beats a `:param` there, a pattern that goes on beats a
+/// `~` there, and at the end a pattern without `~` beats one with it. A `~` before a pattern's last component matches
+/// exactly one component and is indexed and ranked as a `:param` that captures nothing, so it costs what a `:param`
+/// costs.
 ///
 /// All `:name` components at one position are one parameter position; the names live in each route's pattern and
 /// are bound to the captured values only after a match. That is what lets `app://search/:query/results` and
@@ -75,7 +77,10 @@ struct RouteIndex<Payload: Sendable>: Sendable {
             self.extent = pattern.segments.count - (pattern.hasWildcard ? 1 : 0)
             var bits = [UInt64](repeating: 0, count: (extent + 63) / 64)
             for (position, segment) in pattern.segments.enumerated() {
-                if case .parameter = segment { bits[position >> 6] |= 1 << UInt64(position & 63) }
+                switch segment {
+                case .parameter, .anyComponent: bits[position >> 6] |= 1 << UInt64(position & 63)
+                case .literal, .wildcard: break
+                }
             }
             self.parameterBits = bits
         }
@@ -247,7 +252,7 @@ extension RouteIndex {
                 switch segment {
                 case .literal(let text):
                     columns[position].literals[text, default: SlotSet()].insert(slot, denseFrom: threshold)
-                case .parameter:
+                case .parameter, .anyComponent:
                     columns[position].parameters.insert(slot, denseFrom: threshold)
                 case .wildcard:
                     columns[position].wildcards.insert(slot, denseFrom: threshold)
@@ -268,7 +273,7 @@ extension RouteIndex {
                 case .literal(let text):
                     columns[position].literals[text]?.remove(slot)
                     if columns[position].literals[text]?.isEmpty == true { columns[position].literals[text] = nil }
-                case .parameter:
+                case .parameter, .anyComponent:
                     columns[position].parameters.remove(slot)
                 case .wildcard:
                     columns[position].wildcards.remove(slot)
@@ -282,11 +287,13 @@ extension RouteIndex {
 
         private static func duplicate(_ new: Route, _ existing: Route) -> RouterError {
             let registered = existing.origin.map { " at \($0)" } ?? ""
+            let differ =
+                new.pattern.segments.elementsEqual(existing.pattern.segments) { $0.isOneComponent == $1.isOneComponent }
+                ? "only parameter names differ" : "a '~' in the middle matches one component as a ':name' does"
             let detail =
                 new.pattern == existing.pattern
                 ? "it is already registered\(registered)"
-                : "it matches exactly the same URLs as '\(existing.pattern)', registered\(registered) (only parameter "
-                    + "names differ)"
+                : "it matches exactly the same URLs as '\(existing.pattern)', registered\(registered) (\(differ))"
             let place = new.origin.map { " (\($0))" } ?? ""
             return RouterError(
                 .duplicateRoute,
@@ -548,12 +555,21 @@ struct SlotSet: Sendable {
 }
 
 extension RoutePattern {
-    /// The pattern with parameter names erased: two patterns with the same shape match the same URLs.
+    /// The pattern with parameter names erased, and a `~` in the middle taken as a parameter: two patterns with the
+    /// same shape match the same URLs.
     fileprivate var shape: RoutePattern {
         RoutePattern(
             scheme: scheme,
             segments: segments.map { segment in
-                if case .parameter = segment { .parameter("") } else { segment }
+                switch segment {
+                case .parameter, .anyComponent: .parameter("")
+                case .literal, .wildcard: segment
+                }
             })
     }
+}
+
+extension RoutePattern.Segment {
+    /// Whether the segment is a `~` in the middle (any one component), for messages about duplicates.
+    fileprivate var isOneComponent: Bool { self == .anyComponent }
 }

@@ -8,7 +8,10 @@ import BeeHive
 /// - a parameter `:name` (letters, digits, `_` or `-`), which captures one component; MGJRouter's literal suffix
 ///   after the name is accepted (`:id.html`, a suffix starting with `.` or `&`): the parameter still matches any
 ///   component, and the suffix is removed from the end of the captured value (`42.html` gives `id` = `42`);
-/// - the wildcard `~`, allowed only last, which matches the rest of the path (zero or more components).
+/// - the wildcard `~`: last, it matches the rest of the path (zero or more components); anywhere else it matches
+///   exactly one component, whatever it is, and captures nothing (MGJRouter's `app://~/detail/:id`). A `~` in the
+///   middle ranks as a `:param` and is one (`app://a/~/b` and `app://a/:x/b` are the same route); name the component
+///   (`:name`) to read its value.
 ///
 /// The bare pattern `scheme://` (no component at all) is MGJRouter's scheme-wide fallback: it is the same route as
 /// `scheme://~`, which every URL of the scheme matches and which loses to every other route (a `~` at the host
@@ -27,6 +30,8 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
         case literal(String)
         case parameter(String)
         case wildcard
+        /// A `~` before the last component: any one component, captured by no name.
+        case anyComponent
     }
 
     /// The lower-cased scheme, or `nil` for a scheme-less pattern such as `user/:id`.
@@ -45,7 +50,7 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
     /// - Parameter text: The pattern, for example `app://user/:id`; `user/:id` (no scheme) is accepted here and
     ///   given a scheme by the router it is registered with.
     /// - Throws: ``RouterError`` with code ``RouterError/Code/malformedPattern`` when the pattern has a query or
-    ///   fragment, an empty or invalid parameter name, a repeated parameter name, or a `~` that is not last.
+    ///   fragment, an empty or invalid parameter name, or a repeated parameter name.
     public init(_ text: String) throws(RouterError) {
         var suffixes: [Int: String] = [:]
         let url: ParsedRouteURL
@@ -66,14 +71,8 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
         for (index, raw) in url.rawSegments.enumerated() {
             let position = "component \(index + 1)"
             if raw == "~" {
-                guard index == url.rawSegments.count - 1 else {
-                    throw RouterError(
-                        .malformedPattern,
-                        "pattern '\(text)': expected '~' only as the last component, found it at \(position) of "
-                            + "\(url.rawSegments.count)"
-                    )
-                }
-                segments.append(.wildcard)
+                // Last: the rest of the path. Elsewhere: exactly one component, as MGJRouter matches it there.
+                segments.append(index == url.rawSegments.count - 1 ? .wildcard : .anyComponent)
             } else if raw.hasPrefix(":") {
                 var name = String(raw.dropFirst())
                 // Split on bytes: the suffix starts at the first ASCII '.' or '&', whatever follows it.
@@ -154,7 +153,7 @@ public struct RoutePattern: Sendable, Hashable, CustomStringConvertible {
             switch segment {
             case .literal(let text): Self.encodeLiteral(text)
             case .parameter(let name): ":" + name + (suffix(at: position).map(Self.encodeSuffix) ?? "")
-            case .wildcard: "~"
+            case .wildcard, .anyComponent: "~"
             }
         }
         .joined(separator: "/")

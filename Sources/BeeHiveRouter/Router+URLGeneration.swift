@@ -18,7 +18,8 @@ extension Router {
     ///   - pattern: The pattern, with or without a scheme (MGJRouter's `beauty/:id` works).
     ///   - parameters: The values by parameter name; `"~"` for the wildcard.
     /// - Returns: The URL.
-    /// - Throws: ``RouterError`` with code ``RouterError/Code/malformedPattern``,
+    /// - Throws: ``RouterError`` with code ``RouterError/Code/malformedPattern``, also for a `~` before the last
+    ///   component (it has no name to take a value by), whatever the values,
     ///   ``RouterError/Code/missingParameter`` (listing every missing name), or
     ///   ``RouterError/Code/invalidParameter`` for an empty path value (it would vanish from the path).
     public static func generateURL(
@@ -26,6 +27,14 @@ extension Router {
         parameters: [String: any CustomStringConvertible] = [:]
     ) throws(RouterError) -> String {
         let parsed = try RoutePattern(pattern)
+        // Whatever the values: a `~` before the last component stands for any one component and names no value.
+        if let position = parsed.segments.firstIndex(of: .anyComponent) {
+            throw RouterError(
+                .malformedPattern,
+                "pattern '\(pattern)': expected components a URL can be built from, found '~' at component "
+                    + "\(position + 1), which stands for any one component and has no value; write it ':name'"
+            )
+        }
         let values = parameters.mapValues { $0.description }
         let missing =
             parsed.parameterNames.filter { values[$0] == nil }
@@ -52,6 +61,8 @@ extension Router {
                     )
                 }
                 components.append(RouteComponentCoding.encode(value + (parsed.suffix(at: position) ?? "")))
+            case .anyComponent:
+                break  // refused above
             case .wildcard:
                 // Split on the byte '/', not on Characters: a '/' followed by a combining mark is one Character.
                 components += values["~"]!.utf8.split(separator: UInt8(ascii: "/")).map {

@@ -47,7 +47,7 @@ public struct RouterError: Error, Sendable, Hashable, CustomStringConvertible {
 
         /// A URL could not be parsed: no `scheme://`, a bad scheme, or a bad percent-escape.
         public static let malformedURL = Code(.malformedURL)
-        /// A route pattern could not be parsed or is not allowed (for example a query, or `~` not last).
+        /// A route pattern could not be parsed or is not allowed (for example a query, or a repeated parameter name).
         public static let malformedPattern = Code(.malformedPattern)
         /// The URL's scheme is not the router's scheme, or no route is registered for it.
         public static let unknownScheme = Code(.unknownScheme)

@@ -10,7 +10,9 @@ import FuzzCheck
 /// - a pattern's normalised spelling parses back to the same pattern;
 /// - registration fails with `duplicateRoute` exactly when a pattern of the same shape is registered;
 /// - every registered pattern, filled by `generateURL`, gives a URL that opens on the route a reference matcher
-///   picks (literal before `:param` before `~`, at the first component where they differ), with the values back;
+///   picks (literal before `:param` before `~`, at the first component where they differ; a `~` before the last
+///   component is one component and ranks as a `:param`), with the values back; `generateURL` refuses a pattern
+///   with such a `~` (it has no name to take a value by), so the URL is made from the pattern with a literal there;
 /// - `match`, `canOpen` and `open` agree on every URL, and a matched URL survives match → generateURL → match;
 /// - every match costs at most the bound `RouteMatch.__matchCost` documents;
 /// - the registered patterns and counts follow registrations and removals.
@@ -64,6 +66,19 @@ final class RouterModel {
     /// The registered route the reference picks for these components.
     func best(scheme: String, _ components: [String]) -> Shape? {
         routes.map(\.shape).filter { $0.scheme == scheme && $0.matches(components) }.min { $0.precedes($1, components) }
+    }
+
+    /// A component no registered literal equals: what a middle `~` matched, when only the route is known. It leads
+    /// the reference to the route a URL with the real component there matched, or to nothing else: the routes it
+    /// matches are among those the real component matches.
+    var componentNoLiteralEquals: String {
+        var literals: Set<String> = []
+        for route in routes {
+            for case .literal(let text) in route.shape.parts { literals.insert(text) }
+        }
+        var component = "~any"
+        while literals.contains(component) { component += "~" }
+        return component
     }
 }
 
@@ -177,6 +192,8 @@ func checkGeneratedURL(_ route: (text: String, shape: Shape), on model: RouterMo
         case .wildcard:
             parameters["~"] = value
             components += pathComponents(value)
+        case .anyComponent:
+            components.append(value.isEmpty ? "m" : value)
         }
     }
     // Query item names must be non-empty (the URL parser drops `=value`) and not "~" (the wildcard's value).
@@ -184,9 +201,17 @@ func checkGeneratedURL(_ route: (text: String, shape: Shape), on model: RouterMo
     for (name, value) in script.query where !name.isEmpty && name != "~" && parameters[name] == nil {
         query[name] = value
     }
+    // A middle `~` has no value to generate: the URL is made from the pattern with a literal there.
+    var source = route.text
+    if route.shape.hasAnyComponent {
+        checkFails(
+            try Router.generateURL(pattern: route.text, parameters: parameters), with: .malformedPattern,
+            "generateURL('\(route.text)') with a '~' before the last component")
+        source = route.shape.filling(anyComponentsFrom: components).description
+    }
     let url: String
     do {
-        url = try Router.generateURL(pattern: route.text, parameters: parameters.merging(query) { a, _ in a })
+        url = try Router.generateURL(pattern: source, parameters: parameters.merging(query) { a, _ in a })
         check(!emptyPathValue, "generateURL('\(route.text)') accepted an empty path value: '\(url)'")
     } catch {
         check(
@@ -195,7 +220,7 @@ func checkGeneratedURL(_ route: (text: String, shape: Shape), on model: RouterMo
         return
     }
     let scheme = route.shape.scheme
-    let full = route.shape.hasOwnScheme ? url : "\(scheme)://" + url
+    let full = route.shape.hasOwnScheme || source != route.text ? url : "\(scheme)://" + url
     guard let expected = model.best(scheme: scheme, components) else {
         check(false, "the reference matcher found no route for '\(full)' although '\(route.text)' generated it")
         return
@@ -251,11 +276,13 @@ func checkOpening(_ url: String, on model: RouterModel) {
         return
     }
     var components: [String] = []
+    let unknown = model.componentNoLiteralEquals
     for (index, part) in shape.parts.enumerated() {
         switch part {
         case .literal(let text): components.append(text)
         case .parameter(let name): components.append(shape.component(found.parameters[name] ?? "", at: index))
         case .wildcard: components += found.wildcardComponents
+        case .anyComponent: components.append(unknown)
         }
     }
     let bound = model.costBound(scheme: shape.scheme, components: components.count)
@@ -274,8 +301,16 @@ func checkOpening(_ url: String, on model: RouterModel) {
     }
     var parameters: [String: String] = found.parameters.values
     if shape.parts.last == .wildcard { parameters["~"] = found.wildcardComponents.joined(separator: "/") }
+    // A middle `~` has no value: generateURL refuses it, and the round trip puts the component above there.
+    var source = found.pattern
+    if shape.hasAnyComponent {
+        checkFails(
+            try Router.generateURL(pattern: found.pattern, parameters: parameters), with: .malformedPattern,
+            "generateURL('\(found.pattern)') with a '~' before the last component")
+        source = shape.filling(anyComponentsFrom: components).description
+    }
     do {
-        let again = try Router.generateURL(pattern: found.pattern, parameters: parameters)
+        let again = try Router.generateURL(pattern: source, parameters: parameters)
         let second = try router.match(again)
         check(
             second.pattern == found.pattern && second.parameters == found.parameters

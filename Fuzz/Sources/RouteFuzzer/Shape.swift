@@ -7,6 +7,8 @@ struct Shape: Equatable, CustomStringConvertible {
         case literal(String)
         case parameter(String)
         case wildcard
+        /// A `~` before the last component: any one component, captured by no name (MGJRouter's middle `~`).
+        case anyComponent
     }
 
     /// The scheme it is registered under (the router's, for a pattern written without one).
@@ -25,8 +27,10 @@ struct Shape: Equatable, CustomStringConvertible {
         // Split as URLs are, on the byte '/'. A ':' or '~' that a combining mark follows is no parameter or
         // wildcard (the pattern parser compares characters), so compare characters there too.
         var suffixes: [Int: String] = [:]
-        let parts = pathComponents(body).enumerated().map { index, component -> Part in
-            if component == "~" { return .wildcard }
+        let components = pathComponents(body)
+        let parts = components.enumerated().map { index, component -> Part in
+            // Last, `~` is the rest of the path; anywhere else it is exactly one component.
+            if component == "~" { return index == components.count - 1 ? .wildcard : .anyComponent }
             if component.hasPrefix(":") {
                 // The name ends at the first byte '.' or '&': the rest is the suffix.
                 let bytes = component.utf8.dropFirst()
@@ -40,6 +44,25 @@ struct Shape: Equatable, CustomStringConvertible {
         // The bare `scheme://` (or an empty pattern on a scheme router) is the scheme's fallback, `scheme://~`.
         self.parts = parts.isEmpty ? [.wildcard] : parts
         self.suffixes = suffixes
+    }
+
+    private init(scheme: String, hasOwnScheme: Bool, parts: [Part], suffixes: [Int: String]) {
+        self.scheme = scheme
+        self.hasOwnScheme = hasOwnScheme
+        self.parts = parts
+        self.suffixes = suffixes
+    }
+
+    /// Whether a `~` stands before the last component (`Router.generateURL` refuses such a pattern).
+    var hasAnyComponent: Bool { parts.contains(.anyComponent) }
+
+    /// The shape with each middle `~` replaced by the literal at its position in `components` (not empty), written
+    /// with its scheme: a pattern that `Router.generateURL` fills into a URL this shape matches with those components.
+    func filling(anyComponentsFrom components: [String]) -> Shape {
+        let filled = parts.enumerated().map { index, part in
+            part == .anyComponent ? .literal(components[index]) : part
+        }
+        return Shape(scheme: scheme, hasOwnScheme: true, parts: filled, suffixes: suffixes)
     }
 
     /// Reads a pattern as a router reports it (always with a scheme).
@@ -59,18 +82,20 @@ struct Shape: Equatable, CustomStringConvertible {
             switch part {
             case .literal(let text): encodedLiteral(text)
             case .parameter(let name): ":" + name + (suffixes[index].map(encodedSuffix) ?? "")
-            case .wildcard: "~"
+            case .wildcard, .anyComponent: "~"
             }
         }
         return "\(scheme)://" + body.joined(separator: "/")
     }
 
-    /// Same scheme, and the same literals, parameters and wildcard in the same places (names aside).
+    /// Same scheme, and the same literals, parameters and wildcard in the same places (names aside; a middle `~` is a
+    /// parameter).
     func sameRoute(as other: Shape) -> Bool {
         guard scheme == other.scheme, parts.count == other.parts.count else { return false }
         return zip(parts, other.parts).allSatisfy { a, b in
             switch (a, b) {
-            case (.parameter, .parameter), (.wildcard, .wildcard): true
+            case (.parameter, .parameter), (.wildcard, .wildcard), (.anyComponent, .anyComponent): true
+            case (.parameter, .anyComponent), (.anyComponent, .parameter): true
             case (.literal(let x), .literal(let y)): x == y
             default: false
             }
@@ -83,15 +108,15 @@ struct Shape: Equatable, CustomStringConvertible {
             switch part {
             case .wildcard: return true
             case .literal(let text): guard index < components.count, components[index] == text else { return false }
-            case .parameter: guard index < components.count else { return false }
+            case .parameter, .anyComponent: guard index < components.count else { return false }
             }
         }
         return parts.count == components.count
     }
 
     /// Precedence between two patterns that match the same components: at the first position where they
-    /// differ, a literal beats a parameter, which beats a wildcard; a pattern that ends beats a wildcard that
-    /// matches nothing.
+    /// differ, a literal beats a parameter (or a middle `~`, which ranks as one), which beats a wildcard; a pattern
+    /// that ends beats a wildcard that matches nothing.
     func precedes(_ other: Shape, _ components: [String]) -> Bool {
         rank.lexicographicallyPrecedes(other.rank)
     }
@@ -100,7 +125,7 @@ struct Shape: Equatable, CustomStringConvertible {
         parts.map { part in
             switch part {
             case .literal: 1
-            case .parameter: 2
+            case .parameter, .anyComponent: 2
             case .wildcard: 3
             }
         } + (parts.last == .wildcard ? [] : [0])

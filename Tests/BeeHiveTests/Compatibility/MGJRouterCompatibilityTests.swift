@@ -83,6 +83,19 @@ struct MGJRouterCompatibilityTests {
         #expect(try router.object(forURL: "mgj://foo/bar") as? String == "exact")
     }
 
+    @Test("'~' in the middle of a pattern matches exactly one component there, as in MGJRouter")
+    func wildcardInTheMiddle() throws {
+        let router = Router(scheme: "mgj")
+        // [MGJRouter registerURLPattern:@"mgj://~/detail/:id" toHandler:…]: any one host, then detail/<id>.
+        try router.register(pattern: "mgj://~/detail/:id") { request in try request.parameters.int("id") }
+        #expect(try router.object(forURL: "mgj://shop/detail/42") as? Int == 42)
+        #expect(try router.object(forURL: "mgj://mall/detail/7") as? Int == 7)
+        #expect(router.canOpen("mgj://anything/detail/1"))
+        #expect(!router.canOpen("mgj://shop/sub/detail/1"), "one component, not several")
+        #expect(!router.canOpen("mgj://detail/1"), "one component, not none")
+        // Last, '~' still means the rest of the path here (see the row about longer URLs).
+    }
+
     @Test("demo 'completion': the handler receives the completion and calls it later, after open has returned")
     func asynchronousCompletion() throws {
         let router = Router(scheme: "mgj")

@@ -148,6 +148,10 @@ struct RedirectTableTests {
         #expect(unknownName?.message.contains("found ':name'") == true)
         let wildcard = #expect(throws: RouterError.self) { try RedirectRule(from: "app://old", to: "app://new/~") }
         #expect(wildcard?.code == .malformedPattern)
+        // A middle `~` matches one component but captures nothing: a target cannot use it.
+        let middle = #expect(throws: RouterError.self) { try RedirectRule(from: "app://~/old", to: "app://new/~") }
+        #expect(middle?.code == .malformedPattern)
+        #expect(middle?.message.contains("expected '~' in the target only when the source ends with '~'") == true)
         let colliding = #expect(throws: RouterError.self) {
             try RedirectTable([
                 RedirectRule(from: "app://old/:id", to: "app://a/:id"),
@@ -265,6 +269,11 @@ extension RedirectTableTests {
             from: "app://用户/:id", to: "app://user/:id", url: "app://用户/张三",
             expected: "app://user/%E5%BC%A0%E4%B8%89"),
         RewriteCase(from: "app://old/:id", to: "app://new/:id", url: "app://other/7", expected: "app://other/7"),
+        // A `~` before the last component is one component, as in MGJRouter; it captures nothing.
+        RewriteCase(
+            from: "app://~/detail/:id", to: "app://item/:id", url: "app://shop/detail/7", expected: "app://item/7"),
+        RewriteCase(
+            from: "app://~/detail/:id", to: "app://item/:id", url: "app://a/b/detail/7", expected: "app://a/b/detail/7"),
     ]
 
     struct BadFileCase: Sendable, CustomTestStringConvertible {

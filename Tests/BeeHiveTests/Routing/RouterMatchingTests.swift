@@ -44,6 +44,86 @@ struct RouterMatchingTests {
         #expect(try router.open("app://web/help/more") as? [String] == ["help", "more"])
     }
 
+    @Test("a ~ before the last component matches exactly one component, whatever it is, and captures nothing")
+    func middleWildcardMatchesOneComponent() throws {
+        let router = Router(scheme: "app")
+        try router.register(pattern: "app://~/detail/:id") { request in request.parameters.values }
+        #expect(try router.open("app://shop/detail/7") as? [String: String] == ["id": "7"])
+        #expect(try router.open("app://%E5%BA%97/detail/8") as? [String: String] == ["id": "8"])
+        for url in ["app://detail/7", "app://shop/more/detail/7", "app://shop/detail"] {
+            let error = #expect(throws: RouterError.self, "\(url)") { try router.open(url) }
+            #expect(error?.code == .routeNotFound, "\(url)")
+        }
+        #expect(try router.match("app://shop/detail/7").wildcardComponents.isEmpty, "only a last ~ gives the rest")
+    }
+
+    @Test("a ~ in the middle ranks as a :param: a literal at its position wins, and a later literal decides")
+    func middleWildcardPrecedence() throws {
+        let router = Router(scheme: "app")
+        for pattern in ["app://shop/detail/:id", "app://~/detail/:id", "app://~/detail/:id/edit", "app://a/~/~"] {
+            try router.register(pattern: pattern) { request in request.pattern }
+        }
+        #expect(try router.open("app://shop/detail/1") as? String == "app://shop/detail/:id")
+        #expect(try router.open("app://mall/detail/1") as? String == "app://~/detail/:id")
+        #expect(try router.open("app://shop/detail/1/edit") as? String == "app://~/detail/:id/edit")
+        // A middle ~ takes one component; the last ~ takes the rest, as before.
+        let rest = try router.match("app://a/b/c/d")
+        #expect(rest.pattern == "app://a/~/~")
+        #expect(rest.wildcardComponents == ["c", "d"])
+    }
+
+    @Test("a ~ in the middle and a :param at the same place are the same route; the second is a duplicate")
+    func middleWildcardDuplicatesParameter() throws {
+        let router = Router(scheme: "app")
+        try router.register(pattern: "app://a/:x/b") { _ in nil }
+        let error = #expect(throws: RouterError.self) { try router.register(pattern: "app://a/~/b") { _ in nil } }
+        #expect(error?.code == .duplicateRoute)
+        #expect(error?.message.contains("a '~' in the middle matches one component as a ':name' does") == true)
+    }
+
+    @Test("a ~ in the middle costs what a :param costs: the work stays within the bound, with no backtracking")
+    func middleWildcardCostIsBounded() throws {
+        let router = Router(scheme: "app")
+        let depth = 256
+        // Each step has d middle `~`s where the others have literals: a backtracking walk would branch at each.
+        for step in 0...depth {
+            let components = Array(repeating: "~", count: step) + Array(repeating: "x", count: depth - step) + ["z"]
+            try router.register(pattern: "app://a/" + components.joined(separator: "/")) { _ in nil }
+        }
+        let xs = Array(repeating: "x", count: depth)
+        let bound = RouteIndex<Int>.costBound(components: depth + 2, routes: depth + 1)
+        let literal = try router.match("app://a/" + (xs + ["z"]).joined(separator: "/"))
+        #expect(literal.pattern == "app://a/" + (xs + ["z"]).joined(separator: "/"))
+        #expect(literal.cost <= bound, "cost \(literal.cost)")
+        let ws = Array(repeating: "w", count: depth)
+        let allWild = try router.match("app://a/" + (ws + ["z"]).joined(separator: "/"))
+        #expect(allWild.pattern == "app://a/" + (Array(repeating: "~", count: depth) + ["z"]).joined(separator: "/"))
+        #expect(allWild.cost <= bound, "cost \(allWild.cost)")
+        let dead = #expect(throws: RouterError.self) {
+            try router.match("app://a/" + (xs + ["y"]).joined(separator: "/"))
+        }
+        #expect(dead?.code == .routeNotFound)
+    }
+
+    @Test("a URL cannot be built from a pattern with a ~ in the middle: it has no name to take a value by")
+    func middleWildcardGeneration() {
+        let error = #expect(throws: RouterError.self) {
+            try Router.generateURL(pattern: "app://~/detail/:id", parameters: ["id": 7])
+        }
+        #expect(error?.code == .malformedPattern)
+        #expect(error?.message.contains("pattern 'app://~/detail/:id': expected components a URL can be built") == true)
+        #expect(error?.message.contains("found '~' at component 1") == true)
+        #expect(error?.message.contains("write it ':name'") == true)
+        // Whatever the values: the pattern is what is wrong, not a missing or empty one.
+        for parameters: [String: String] in [[:], ["id": ""], ["~": "a/b"]] {
+            let error = #expect(throws: RouterError.self, "\(parameters)") {
+                try Router.generateURL(pattern: "app://x/~/:id/~", parameters: parameters)
+            }
+            #expect(error?.code == .malformedPattern, "\(parameters)")
+            #expect(error?.message.contains("found '~' at component 2") == true, "\(parameters)")
+        }
+    }
+
     @Test("a route behind a :param and a ~ at the same position picks the longest working branch")
     func wildcardAfterParameterBranchFails() throws {
         let router = Router(scheme: "app")

@@ -124,7 +124,6 @@ extension RouterRegistrationTests {
         BadPatternCase(pattern: "app://user/:", code: .malformedPattern, mentions: "':name'"),
         BadPatternCase(pattern: "app://user/:a b", code: .malformedPattern, mentions: "':a b'"),
         BadPatternCase(pattern: "app://user/:id/:id", code: .malformedPattern, mentions: "':id' again"),
-        BadPatternCase(pattern: "app://web/~/more", code: .malformedPattern, mentions: "'~' only as the last"),
         BadPatternCase(pattern: "app://bad/%zz", code: .malformedPattern, mentions: "'%zz'"),
         BadPatternCase(pattern: "1app://user", code: .malformedPattern, mentions: "scheme"),
         BadPatternCase(pattern: "shop://item/:id", code: .unknownScheme, mentions: "expected scheme 'app'"),
