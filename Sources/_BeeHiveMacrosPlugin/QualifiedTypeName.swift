@@ -60,9 +60,13 @@ struct QualifiedTypeName: Equatable {
     /// is `Greeter` of module `PluginAPI`, and a type nested in a type of the current module is written with the
     /// module's name first (`App.Outer.Inner`). The compiler checks the module through ``checkedSpelling``.
     ///
+    /// - Parameter annotation: The annotation whose service `expression` is, for a fix-it that rewrites it; `nil`
+    ///   for other roles.
     /// - Throws: `AnnotationDiagnostic` (`notATypeName`, `genericType`, `protocolComposition`, `existentialType`,
     ///   `metatypeType`) when `expression` is no such name.
-    static func parse(metatype expression: ExprSyntax, currentModule: String, role: String) throws -> Self {
+    static func parse(
+        metatype expression: ExprSyntax, currentModule: String, role: String, annotation: WrittenAnnotation? = nil
+    ) throws -> Self {
         guard let member = expression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "self",
             let base = member.base
         else {
@@ -72,7 +76,7 @@ struct QualifiedTypeName: Equatable {
                     + "found '\(expression.trimmedDescription)'"
             ).at(expression)
         }
-        try TypeShape.check(base, of: expression, role: role)
+        try TypeShape.check(base, of: expression, role: role, annotation: annotation)
         var components: [String] = []
         var current: ExprSyntax? = base
         while let node = current {

@@ -17,7 +17,8 @@ public struct ServiceMacro: ExtensionMacro {
         let check = context.makeUniqueName("BeeHiveConformanceCheck").text
         let annotation = try serviceAnnotation(
             arguments, implementation: implementation.name, site: site, at: node, conformanceCheck: check)
-        let conformance = protocols.isEmpty ? "" : ": BeeHive::ServiceImplementation"
+        let addsConformance = !protocols.isEmpty && isFirstServiceAnnotation(node, of: declaration)
+        let conformance = addsConformance ? ": BeeHive::ServiceImplementation" : ""
         let members =
             annotation.declarations(at: site, placement: .member, in: context)
             + [conformanceCheck(named: check, annotation: annotation, placement: .member)]
@@ -28,6 +29,17 @@ public struct ServiceMacro: ExtensionMacro {
             """
         return [extensionDecl.cast(ExtensionDeclSyntax.self)]
     }
+}
+
+/// Whether `node` is the first `@BeeHiveService` of `declaration`, which alone adds the `ServiceImplementation`
+/// conformance to a type annotated with several services (each expansion is told the type lacks it, and two
+/// extensions declaring it are a redundant conformance). Compared by text: the compiler gives the attribute apart
+/// from the declaration.
+func isFirstServiceAnnotation(_ node: AttributeSyntax, of declaration: some DeclGroupSyntax) -> Bool {
+    let first = declaration.attributes.lazy.compactMap { $0.as(AttributeSyntax.self) }.first {
+        $0.attributeName.trimmedDescription.split(separator: ".").last == "BeeHiveService"
+    }
+    return first.map { $0.trimmedDescription == node.trimmedDescription } ?? true
 }
 
 /// The annotation of a service: the service from the first unlabelled argument, an optional `name:`, `rank:` and
@@ -44,7 +56,8 @@ func serviceAnnotation(
         ).at(node)
     }
     let service = try QualifiedTypeName.parse(
-        metatype: arguments.unlabelled[serviceIndex], currentModule: site.module, role: "service protocol")
+        metatype: arguments.unlabelled[serviceIndex], currentModule: site.module, role: "service protocol",
+        annotation: WrittenAnnotation(node: Syntax(node), argument: arguments.unlabelled[serviceIndex]))
     var pairs: [(key: String, value: RecordBytes.Value)] = [
         ("service", .string(service.recordName)), ("impl", .string(implementation.recordName)),
     ]
@@ -106,23 +119,43 @@ func conformanceCheck(
     let access = placement == .member ? "" : "private "
     return """
         \(raw: access)enum \(raw: name) {
-            \(raw: serviceSpellingNote(annotation))typealias Service = \(raw: annotation.service.checkedSpelling)
+            typealias Service = \(raw: annotation.service.checkedSpelling)
             static func implementationOfTheService<T: Service>(_ instance: T) -> T {
                 instance
             }
             @available(*, unavailable, message: "\(raw: message)")
             static func implementationOfTheService<T, S>(_ instance: T) -> S { fatalError() }
-        }
+        \(raw: moduleCheck(annotation))}
         """
 }
 
-/// BeeHive's words above the one place the expansion names the service, for a service written without its module
-/// (see ``QualifiedTypeName/assumedModuleNote(written:role:noun:)``); empty when the annotation wrote the module.
-func serviceSpellingNote(_ annotation: ServiceAnnotation) -> String {
-    guard
-        let note = annotation.service.assumedModuleNote(written: annotation.written, role: "service", noun: "protocol")
-    else { return "" }
-    return note + "\n    "
+/// For a service written without its module, the members of the conformance check that turn a wrong guess of its
+/// module into an error in our words: "'serviceWrittenWithoutItsModule' is unavailable: @BeeHiveService(StockService
+/// .self): the service 'StockService' written here is not 'App.StockService', the type its record names; …". Empty
+/// when the annotation wrote the module, which the compiler checks through ``QualifiedTypeName/checkedSpelling``.
+///
+/// A macro cannot know where a name is declared, and the compiler's own error for the name it does not find in this
+/// module stays ("'StockService' is not imported through module 'App'", with the note "did you mean module
+/// 'ShopAPI'?"); this error stands beside it. The name as written (`[StockService].self`, found where the annotation
+/// is) is passed to two overloads: one whose parameter is `[Service].Type`, which does not exist when `Service`
+/// does not, or differs when the name written is another type; and an unavailable one, which takes any type, whose
+/// message is the error. An array's metatype is the same spelling for a protocol, a composition and a class.
+func moduleCheck(_ annotation: ServiceAnnotation) -> String {
+    let service = annotation.service
+    guard !service.moduleWasWritten, let written = service.path.first else { return "" }
+    let message = Annotation.swiftStringContents(
+        "\(annotation.written): the service '\(written)' written here is not '\(service.recordName)', the type its "
+            + "record names: a service written without its module is taken as this module's (\(service.module)); "
+            + "write it with the module that declares it, '<Module>.\(written).self' (the compiler's note 'did you "
+            + "mean module' names it), and a nested protocol with its enclosing types")
+    let array = "[\(QualifiedTypeName.escaped(written))]"
+    return """
+            static func serviceWrittenWithoutItsModule(_ written: [Service].Type) {}
+            @available(*, unavailable, message: "\(message)")
+            static func serviceWrittenWithoutItsModule(_ written: Any.Type) {}
+            static func checkTheServiceWritten() { serviceWrittenWithoutItsModule(\(array).self) }
+
+        """
 }
 
 /// Refuses declarations other than classes, structs, enums and actors (protocols, extensions).
