@@ -110,7 +110,8 @@ struct ServiceAnnotation {
 /// leaves no error but its own. A type of its own, beside the records, not in the accessor: the accessor is a C
 /// function pointer, and the methods of a type declared inside it are not emitted.
 func conformanceCheck(
-    named name: String, annotation: ServiceAnnotation, placement: Annotation.Placement
+    named name: String, annotation: ServiceAnnotation, placement: Annotation.Placement,
+    implementationWritten: String? = nil
 ) -> DeclSyntax {
     let message = Annotation.swiftStringContents(
         "\(annotation.written): \(annotation.implementation.recordName) must conform to "
@@ -125,37 +126,26 @@ func conformanceCheck(
             }
             @available(*, unavailable, message: "\(raw: message)")
             static func implementationOfTheService<T, S>(_ instance: T) -> S { fatalError() }
-        \(raw: moduleCheck(annotation))}
+        \(raw: moduleCheck(annotation, implementation: implementationWritten))}
         """
 }
 
-/// For a service written without its module, the members of the conformance check that turn a wrong guess of its
-/// module into an error in our words: "'serviceWrittenWithoutItsModule' is unavailable: @BeeHiveService(StockService
-/// .self): the service 'StockService' written here is not 'App.StockService', the type its record names; …". Empty
-/// when the annotation wrote the module, which the compiler checks through ``QualifiedTypeName/checkedSpelling``.
-///
-/// A macro cannot know where a name is declared, and the compiler's own error for the name it does not find in this
-/// module stays ("'StockService' is not imported through module 'App'", with the note "did you mean module
-/// 'ShopAPI'?"); this error stands beside it. The name as written (`[StockService].self`, found where the annotation
-/// is) is passed to two overloads: one whose parameter is `[Service].Type`, which does not exist when `Service`
-/// does not, or differs when the name written is another type; and an unavailable one, which takes any type, whose
-/// message is the error. An array's metatype is the same spelling for a protocol, a composition and a class.
-func moduleCheck(_ annotation: ServiceAnnotation) -> String {
-    let service = annotation.service
-    guard !service.moduleWasWritten, let written = service.path.first else { return "" }
-    let message = Annotation.swiftStringContents(
-        "\(annotation.written): the service '\(written)' written here is not '\(service.recordName)', the type its "
-            + "record names: a service written without its module is taken as this module's (\(service.module)); "
-            + "write it with the module that declares it, '<Module>.\(written).self' (the compiler's note 'did you "
-            + "mean module' names it), and a nested protocol with its enclosing types")
-    let array = "[\(QualifiedTypeName.escaped(written))]"
-    return """
-            static func serviceWrittenWithoutItsModule(_ written: [Service].Type) {}
-            @available(*, unavailable, message: "\(message)")
-            static func serviceWrittenWithoutItsModule(_ written: Any.Type) {}
-            static func checkTheServiceWritten() { serviceWrittenWithoutItsModule(\(array).self) }
-
-        """
+/// The members of the conformance check that check the names the annotation wrote without their module (see
+/// ``QualifiedTypeName/writtenNameCheck(alias:written:role:noun:)``): the service, and `#BeeHiveService`'s
+/// implementation (`implementation` is its role, `nil` for `@BeeHiveService`, whose implementation is the annotated
+/// type).
+func moduleCheck(_ annotation: ServiceAnnotation, implementation: String? = nil) -> String {
+    var members = annotation.service.writtenNameCheck(
+        alias: "Service", written: annotation.written, role: "service", noun: "protocol")
+    if let implementation {
+        let alias = "Implementation"
+        let check = annotation.implementation.writtenNameCheck(
+            alias: alias, written: implementation, role: "implementation", noun: "type")
+        if !check.isEmpty {
+            members += "    typealias \(alias) = \(annotation.implementation.checkedSpelling)\n" + check
+        }
+    }
+    return members
 }
 
 /// Refuses declarations other than classes, structs, enums and actors (protocols, extensions).

@@ -52,31 +52,37 @@ struct ServiceSpellingTests {
     }
 
     @Test(
-        "a freestanding annotation's type of one name has BeeHive's words on the line above the accessor's write",
+        "a freestanding annotation's type of one name is checked as the type written, in BeeHive's words",
         arguments: [
             (
-                "#BeeHiveService(StockService.self, Shelf.self)",
-                "// BeeHive: #BeeHiveService(…, Shelf.self) names the implementation 'App.Shelf': an implementation "
-                    + "written without its module is taken as this module's (App). If App declares no 'Shelf', the "
-                    + "type is another module's: write it with that module's name, '<Module>.Shelf.self'"
+                "#BeeHiveService(StockService.self, Shelf.self)", "implementationWrittenWithoutItsModule([Shelf].self)",
+                "#BeeHiveService(…, Shelf.self): the implementation 'Shelf' written here is not 'App.Shelf', the type "
+                    + "its record names: an implementation written without its module is taken as this module's (App)"
             ),
-            ("#BeeHiveMod(LoginModule.self)", "// BeeHive: #BeeHiveMod(LoginModule.self) names the module type "),
-            ("#BeeHiveRoute(\"app://x\", UserRoute.self)", "// BeeHive: #BeeHiveRoute(…, UserRoute.self) names "),
+            (
+                "#BeeHiveMod(LoginModule.self)", "moduleTypeWrittenWithoutItsModule([LoginModule].self)",
+                "#BeeHiveMod(LoginModule.self): the module type 'LoginModule' written here is not 'App.LoginModule'"
+            ),
+            (
+                "#BeeHiveRoute(\"app://x\", UserRoute.self)", "routeHandlerWrittenWithoutItsModule([UserRoute].self)",
+                "#BeeHiveRoute(…, UserRoute.self): the route handler 'UserRoute' written here is not 'App.UserRoute'"
+            ),
         ])
-    func freestandingNote(_ source: String, note: String) throws {
-        let lines = MacroExpansion.expand(source, freestanding: true).source.split(separator: "\n")
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-        let write = try #require(lines.firstIndex { $0.contains("BeeHive::_BeeHiveTypedRecord.write(") })
-        #expect(lines[write - 1].hasPrefix(note), "\(lines[write - 1])")
+    func freestandingCheck(_ source: String, call: String, message: String) {
+        let expanded = MacroExpansion.expand(source, freestanding: true).source
+        let lines = expanded.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.contains(call), "\(expanded)")
+        #expect(lines.contains { $0.hasPrefix("@available(*, unavailable, message: \"" + message) }, "\(expanded)")
+        #expect(!expanded.contains("// BeeHive:"), "\(expanded)")
     }
 
-    @Test("a freestanding annotation whose types are written with their modules has no words to add")
+    @Test("a freestanding annotation whose types are written with their modules has no check of the names written")
     func freestandingQualified() {
         for source in [
             "#BeeHiveService(ShopAPI.StockService.self, ShopServer.Shelf.self)", "#BeeHiveMod(Auth.LoginModule.self)",
         ] {
             let expanded = MacroExpansion.expand(source, freestanding: true).source
-            #expect(!expanded.contains("// BeeHive:"), "\(expanded)")
+            #expect(!expanded.contains("WrittenWithoutItsModule"), "\(expanded)")
         }
     }
 }

@@ -222,7 +222,8 @@ struct MacroCompileTimeCheckTests {
             name: "another module's module type named without its module",
             source: "#BeeHiveMod(ModuleContext.self)",
             mentions: [
-                "// BeeHive: #BeeHiveMod(ModuleContext.self) names the module type 'App.ModuleContext'",
+                "error: 'moduleTypeWrittenWithoutItsModule' is unavailable: #BeeHiveMod(ModuleContext.self): the "
+                    + "module type 'ModuleContext' written here is not 'App.ModuleContext', the type its record names",
                 "did you mean module 'BeeHiveModules'?",
             ]),
         Case(
