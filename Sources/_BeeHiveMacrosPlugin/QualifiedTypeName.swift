@@ -63,9 +63,8 @@ struct QualifiedTypeName: Equatable {
         guard !moduleWasWritten, let name = path.first else { return "" }
         let article = role.first.map { "aeiou".contains($0) } == true ? "an" : "a"
         let words = role.split(separator: " ")
-        let function =
-            (words.first.map(String.init) ?? "") + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }
-            .joined() + "WrittenWithoutItsModule"
+        let capitalised = words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }
+        let function = (words.first.map(String.init) ?? "") + capitalised.joined() + "WrittenWithoutItsModule"
         let message = Annotation.swiftStringContents(
             "\(written): the \(role) '\(name)' written here is not '\(recordName)', the type its record names: "
                 + "\(article) \(role) written without its module is taken as this module's (\(module)); write it with "
@@ -80,9 +79,9 @@ struct QualifiedTypeName: Equatable {
             """
     }
 
-    /// A type of the expansion, `private` at file scope, whose members are ``writtenNameCheck(alias:written:role:noun:)``
-    /// for a freestanding annotation's type (`#BeeHiveMod`'s, `#BeeHiveRoute`'s); `nil` when the annotation wrote the
-    /// module.
+    /// A type of the expansion, `private` at file scope, whose members are
+    /// ``writtenNameCheck(alias:written:role:noun:)`` for a freestanding annotation's type (`#BeeHiveMod`'s,
+    /// `#BeeHiveRoute`'s); `nil` when the annotation wrote the module.
     func writtenNameCheckType(
         named typeName: String, placement: Annotation.Placement, written: String, role: String
     ) -> DeclSyntax? {

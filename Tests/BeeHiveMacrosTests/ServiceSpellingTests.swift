@@ -56,8 +56,9 @@ struct ServiceSpellingTests {
         arguments: [
             (
                 "#BeeHiveService(StockService.self, Shelf.self)", "implementationWrittenWithoutItsModule([Shelf].self)",
-                "#BeeHiveService(…, Shelf.self): the implementation 'Shelf' written here is not 'App.Shelf', the type "
-                    + "its record names: an implementation written without its module is taken as this module's (App)"
+                "#BeeHiveService(…, Shelf.self): the implementation 'Shelf' written here is not 'App.Shelf', the "
+                    + "type its record names: an implementation written without its module is taken as this module's "
+                    + "(App)"
             ),
             (
                 "#BeeHiveMod(LoginModule.self)", "moduleTypeWrittenWithoutItsModule([LoginModule].self)",
