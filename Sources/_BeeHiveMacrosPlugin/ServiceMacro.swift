@@ -109,6 +109,8 @@ struct ServiceAnnotation {
 /// to `(T) -> Service` for a protocol or a class; the other returns whatever the context asks for, so that choosing it
 /// leaves no error but its own. A type of its own, beside the records, not in the accessor: the accessor is a C
 /// function pointer, and the methods of a type declared inside it are not emitted.
+///
+/// It also holds the members of ``moduleCheck(_:implementation:)``, to which `implementationWritten` is passed.
 func conformanceCheck(
     named name: String, annotation: ServiceAnnotation, placement: Annotation.Placement,
     implementationWritten: String? = nil
@@ -132,8 +134,10 @@ func conformanceCheck(
 
 /// The members of the conformance check that check the names the annotation wrote without their module (see
 /// ``QualifiedTypeName/writtenNameCheck(alias:written:role:noun:)``): the service, and `#BeeHiveService`'s
-/// implementation (`implementation` is its role, `nil` for `@BeeHiveService`, whose implementation is the annotated
-/// type).
+/// implementation.
+///
+/// - Parameter implementation: `#BeeHiveService`'s implementation argument as written, for the message
+///   (`#BeeHiveService(…, Shelf.self)`); `nil` for `@BeeHiveService`, whose implementation is the annotated type.
 func moduleCheck(_ annotation: ServiceAnnotation, implementation: String? = nil) -> String {
     var members = annotation.service.writtenNameCheck(
         alias: "Service", written: annotation.written, role: "service", noun: "protocol")
