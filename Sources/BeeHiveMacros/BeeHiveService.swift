@@ -18,10 +18,13 @@
 /// A macro sees names, not declarations, so BeeHive checks what the record will name as far as each mistake can be
 /// seen:
 /// - a composition (`(A & B).self`), an existential (`(any P).self`), a metatype (`P.Type.self`) or a specialised
-///   generic type (`Box<Int>.self`) is the macro's own error, naming the types and the fix;
-/// - another module's protocol written without its module is the compiler's error ("'StockService' is not imported
-///   through module 'ShopServer'", "did you mean module 'ShopAPI'?"), printed with BeeHive's words on the line above
-///   it in the expansion: write `ShopAPI.StockService.self`;
+///   generic type (`Box<Int>.self`) is the macro's own error, naming the types and the fix, with a fix-it where the
+///   fix is mechanical (`P.self`, or one annotation for each protocol of a composition);
+/// - another module's protocol written without its module is an error in BeeHive's words
+///   ("@BeeHiveService(StockService.self): the service 'StockService' written here is not
+///   'ShopServer.StockService', the type its record names: …; write it with the module that declares it,
+///   '<Module>.StockService.self'"), beside the compiler's ("'StockService' is not imported through module
+///   'ShopServer'", "did you mean module 'ShopAPI'?"): write `ShopAPI.StockService.self`;
 /// - a typealias (`typealias Stock = ShopAPI.StockService`) compiles, since the compiler looks through it, and the
 ///   record names the alias: a resolve of the service then fails with `serviceNotFound`, whose message says that the
 ///   annotation named it through a typealias. Name the type.

@@ -36,10 +36,11 @@ public struct ModuleDeclarationMacro: DeclarationMacro {
             ).at(node)
         }
         let module = try QualifiedTypeName.parse(metatype: type, currentModule: site.module, role: "module")
-        var annotation = try moduleAnnotation(arguments, module: module)
-        annotation.accessorNote = module.assumedModuleNote(
-            written: "#BeeHiveMod(\(type.trimmedDescription))", role: "module type", noun: "type")
-        return annotation.declarations(at: site, placement: placement, in: context)
+        let annotation = try moduleAnnotation(arguments, module: module)
+        let check = module.writtenNameCheckType(
+            named: context.makeUniqueName("BeeHiveNameCheck").text, placement: placement,
+            written: "#BeeHiveMod(\(type.trimmedDescription))", role: "module type")
+        return annotation.declarations(at: site, placement: placement, in: context) + (check.map { [$0] } ?? [])
     }
 }
 

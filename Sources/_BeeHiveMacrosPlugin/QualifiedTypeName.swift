@@ -23,8 +23,8 @@ struct QualifiedTypeName: Equatable {
     /// name it does not find in this module ("'StockService' is not imported through module 'ShopServer'", "did
     /// you mean module 'ShopAPI'?") and prints the lines before it. `nil` when the annotation wrote the module.
     ///
-    /// A macro cannot know in which module a name is declared; only the compiler can, and a name it does not find
-    /// is always its own error, which no declaration of ours can turn into one in our words: so they stand beside it.
+    /// The expansions no longer write it: ``writtenNameCheck(alias:written:role:noun:)`` makes the same mistake an
+    /// error in our words. Kept while `Annotation.accessorNote`, which carried it, is kept.
     ///
     /// - Parameters:
     ///   - written: The annotation as written, for the message: `@BeeHiveService(StockService.self)`.
@@ -39,6 +39,60 @@ struct QualifiedTypeName: Equatable {
             + "taken as this module's (\(module)). If \(module) declares no '\(name)', the \(noun) is another "
             + "module's: write it with that module's name, '<Module>.\(name).self' (the module the compiler's note "
             + "suggests); a nested \(noun) is written with its enclosing types."
+    }
+
+    /// For a name written without its module, members of a type of the expansion that turn a wrong guess of its
+    /// module into an error in our words, where `alias` is a typealias of ``checkedSpelling`` in that type:
+    /// "'serviceWrittenWithoutItsModule' is unavailable: @BeeHiveService(StockService.self): the service
+    /// 'StockService' written here is not 'App.StockService', the type its record names: …; write it with the module
+    /// that declares it, '<Module>.StockService.self' …". Empty when the annotation wrote the module.
+    ///
+    /// A macro cannot know where a name is declared, and the compiler's own error for the name it does not find in
+    /// this module stays ("'StockService' is not imported through module 'App'", with the note "did you mean module
+    /// 'ShopAPI'?"); this error stands beside it. The name as written (`[StockService].self`, found where the
+    /// annotation is) is passed to two overloads: one whose parameter is `[Service].Type`, which does not exist when
+    /// `Service` does not, or differs when the name written is another type; and an unavailable one, which takes any
+    /// type, whose message is the error. An array's metatype is spelled the same for a protocol, a composition, a
+    /// class and a struct.
+    ///
+    /// - Parameters:
+    ///   - written: The annotation as written, for the message: `@BeeHiveService(StockService.self)`.
+    ///   - role: What the type is to the annotation: "service", "implementation", "module type", "route handler".
+    ///   - noun: What such a type is: "protocol" or "type".
+    func writtenNameCheck(alias: String, written: String, role: String, noun: String) -> String {
+        guard !moduleWasWritten, let name = path.first else { return "" }
+        let article = role.first.map { "aeiou".contains($0) } == true ? "an" : "a"
+        let words = role.split(separator: " ")
+        let capitalised = words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }
+        let function = (words.first.map(String.init) ?? "") + capitalised.joined() + "WrittenWithoutItsModule"
+        let message = Annotation.swiftStringContents(
+            "\(written): the \(role) '\(name)' written here is not '\(recordName)', the type its record names: "
+                + "\(article) \(role) written without its module is taken as this module's (\(module)); write it with "
+                + "the module that declares it, '<Module>.\(name).self' (the compiler's note 'did you mean module' "
+                + "names it), and a nested \(noun) with its enclosing types")
+        return """
+                static func \(function)(_ written: [\(alias)].Type) {}
+                @available(*, unavailable, message: "\(message)")
+                static func \(function)(_ written: Any.Type) {}
+                static func check\(alias)Written() { \(function)([\(Self.escaped(name))].self) }
+
+            """
+    }
+
+    /// A type of the expansion, `private` at file scope, whose members are
+    /// ``writtenNameCheck(alias:written:role:noun:)`` for a freestanding annotation's type (`#BeeHiveMod`'s,
+    /// `#BeeHiveRoute`'s); `nil` when the annotation wrote the module.
+    func writtenNameCheckType(
+        named typeName: String, placement: Annotation.Placement, written: String, role: String
+    ) -> DeclSyntax? {
+        let check = writtenNameCheck(alias: "Named", written: written, role: role, noun: "type")
+        guard !check.isEmpty else { return nil }
+        let access = placement == .member ? "" : "private "
+        return """
+            \(raw: access)enum \(raw: typeName) {
+                typealias Named = \(raw: checkedSpelling)
+            \(raw: check)}
+            """
     }
 
     /// An identifier in backticks if it needs them (a keyword such as `Type` or `Protocol` as a name).
@@ -60,9 +114,13 @@ struct QualifiedTypeName: Equatable {
     /// is `Greeter` of module `PluginAPI`, and a type nested in a type of the current module is written with the
     /// module's name first (`App.Outer.Inner`). The compiler checks the module through ``checkedSpelling``.
     ///
+    /// - Parameter annotation: The annotation whose service `expression` is, for a fix-it that rewrites it; `nil`
+    ///   for other roles.
     /// - Throws: `AnnotationDiagnostic` (`notATypeName`, `genericType`, `protocolComposition`, `existentialType`,
     ///   `metatypeType`) when `expression` is no such name.
-    static func parse(metatype expression: ExprSyntax, currentModule: String, role: String) throws -> Self {
+    static func parse(
+        metatype expression: ExprSyntax, currentModule: String, role: String, annotation: WrittenAnnotation? = nil
+    ) throws -> Self {
         guard let member = expression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "self",
             let base = member.base
         else {
@@ -72,7 +130,7 @@ struct QualifiedTypeName: Equatable {
                     + "found '\(expression.trimmedDescription)'"
             ).at(expression)
         }
-        try TypeShape.check(base, of: expression, role: role)
+        try TypeShape.check(base, of: expression, role: role, annotation: annotation)
         var components: [String] = []
         var current: ExprSyntax? = base
         while let node = current {

@@ -37,11 +37,11 @@ public struct RouteDeclarationMacro: DeclarationMacro {
         }
         let handler = try QualifiedTypeName.parse(
             metatype: arguments.unlabelled[1], currentModule: site.module, role: "route handler")
-        var annotation = try routeAnnotation(arguments, patternIndex: 0, handler: handler, at: node)
-        annotation.accessorNote = handler.assumedModuleNote(
-            written: "#BeeHiveRoute(…, \(arguments.unlabelled[1].trimmedDescription))", role: "route handler",
-            noun: "type")
-        return annotation.declarations(at: site, placement: placement, in: context)
+        let annotation = try routeAnnotation(arguments, patternIndex: 0, handler: handler, at: node)
+        let check = handler.writtenNameCheckType(
+            named: context.makeUniqueName("BeeHiveNameCheck").text, placement: placement,
+            written: "#BeeHiveRoute(…, \(arguments.unlabelled[1].trimmedDescription))", role: "route handler")
+        return annotation.declarations(at: site, placement: placement, in: context) + (check.map { [$0] } ?? [])
     }
 }
 

@@ -23,13 +23,14 @@ public struct ServiceDeclarationMacro: DeclarationMacro {
         let implementation = try QualifiedTypeName.parse(
             metatype: arguments.unlabelled[1], currentModule: site.module, role: "implementation")
         let check = context.makeUniqueName("BeeHiveConformanceCheck").text
-        var annotation = try serviceAnnotation(
+        let annotation = try serviceAnnotation(
             arguments, implementation: implementation, site: site, at: node, conformanceCheck: check)
-        annotation.annotation.accessorNote = implementation.assumedModuleNote(
-            written: "#BeeHiveService(…, \(arguments.unlabelled[1].trimmedDescription))", role: "implementation",
-            noun: "type")
+        let written = "#BeeHiveService(…, \(arguments.unlabelled[1].trimmedDescription))"
         return annotation.declarations(at: site, placement: placement, in: context)
-            + [conformanceCheck(named: check, annotation: annotation, placement: placement)]
+            + [
+                conformanceCheck(
+                    named: check, annotation: annotation, placement: placement, implementationWritten: written)
+            ]
     }
 }
 

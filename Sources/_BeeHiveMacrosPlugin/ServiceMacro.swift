@@ -17,7 +17,8 @@ public struct ServiceMacro: ExtensionMacro {
         let check = context.makeUniqueName("BeeHiveConformanceCheck").text
         let annotation = try serviceAnnotation(
             arguments, implementation: implementation.name, site: site, at: node, conformanceCheck: check)
-        let conformance = protocols.isEmpty ? "" : ": BeeHive::ServiceImplementation"
+        let addsConformance = !protocols.isEmpty && isFirstServiceAnnotation(node, of: declaration)
+        let conformance = addsConformance ? ": BeeHive::ServiceImplementation" : ""
         let members =
             annotation.declarations(at: site, placement: .member, in: context)
             + [conformanceCheck(named: check, annotation: annotation, placement: .member)]
@@ -28,6 +29,17 @@ public struct ServiceMacro: ExtensionMacro {
             """
         return [extensionDecl.cast(ExtensionDeclSyntax.self)]
     }
+}
+
+/// Whether `node` is the first `@BeeHiveService` of `declaration`, which alone adds the `ServiceImplementation`
+/// conformance to a type annotated with several services (each expansion is told the type lacks it, and two
+/// extensions declaring it are a redundant conformance). Compared by text: the compiler gives the attribute apart
+/// from the declaration.
+func isFirstServiceAnnotation(_ node: AttributeSyntax, of declaration: some DeclGroupSyntax) -> Bool {
+    let first = declaration.attributes.lazy.compactMap { $0.as(AttributeSyntax.self) }.first {
+        $0.attributeName.trimmedDescription.split(separator: ".").last == "BeeHiveService"
+    }
+    return first.map { $0.trimmedDescription == node.trimmedDescription } ?? true
 }
 
 /// The annotation of a service: the service from the first unlabelled argument, an optional `name:`, `rank:` and
@@ -44,7 +56,8 @@ func serviceAnnotation(
         ).at(node)
     }
     let service = try QualifiedTypeName.parse(
-        metatype: arguments.unlabelled[serviceIndex], currentModule: site.module, role: "service protocol")
+        metatype: arguments.unlabelled[serviceIndex], currentModule: site.module, role: "service protocol",
+        annotation: WrittenAnnotation(node: Syntax(node), argument: arguments.unlabelled[serviceIndex]))
     var pairs: [(key: String, value: RecordBytes.Value)] = [
         ("service", .string(service.recordName)), ("impl", .string(implementation.recordName)),
     ]
@@ -96,8 +109,11 @@ struct ServiceAnnotation {
 /// to `(T) -> Service` for a protocol or a class; the other returns whatever the context asks for, so that choosing it
 /// leaves no error but its own. A type of its own, beside the records, not in the accessor: the accessor is a C
 /// function pointer, and the methods of a type declared inside it are not emitted.
+///
+/// It also holds the members of ``moduleCheck(_:implementation:)``, to which `implementationWritten` is passed.
 func conformanceCheck(
-    named name: String, annotation: ServiceAnnotation, placement: Annotation.Placement
+    named name: String, annotation: ServiceAnnotation, placement: Annotation.Placement,
+    implementationWritten: String? = nil
 ) -> DeclSyntax {
     let message = Annotation.swiftStringContents(
         "\(annotation.written): \(annotation.implementation.recordName) must conform to "
@@ -106,23 +122,34 @@ func conformanceCheck(
     let access = placement == .member ? "" : "private "
     return """
         \(raw: access)enum \(raw: name) {
-            \(raw: serviceSpellingNote(annotation))typealias Service = \(raw: annotation.service.checkedSpelling)
+            typealias Service = \(raw: annotation.service.checkedSpelling)
             static func implementationOfTheService<T: Service>(_ instance: T) -> T {
                 instance
             }
             @available(*, unavailable, message: "\(raw: message)")
             static func implementationOfTheService<T, S>(_ instance: T) -> S { fatalError() }
-        }
+        \(raw: moduleCheck(annotation, implementation: implementationWritten))}
         """
 }
 
-/// BeeHive's words above the one place the expansion names the service, for a service written without its module
-/// (see ``QualifiedTypeName/assumedModuleNote(written:role:noun:)``); empty when the annotation wrote the module.
-func serviceSpellingNote(_ annotation: ServiceAnnotation) -> String {
-    guard
-        let note = annotation.service.assumedModuleNote(written: annotation.written, role: "service", noun: "protocol")
-    else { return "" }
-    return note + "\n    "
+/// The members of the conformance check that check the names the annotation wrote without their module (see
+/// ``QualifiedTypeName/writtenNameCheck(alias:written:role:noun:)``): the service, and `#BeeHiveService`'s
+/// implementation.
+///
+/// - Parameter implementation: `#BeeHiveService`'s implementation argument as written, for the message
+///   (`#BeeHiveService(…, Shelf.self)`); `nil` for `@BeeHiveService`, whose implementation is the annotated type.
+func moduleCheck(_ annotation: ServiceAnnotation, implementation: String? = nil) -> String {
+    var members = annotation.service.writtenNameCheck(
+        alias: "Service", written: annotation.written, role: "service", noun: "protocol")
+    if let implementation {
+        let alias = "Implementation"
+        let check = annotation.implementation.writtenNameCheck(
+            alias: alias, written: implementation, role: "implementation", noun: "type")
+        if !check.isEmpty {
+            members += "    typealias \(alias) = \(annotation.implementation.checkedSpelling)\n" + check
+        }
+    }
+    return members
 }
 
 /// Refuses declarations other than classes, structs, enums and actors (protocols, extensions).

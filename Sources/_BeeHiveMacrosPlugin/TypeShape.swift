@@ -7,9 +7,13 @@ import SwiftSyntax
 enum TypeShape {
     /// Refuses `base`, the part before `.self` of the argument `expression`, when its shape is one of those.
     ///
+    /// - Parameter annotation: The annotation `expression` is the service of, which a fix-it may write once for each
+    ///   protocol of a composition; `nil` for other roles.
     /// - Throws: `AnnotationDiagnostic`: `protocolComposition`, `existentialType`, `genericType` (a constrained
     ///   existential, `(any Tracker<Int>).self`) or `metatypeType`.
-    static func check(_ base: ExprSyntax, of expression: ExprSyntax, role: String) throws {
+    static func check(
+        _ base: ExprSyntax, of expression: ExprSyntax, role: String, annotation: WrittenAnnotation? = nil
+    ) throws {
         var inner = base
         if let tuple = base.as(TupleExprSyntax.self), tuple.elements.count == 1, let only = tuple.elements.first,
             only.label == nil
@@ -18,25 +22,19 @@ enum TypeShape {
         }
         let found = expression.trimmedDescription
         if let members = compositionMembers(inner) {
-            let names = members.joined(separator: " & ")
-            let refined = members.map { $0.split(separator: ".").last.map(String.init) ?? $0 }.joined()
-            throw AnnotationDiagnostic(
-                code: .protocolComposition,
-                message: "expected one \(role), found the composition '\(names)' in '\(found)': a record names one "
-                    + "type, which the runtime looks up by its name, and a composition has none; declare a protocol "
-                    + "that refines them ('protocol \(refined): \(members.joined(separator: ", ")) {}'), implement "
-                    + "it and write '\(refined).self', or register the type once for each protocol"
-            ).at(expression)
+            try refuseComposition(members, in: expression, role: role, annotation: annotation)
         }
         if let (keyword, constraint) = existential(inner) ?? existential(base) {
-            if constraint.contains("<") {
+            if let open = constraint.firstIndex(of: "<") {
+                let unconstrained = "\(constraint[..<open]).self"
                 throw AnnotationDiagnostic(
                     code: .genericType,
                     message: "expected the \(role) as a plain type name, found the constrained type "
                         + "'\(keyword) \(constraint)' in '\(found)': records name types that the runtime looks up "
-                        + "by name, without generic arguments; register a constrained service in code, with "
+                        + "by name, without generic arguments; write '\(unconstrained)' to register it as any "
+                        + "'\(constraint[..<open])', or register a constrained service in code, with "
                         + "'hive.register(service:impl:)'"
-                ).at(expression)
+                ).at(expression, fixIts: [replacement(of: expression, with: unconstrained)])
             }
             let fixed = "\(constraint).self"
             throw AnnotationDiagnostic(
@@ -56,6 +54,48 @@ enum TypeShape {
                     + "'\(base.trimmedDescription)' in '\(found)': write '\(fixed)'"
             ).at(expression, fixIts: [replacement(of: expression, with: fixed)])
         }
+    }
+
+    /// Protocols that constrain a type without being a service a record could name: a composition's members of
+    /// these are left out of the fix.
+    static let constraintProtocols: Set<String> = [
+        "Sendable", "AnyObject", "Copyable", "Escapable", "BitwiseCopyable", "SendableMetatype",
+    ]
+
+    /// Refuses the composition of `members`, the argument `expression`. A composition of one service and constraints
+    /// (`StockService & Sendable`) gets a fix-it that names the service; one of several services, a fix-it that
+    /// writes `annotation` once for each of them, when `annotation` is given.
+    static func refuseComposition(
+        _ members: [String], in expression: ExprSyntax, role: String, annotation: WrittenAnnotation?
+    ) throws -> Never {
+        let names = members.joined(separator: " & ")
+        let found = "found the composition '\(names)' in '\(expression.trimmedDescription)'"
+        let protocols = members.filter { member in
+            !member.hasPrefix("~")
+                && !constraintProtocols.contains(member.split(separator: ".").last.map(String.init) ?? member)
+        }
+        let services = protocols.isEmpty ? members : protocols
+        if services.count == 1, let service = services.first {
+            let constraints = members.filter { $0 != service }.map { "'\($0)'" }.joined(separator: ", ")
+            throw AnnotationDiagnostic(
+                code: .protocolComposition,
+                message: "expected one \(role), \(found): a record names the protocol itself, and \(constraints) "
+                    + "constrain\(members.count == 2 ? "s" : "") it without being \(role)s; write '\(service).self'"
+            ).at(expression, fixIts: [replacement(of: expression, with: service + ".self")])
+        }
+        let refined = services.map { $0.split(separator: ".").last.map(String.init) ?? $0 }.joined()
+        var fixIts: [FixIt] = []
+        if let annotation, services.count > 1 {
+            fixIts.append(annotation.writtenOnce(for: services.map { $0 + ".self" }))
+        }
+        throw AnnotationDiagnostic(
+            code: .protocolComposition,
+            message: "expected one \(role), \(found): a record names one type, which the runtime looks up by its "
+                + "name, and a composition has none; register the type once for each protocol, with one annotation "
+                + "for each of " + services.map { "'\($0).self'" }.joined(separator: ", ")
+                + ", or declare a protocol that refines them ('protocol \(refined): "
+                + "\(services.joined(separator: ", ")) {}'), implement it and write '\(refined).self'"
+        ).at(expression, fixIts: fixIts)
     }
 
     /// The members of a protocol composition written as an expression (`A & B`, unfolded or folded) or as a type

@@ -53,10 +53,16 @@ struct DiagnosticTests {
         Case(
             source: "@BeeHiveService((any ShopAPI.StockService & Sendable).self)\nstruct T: Tracker {}",
             code: "protocolComposition",
-            mentions: ["'ShopAPI.StockService & Sendable'", "protocol StockServiceSendable: ShopAPI.StockService"]),
+            mentions: [
+                "found the composition 'ShopAPI.StockService & Sendable'", "'Sendable' constrains it",
+                "write 'ShopAPI.StockService.self'",
+            ]),
         Case(
             source: "@BeeHiveService((any Tracker<Int>).self)\nstruct T: Tracker {}", code: "genericType",
-            mentions: ["found the constrained type 'any Tracker<Int>'", "hive.register(service:impl:)"]),
+            mentions: [
+                "found the constrained type 'any Tracker<Int>'", "write 'Tracker.self' to register it as any 'Tracker'",
+                "hive.register(service:impl:)",
+            ]),
         Case(
             source: "@BeeHiveService(Tracker.Type.self)\nstruct T: Tracker {}", code: "metatypeType",
             mentions: ["found its metatype 'Tracker.Type'", "write 'Tracker.self'"]),
@@ -148,6 +154,79 @@ struct DiagnosticTests {
             ],
             applyFixIts: ["write 'Tracker.self'"],
             fixedSource: "@BeeHiveService(Tracker.self)\nstruct T: Tracker {}")
+    }
+
+    @Test("a composition of one protocol and constraints gets a fix-it that names the protocol")
+    func constrainedProtocolFixIt() {
+        MacroExpansion.assertExpansion(
+            "@BeeHiveService((any StockService & Sendable).self)\nstruct T: StockService {}",
+            expandedSource: "struct T: StockService {}",
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "expected one service protocol, found the composition 'StockService & Sendable' in "
+                        + "'(any StockService & Sendable).self': a record names the protocol itself, and 'Sendable' "
+                        + "constrains it without being service protocols; write 'StockService.self'",
+                    line: 1, column: 17, fixIts: [FixItSpec(message: "write 'StockService.self'")])
+            ],
+            applyFixIts: ["write 'StockService.self'"],
+            fixedSource: "@BeeHiveService(StockService.self)\nstruct T: StockService {}")
+    }
+
+    @Test("a constrained existential gets a fix-it that names its protocol")
+    func constrainedExistentialFixIt() {
+        let expansion = MacroExpansion.expand("@BeeHiveService((any Tracker<Int>).self)\nstruct T: Tracker {}")
+        let fixIts = expansion.diagnostics.flatMap(\.fixIts).map(\.message.message)
+        #expect(fixIts == ["write 'Tracker.self'"], "\(expansion.diagnostics.map(\.message))")
+    }
+
+    @Test("a composition of services gets a fix-it that writes the annotation once for each, with its arguments")
+    func compositionFixIt() {
+        let message =
+            "expected one service protocol, found the composition 'ShopAPI.StockService & PriceService' in "
+            + "'(ShopAPI.StockService & PriceService).self': a record names one type, which the runtime looks up by "
+            + "its name, and a composition has none; register the type once for each protocol, with one annotation "
+            + "for each of 'ShopAPI.StockService.self', 'PriceService.self', or declare a protocol that refines them "
+            + "('protocol StockServicePriceService: ShopAPI.StockService, PriceService {}'), implement it and write "
+            + "'StockServicePriceService.self'"
+        MacroExpansion.assertExpansion(
+            """
+            enum Shop {
+                @BeeHiveService((ShopAPI.StockService & PriceService).self, rank: 2)
+                struct Till: StockService, PriceService {}
+            }
+            """,
+            expandedSource: """
+                enum Shop {
+                    struct Till: StockService, PriceService {}
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: message, line: 2, column: 21,
+                    fixIts: [FixItSpec(message: "register the type once for each protocol")])
+            ],
+            applyFixIts: ["register the type once for each protocol"],
+            fixedSource: """
+                enum Shop {
+                    @BeeHiveService(ShopAPI.StockService.self, rank: 2)
+                    @BeeHiveService(PriceService.self, rank: 2)
+                    struct Till: StockService, PriceService {}
+                }
+                """)
+    }
+
+    @Test("a freestanding composition of services gets a fix-it that writes one registration for each")
+    func freestandingCompositionFixIt() {
+        let source = "#BeeHiveService((StockService & PriceService).self, Till.self, name: \"x\")"
+        let expansion = MacroExpansion.expand(source, freestanding: true)
+        let fixIt = expansion.diagnostics.first?.fixIts.first
+        #expect(fixIt?.message.message == "register the type once for each protocol")
+        let edits = fixIt?.edits.map(\.replacement) ?? []
+        #expect(
+            edits == [
+                "#BeeHiveService(StockService.self, Till.self, name: \"x\")\n"
+                    + "#BeeHiveService(PriceService.self, Till.self, name: \"x\")"
+            ], "\(edits)")
     }
 
     @Test("a private type gets a fix-it that makes it internal")

@@ -91,6 +91,13 @@ struct MacroCompileTimeCheckTests {
                 enum Outer {
                     @BeeHiveService(App.Clock.self) struct Inner: Clock { var now: Int { 2 } }
                 }
+                protocol Named: Sendable {}
+                @BeeHiveService(Clock.self, name: "both")
+                @BeeHiveService(Named.self)
+                struct Both: Clock, Named { var now: Int { 4 } }
+                class Base: @unchecked Sendable { required init() {} }
+                @BeeHiveService(Base.self)
+                final class Derived: Base, @unchecked Sendable {}
                 """)
         #expect(result.passed, "\(result.output)")
     }
@@ -141,13 +148,14 @@ struct MacroCompileTimeCheckTests {
         Fixture(
             file: "UnqualifiedServiceOfAnotherModule.swift",
             mentions: [
+                // BeeHive's error, naming the annotation, both types and the fix.
+                "error: 'serviceWrittenWithoutItsModule' is unavailable: @BeeHiveService(StockService.self): the "
+                    + "service 'StockService' written here is not 'App.StockService', the type its record names: a "
+                    + "service written without its module is taken as this module's (App); write it with the module "
+                    + "that declares it, '<Module>.StockService.self' (the compiler's note 'did you mean module' "
+                    + "names it)",
                 // The compiler's error and note, which name the module the protocol is in.
                 "error: 'StockService' is not imported through module 'App'", "did you mean module 'ShopAPI'?",
-                // BeeHive's words, printed with the line the error is on.
-                "// BeeHive: @BeeHiveService(StockService.self) names the service 'App.StockService': a service "
-                    + "written without its module is taken as this module's (App). If App declares no "
-                    + "'StockService', the protocol is another module's: write it with that module's name, "
-                    + "'<Module>.StockService.self'",
                 "10 | @BeeHiveService(StockService.self)",
                 "note: in expansion of macro 'BeeHiveService' on struct 'Shelf' here",
             ]),
@@ -158,6 +166,14 @@ struct MacroCompileTimeCheckTests {
                     + "'ShopAPI.StockService & ShopAPI.PriceService'",
                 "declare a protocol that refines them ('protocol StockServicePriceService: ShopAPI.StockService, "
                     + "ShopAPI.PriceService {}'), implement it and write 'StockServicePriceService.self'",
+            ]),
+        Fixture(
+            file: "ServiceWithConstraint.swift",
+            mentions: [
+                "error: expected one service protocol, found the composition 'ShopAPI.StockService & Sendable' in "
+                    + "'(any ShopAPI.StockService & Sendable).self': a record names the protocol itself, and "
+                    + "'Sendable' constrains it without being service protocols; write 'ShopAPI.StockService.self'",
+                "6 | @BeeHiveService((any ShopAPI.StockService & Sendable).self)",
             ]),
         Fixture(
             file: "GenericService.swift",
@@ -206,7 +222,8 @@ struct MacroCompileTimeCheckTests {
             name: "another module's module type named without its module",
             source: "#BeeHiveMod(ModuleContext.self)",
             mentions: [
-                "// BeeHive: #BeeHiveMod(ModuleContext.self) names the module type 'App.ModuleContext'",
+                "error: 'moduleTypeWrittenWithoutItsModule' is unavailable: #BeeHiveMod(ModuleContext.self): the "
+                    + "module type 'ModuleContext' written here is not 'App.ModuleContext', the type its record names",
                 "did you mean module 'BeeHiveModules'?",
             ]),
         Case(
@@ -218,8 +235,8 @@ struct MacroCompileTimeCheckTests {
                 + "func handle(_ request: RouteRequest) throws -> Any? { nil } }",
             mentions: [
                 "App::RouteHandler",
-                "// BeeHive: @BeeHiveService(RouteHandler.self) names the service "
-                    + "'App.RouteHandler'", "did you mean module 'BeeHiveRouter'?",
+                "@BeeHiveService(RouteHandler.self): the service 'RouteHandler' written here is not "
+                    + "'App.RouteHandler', the type its record names", "did you mean module 'BeeHiveRouter'?",
             ]),
         Case(
             name: "a module type that is no HiveModule", source: "@BeeHiveMod\nfinal class NotAModule {}",

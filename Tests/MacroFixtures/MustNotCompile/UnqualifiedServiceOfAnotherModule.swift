@@ -1,8 +1,8 @@
 // Must not compile: StockService is declared in module ShopAPI, and a service named with one component is taken as
 // this module's (App), so the record would name App.StockService, which does not exist. Type-checked by
-// MacroCompileTimeCheckTests (issue 34): the compiler's error ("'StockService' is not imported through module 'App'",
-// "did you mean module 'ShopAPI'?") comes with BeeHive's words on the line above it in the expansion, naming the fix
-// ("write it with that module's name, '<Module>.StockService.self'").
+// MacroCompileTimeCheckTests (issue 34): BeeHive's error ("@BeeHiveService(StockService.self): the service
+// 'StockService' written here is not 'App.StockService', …; write it with the module that declares it,
+// '<Module>.StockService.self'") beside the compiler's ("did you mean module 'ShopAPI'?").
 import BeeHiveMacros
 import ShopAPI
 
