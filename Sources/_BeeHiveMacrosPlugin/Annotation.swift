@@ -12,9 +12,6 @@ struct Annotation {
     let pairs: [(key: String, value: RecordBytes.Value)]
     /// A `_BeeHiveTypedRecord` expression: `.service(…)` or `.type(…)`, relative to `_BeeHiveTypedRecord`.
     let typedRecord: String
-    /// A comment on the line above the accessor's `write`, whose record names the types: BeeHive's words for a type
-    /// written without its module (``QualifiedTypeName/assumedModuleNote(written:role:noun:)``), if any.
-    var accessorNote: String? = nil
 
     /// Where the declarations go, which decides how they are declared.
     enum Placement {
@@ -52,15 +49,11 @@ struct Annotation {
             \(raw: introducer) \(context.makeUniqueName("typedRecord")): \
             (UInt32, UInt32, BeeHive::_BeeHiveTypedRecord.Accessor) = \
             (\(raw: RecordBytes.typedRecordMagicLiteral), \(raw: RecordBytes.typedRecordLayout), { out, type, hint in
-                \(raw: accessorLines)\
-            BeeHive::_BeeHiveTypedRecord.write(.\(raw: typedRecord), to: out, type: type, hint: hint)
+                BeeHive::_BeeHiveTypedRecord.write(.\(raw: typedRecord), to: out, type: type, hint: hint)
             })
             """,
         ]
     }
-
-    /// What the accessor's body holds before its `write`: the note, if any.
-    var accessorLines: String { accessorNote.map { $0 + "\n    " } ?? "" }
 
     /// `text` as the contents of a Swift string literal.
     static func swiftStringContents(_ text: String) -> String {

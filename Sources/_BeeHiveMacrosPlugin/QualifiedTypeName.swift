@@ -18,29 +18,6 @@ struct QualifiedTypeName: Equatable {
     /// The name with a module selector, which the compiler resolves in `module` only: `App::Outer.Inner`.
     var checkedSpelling: String { module + "::" + path.map(Self.escaped).joined(separator: ".") }
 
-    /// BeeHive's words for a name written without its module, which the macro took as the current module's: a
-    /// comment on the line above the expansion's reference to ``checkedSpelling``, where the compiler reports the
-    /// name it does not find in this module ("'StockService' is not imported through module 'ShopServer'", "did
-    /// you mean module 'ShopAPI'?") and prints the lines before it. `nil` when the annotation wrote the module.
-    ///
-    /// The expansions no longer write it: ``writtenNameCheck(alias:written:role:noun:)`` makes the same mistake an
-    /// error in our words. Kept while `Annotation.accessorNote`, which carried it, is kept.
-    ///
-    /// - Parameters:
-    ///   - written: The annotation as written, for the message: `@BeeHiveService(StockService.self)`.
-    ///   - role: What the type is to the annotation: "service", "implementation", "module type", "route handler".
-    ///   - noun: What such a type is: "protocol" or "type".
-    func assumedModuleNote(written: String, role: String, noun: String) -> String? {
-        guard !moduleWasWritten else { return nil }
-        let name = path.joined(separator: ".")
-        let article = role.first.map { "aeiou".contains($0) } == true ? "an" : "a"
-        return
-            "// BeeHive: \(written) names the \(role) '\(recordName)': \(article) \(role) written without its module is "
-            + "taken as this module's (\(module)). If \(module) declares no '\(name)', the \(noun) is another "
-            + "module's: write it with that module's name, '<Module>.\(name).self' (the module the compiler's note "
-            + "suggests); a nested \(noun) is written with its enclosing types."
-    }
-
     /// For a name written without its module, members of a type of the expansion that turn a wrong guess of its
     /// module into an error in our words, where `alias` is a typealias of ``checkedSpelling`` in that type:
     /// "'serviceWrittenWithoutItsModule' is unavailable: @BeeHiveService(StockService.self): the service
