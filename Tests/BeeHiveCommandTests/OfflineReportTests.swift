@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("inspect --format report: the report of Hive.report(), read from files")
+@Suite("inspect --format report and graph: the report of Hive.report(), read from files")
 struct OfflineReportTests {
     /// The real path of a built product: a process names its images so.
     private func product(_ name: String, _ configuration: String = "debug") throws -> String {
@@ -84,5 +84,27 @@ struct OfflineReportTests {
         let report = try JSONDecoder().decode(ReportJSON.self, from: Data(output.stdout.utf8))
         #expect(report.problems.map(\.code) == ["unreadableImage"])
         #expect(output.stderr.contains("no-such-file"))
+    }
+
+    @Test(
+        "graph draws AnnotatedApp, and a host with its plugin, with dot: a node for every service",
+        arguments: [["AnnotatedApp"], ["PluginHost", "libGreeterPlugin.so", "libPluginAPI.so"]])
+    func graph(names: [String]) throws {
+        let files = try names.map { try product($0) }
+        let graph = try Tool.beehive(["graph"] + files)
+        #expect(graph.status == 0, "\(graph)")
+        #expect(graph.stdout.hasPrefix("digraph hive {"))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beehive-graph-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let dotFile = folder.appendingPathComponent("hive.dot")
+        try graph.stdout.write(to: dotFile, atomically: true, encoding: .utf8)
+        let svg = try Tool.succeed("dot", ["-Tsvg", dotFile.path])
+        let report = try offlineReport(files)
+        #expect(!report.services.isEmpty)
+        for service in report.services {
+            #expect(svg.contains(">\(service.service)</text>"), "no node for \(service.service):\n\(svg)")
+        }
+        for module in report.modules { #expect(svg.contains(">\(module.module)</text>"), "\(module.module)") }
     }
 }
