@@ -12,7 +12,8 @@ import Musl
 struct BeeHiveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "beehive",
-        abstract: "Inspect and check the BeeHive records of ELF binaries, and migrate BeeHive plists to annotations.",
+        abstract:
+            "Inspect, check and draw the BeeHive records of ELF binaries, and migrate BeeHive plists to annotations.",
         discussion: """
             Reads executables, shared libraries, object files and static archives from disk, without running them. \
             Exit status: 0 when everything was read (and, for check, nothing is wrong), 1 when check finds \
@@ -20,7 +21,7 @@ struct BeeHiveCommand: ParsableCommand {
             truncated, corrupt section headers or sections, beyond the tool's limits). \
             Docs/CommandLineTool.md describes the commands and the JSON schema.
             """,
-        subcommands: [Inspect.self, Check.self, Migrate.self]
+        subcommands: [Inspect.self, Check.self, Graph.self, Migrate.self]
     )
 
     /// Runs the command; a usage error exits with status 2 (argument-parser's default is 64).

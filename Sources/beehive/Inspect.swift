@@ -21,9 +21,16 @@ struct Inspect: ParsableCommand {
         case table
         /// The stable JSON schema of Docs/CommandLineTool.md (`"version": 1`).
         case json
+        /// The files as one program, in the schema of `Hive.report()` (Docs/Report.md, `"schemaVersion": 1`).
+        case report
     }
 
-    @Option(help: "table (aligned, for a terminal) or json (the stable schema of Docs/CommandLineTool.md).")
+    @Option(
+        help: """
+            table (aligned, for a terminal), json (every record of every file: the stable schema of \
+            Docs/CommandLineTool.md), or report (the files as one program, in the schema of Hive.report(): \
+            Docs/Report.md).
+            """)
     var format: Format = .table
 
     @Flag(name: .long, help: "In the table, also list images and archive members without records.")
@@ -37,6 +44,13 @@ struct Inspect: ParsableCommand {
     }
 
     func run() throws {
+        if format == .report {
+            let (report, errorLines) = OfflineReport.make(files)
+            print(try OfflineReport.json(report), terminator: "")
+            for line in errorLines { printError(line) }
+            if !errorLines.isEmpty { throw ExitStatus.usage.exitCode }
+            return
+        }
         // One file in memory at a time, its records capped (InputFile.maximumRecords); JSON written record by
         // record, so that memory does not grow with the input.
         let writer = JSONReportWriter { print($0, terminator: "") }
@@ -47,6 +61,7 @@ struct Inspect: ParsableCommand {
             switch format {
             case .table: print(TableRenderer(showsEmptyImages: all).render(file), terminator: "")
             case .json: try writer.write(file)
+            case .report: break
             }
             errorLines += file.errorLines
         }

@@ -17,6 +17,10 @@ struct Finding: Sendable, Equatable, CustomStringConvertible {
     var location: String
     /// What was expected and what was found.
     var message: String
+    /// The path, as given, of the file it concerns, when it concerns one.
+    var path: String? = nil
+    /// The record it concerns, when it concerns one.
+    var record: InspectionReport.Record? = nil
 
     /// `location: problem: message [code]`, one line.
     var description: String { "\(location): \(severity == .problem ? "error" : "note"): \(message) [\(code)]" }

@@ -24,7 +24,9 @@ struct ProgramCheck {
             let file = input.report
             for problem in file.problems {
                 findings.append(
-                    Finding(severity: .problem, code: "unreadableFile", location: file.path, message: problem))
+                    Finding(
+                        severity: .problem, code: "unreadableFile", location: file.path, message: problem,
+                        path: file.path))
             }
             for (index, image) in file.images.enumerated() {
                 findings += imageFindings(
@@ -55,7 +57,7 @@ struct ProgramCheck {
     ) -> [Finding] {
         let label = file.label(of: image)
         var findings = image.problems.map {
-            Finding(severity: .problem, code: "unreadableImage", location: label, message: $0)
+            Finding(severity: .problem, code: "unreadableImage", location: label, message: $0, path: file.path)
         }
         // Records per section counted once (not a pass over every record per section: quadratic in a hostile
         // object of thousands of record sections).
@@ -66,7 +68,9 @@ struct ProgramCheck {
             let count = recordsPerSection[section.index] ?? 0
             if let error = section.error {
                 findings.append(
-                    Finding(severity: .problem, code: "unreadableSection", location: location, message: error))
+                    Finding(
+                        severity: .problem, code: "unreadableSection", location: location, message: error,
+                        path: file.path))
                 continue
             }
             guard count > 0 else { continue }
@@ -79,7 +83,8 @@ struct ProgramCheck {
                             "expected a BeeHive note naming section \(section.name); found "
                             + (image.notes.isEmpty ? "no note" : "notes naming other sections")
                             + ", so the load-time scanner does not read \(records) (unless BEEHIVE_SCAN=all): write "
-                            + "the records with beehive.h, and do not define BH_NO_IMAGE_NOTE"))
+                            + "the records with beehive.h, and do not define BH_NO_IMAGE_NOTE",
+                        path: file.path))
             }
             if image.type.isLinked && !section.allocated {
                 findings.append(
@@ -88,7 +93,8 @@ struct ProgramCheck {
                         message:
                             "expected an allocated section (SHF_ALLOC); found flags "
                             + "0x\(String(section.flags, radix: 16)), "
-                            + "so it is not loaded into memory and the scanner rejects \(records)"))
+                            + "so it is not loaded into memory and the scanner rejects \(records)",
+                        path: file.path))
             }
             if image.type == .object && !section.retained {
                 findings.append(
@@ -98,7 +104,8 @@ struct ProgramCheck {
                             "expected a retained section (SHF_GNU_RETAIN, flag 0x200000); found flags "
                             + "0x\(String(section.flags, radix: 16)), so a link with --gc-sections (every SwiftPM "
                             + "release build) drops \(records): write them with beehive.h and a compiler that knows "
-                            + "__attribute__((retain)) (GCC 11, Clang 13 or later)"))
+                            + "__attribute__((retain)) (GCC 11, Clang 13 or later)",
+                        path: file.path))
             }
         }
         if image.member != nil && !image.records.isEmpty && symbols.definedGlobals == 0 {
@@ -108,7 +115,8 @@ struct ProgramCheck {
                     message:
                         "this archive member has \(image.records.count) records but defines no global symbol, so no "
                         + "link pulls it in and its records are left out: link the archive with --whole-archive, or "
-                        + "make the program refer to a symbol that this file defines (an anchor)"))
+                        + "make the program refer to a symbol that this file defines (an anchor)",
+                    path: file.path))
         }
         for record in image.records {
             guard let error = record.error else { continue }
@@ -253,7 +261,8 @@ struct ProgramCheck {
                     message:
                         "\(expected); found that it defines beehive_core_runtime_marker itself (at \(place)), so it "
                         + "carries a copy of BeeHive's core of its own, which would register into another "
-                        + "Hive.shared, and the host refuses it at load (secondBeeHive): \(Self.linkBeeHiveDynamic)"))
+                        + "Hive.shared, and the host refuses it at load (secondBeeHive): \(Self.linkBeeHiveDynamic)",
+                    path: copy.file.path))
         }
         return findings
     }
@@ -294,7 +303,8 @@ struct ProgramCheck {
                             + "file defines its own copy too (its protocol descriptor), so its types conform to "
                             + "that copy only and the host refuses it at load (doesNotConform): link the "
                             + "protocols' module as a shared library that the host and the plugin both load (a "
-                            + "dynamic library product), not into the plugin"))
+                            + "dynamic library product), not into the plugin",
+                        path: copy.file.path))
             }
         }
         return findings
@@ -401,7 +411,8 @@ struct ProgramCheck {
                 findings.append(
                     Finding(
                         severity: .problem, code: "missingType", location: placed.location,
-                        message: Self.missingMessage(named, closest: closest)))
+                        message: Self.missingMessage(named, closest: closest), path: placed.path,
+                        record: placed.record))
             }
         }
         return findings

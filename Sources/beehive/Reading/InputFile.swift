@@ -32,7 +32,12 @@ struct InputFile: Sendable {
     ///   - path: The file's path.
     ///   - typeDescriptors: Also read the symbol tables' Swift type descriptors (slower: whole symbol tables).
     ///   - recordLimit: How many records of the file to decode and keep at most.
-    init(path: String, typeDescriptors: Bool = false, recordLimit: Int = InputFile.maximumRecords) {
+    ///   - offline: The report to register, image by image, the record sections that the load-time scanner would
+    ///     read (those a note names, loaded into memory or in an object file); nil for none.
+    init(
+        path: String, typeDescriptors: Bool = false, recordLimit: Int = InputFile.maximumRecords,
+        registeringInto offline: OfflineReport? = nil
+    ) {
         guard let file = bh_inspect_open(path, typeDescriptors ? Int32(BH_INSPECT_TYPE_DESCRIPTORS) : 0) else {
             report = InspectionReport.File(
                 path: path, error: "cannot be read: out of memory", problems: [], images: [])
@@ -52,7 +57,8 @@ struct InputFile: Sendable {
             var omitted = 0
             for i in 0..<f.image_count {
                 let image = f.images[i]
-                let converted = Self.image(image, path: path, budget: &budget, omitted: &omitted)
+                let converted = Self.image(
+                    image, path: path, budget: &budget, omitted: &omitted, registeringInto: offline)
                 // Archive members without a note, a record section or a problem say nothing: left out.
                 if f.is_archive != 0 && converted.notes.isEmpty && converted.sections.isEmpty
                     && converted.problems.isEmpty && image.descriptor_count == 0
@@ -76,7 +82,8 @@ struct InputFile: Sendable {
     }
 
     private static func image(
-        _ image: bh_inspect_image, path: String, budget: inout Int, omitted: inout Int
+        _ image: bh_inspect_image, path: String, budget: inout Int, omitted: inout Int,
+        registeringInto offline: OfflineReport?
     ) -> InspectionReport.Image {
         let type: InspectionReport.ImageType =
             switch image.type {
@@ -110,6 +117,11 @@ struct InputFile: Sendable {
                 file: symbol.file.map { String(cString: $0) }, symbol: String(cString: symbol.name))
         }
         let label = image.member.map { "\(path)(\(String(cString: $0)))" } ?? path
+        // The sections a process would register, read while their bytes are here.
+        var registered: [RecordSection] = []
+        let imageID = offline?.nextImageID() ?? 0
+        let imagePath =
+            offline == nil ? label : OfflineReport.imagePath(path, member: image.member.map { String(cString: $0) })
         for s in 0..<image.section_count {
             let section = image.sections[s]
             // A section of 0x00 bytes only holds no record: beehive.h's NUL byte, which makes sure every record
@@ -136,7 +148,14 @@ struct InputFile: Sendable {
             budget -= records.count
             omitted += beyond
             result.records += records
+            if offline != nil, section.named_by_note != 0, type == .object || section.flags & Self.allocFlag != 0 {
+                registered.append(
+                    RecordSection(
+                        imagePath: imagePath, imageID: imageID, sectionName: name, kind: recordKind(section.kind),
+                        fileOffset: section.file_offset, sectionIndex: Int(section.index), bytes: view.bytes))
+            }
         }
+        offline?.hive.registerRecords(of: registered)
         return result
     }
 

@@ -3,6 +3,7 @@
 import BeeHive
 import BeeHiveModules
 import BeeHiveRouter
+import FoundationEssentials
 import Glibc
 import Synchronization
 
@@ -71,6 +72,16 @@ if let index = CommandLine.arguments.firstIndex(of: "--wait-for"), index + 1 < C
     print("waiting=1")
     fflush(nil)  // every output stream
     for _ in 0..<6000 where access(file, F_OK) != 0 { usleep(10_000) }
+}
+
+// `--report`: prints only the report of a hive with the default options (every section a note names), as JSON: what
+// `beehive inspect --format report` says of this file.
+if CommandLine.arguments.contains("--report") {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    let report = Hive(options: .init(scansLoadedImages: true)).report()
+    print(String(decoding: try encoder.encode(report), as: UTF8.self))
+    exit(0)
 }
 
 // The shared hive takes the default sections only; fixture_internal is read by a hive of its own.

@@ -1,5 +1,7 @@
-// Opens the plugin named on the command line with dlopen, rescans, and prints what happened.
+// Opens the plugin named on the command line with dlopen, rescans, and prints what happened; with `--report` after
+// the plugin's path, last the shared hive's report as JSON on one line, `report={…}`.
 import BeeHive
+import FoundationEssentials
 import PluginAPI
 
 #if canImport(Glibc)
@@ -49,3 +51,8 @@ print("modules=\(Hive.shared.moduleDeclarations.map(\.name).joined(separator: ",
 print("diagnostics=\(Hive.shared.diagnostics.count)")
 let stats = Hive.shared.scanStatistics
 print("scans=\(stats?.scans ?? -1),shortCircuit=\(stats?.shortCircuitScans ?? -1)")
+if CommandLine.arguments.dropFirst(2).contains("--report") {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    print("report=" + String(decoding: try encoder.encode(Hive.shared.report()), as: UTF8.self))
+}
