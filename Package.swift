@@ -104,7 +104,8 @@ let package = Package(
             ]
         ),
         .executableTarget(
-            name: "BeeHiveDemo", dependencies: ["BeeHive", "BeeHiveDemoServices"], path: "Examples/Demo/App"),
+            name: "BeeHiveDemo", dependencies: ["BeeHive", "BeeHiveModules", "BeeHiveDemoServices"],
+            path: "Examples/Demo/App"),
         .target(name: "BeeHiveDemoServices", dependencies: ["CBeeHive"], path: "Examples/Demo/Annotations"),
         .executableTarget(
             name: "BeeHiveCommand",
