@@ -94,7 +94,8 @@ struct OfflineReportTests {
         let graph = try Tool.beehive(["graph"] + files)
         #expect(graph.status == 0, "\(graph)")
         #expect(graph.stdout.hasPrefix("digraph hive {"))
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beehive-graph-\(getpid())")
+        // One folder per case: the cases run in parallel in one process.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beehive-graph-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let dotFile = folder.appendingPathComponent("hive.dot")
