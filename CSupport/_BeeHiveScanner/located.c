@@ -71,11 +71,13 @@ int bh_read_located(bh_scanner *s, bh_image *image) {
             continue;
         }
         if (!image->is_main) image->records_hash = bh_hash_words(image->records_hash, bytes, (size_t)wanted->size);
-        if (bh_all_zero(bytes, (size_t)wanted->size)) { /* the note's NUL byte, no record */
+        size_t size = (size_t)wanted->size;
+        if (wanted->kind == BH_KIND_SWIFT_RECORDS) size = bh_keep_swift_records(s, image, bytes, size);
+        if (size == 0 || bh_all_zero(bytes, size)) { /* the note's NUL byte, or no record of BeeHive's */
             free(bytes);
             continue;
         }
-        bh_queue_section(s, image, wanted->name, wanted->kind, bytes, (size_t)wanted->size,
+        bh_queue_section(s, image, wanted->name, wanted->kind, bytes, size,
                          load->p_offset + (wanted->vaddr - load->p_vaddr), wanted->vaddr, 0);
     }
     return unlocated;

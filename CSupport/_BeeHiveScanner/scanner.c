@@ -182,6 +182,7 @@ static unsigned long long bh_current_subs(void) {
 static void bh_scan_locked(bh_scanner *s, int counts_as_scan) {
     for (int round = 0; round < BH_MAX_RESCANS; round++) {
         int subs_changed = bh_walk_images(s, 1, counts_as_scan && round == 0);
+        bh_find_swift_records(s);
         bh_open_pending(s, subs_changed);
         if (bh_current_subs() == s->subs) break;
     }
@@ -206,7 +207,7 @@ void bh_scanner_mark(bh_scanner *s) {
 void bh_scanner_drain(bh_scanner *s, void *context, bh_section_fn on_section, bh_problem_fn on_problem,
                       bh_unload_fn on_unload) {
     pthread_mutex_lock(&s->lock);
-    if (s->pending > 0) bh_scan_locked(s, 0);
+    if (s->pending > 0 || !s->swift_searched) bh_scan_locked(s, 0);
     for (size_t i = 0; i < s->unloaded_count; i++)
         if (on_unload) on_unload(context, s->unloaded[i].image_path, s->unloaded[i].image_id);
     for (size_t i = 0; i < s->problem_count; i++) {

@@ -60,6 +60,7 @@ typedef struct {
     uint64_t generation;
     unsigned char marked, pending, opened, delivered, is_main, is_vdso, transient_reported;
     unsigned char located_read; /* the sections the note locates were copied from memory (located.c) */
+    unsigned char swift_located; /* the Swift runtime gave its swift5_tests section (swift_records.c) */
     uint64_t records_hash;      /* of those sections' bytes: part of the identity of an image not read from a file
                                  * (not of the main program's, which is never unloaded) */
     /* Images with records only. */
@@ -99,6 +100,9 @@ struct bh_scanner {
     size_t pending;
     unsigned long long adds, subs;
     uint64_t generation;
+    /* The loader's counters when the Swift runtime's sections were last searched (swift_records.c). */
+    int swift_searched;
+    unsigned long long swift_adds, swift_subs;
 
     bh_image *images;
     size_t image_count, image_capacity;
@@ -189,6 +193,12 @@ BH_HIDDEN void bh_queue_section(bh_scanner *s, bh_image *image, const char *name
 /* ---- located.c ---- */
 BH_HIDDEN int bh_read_located(bh_scanner *s, bh_image *image);
 BH_HIDDEN int bh_same_records(const bh_image *image);
+
+/* ---- swift_records.c ---- */
+/* After a walk: the images that registered a non-empty swift5_tests section with the Swift runtime read it too. */
+BH_HIDDEN void bh_find_swift_records(bh_scanner *s);
+/* Keeps BeeHive's well-formed entries of a copied swift5_tests section at its start; returns their size. */
+BH_HIDDEN size_t bh_keep_swift_records(bh_scanner *s, const bh_image *image, unsigned char *bytes, size_t size);
 
 /* ---- typed_records.c ---- */
 BH_HIDDEN void bh_check_typed_records(bh_scanner *s, const bh_image *image, const char *name, unsigned char *bytes,

@@ -74,6 +74,16 @@ typedef enum {
 /* ---- Limits: beyond them a reader reports, never reads ---------------------------------- */
 
 /* Distinct record sections the notes of one image may name. */
+/* Records of the Swift macros, format version 3 (Docs/RecordFormat.md, "Swift records"): one entry per annotation
+ * in the image's swift5_tests section, the shape of swift-testing's test content records: u32 kind, u32 version,
+ * accessor, uintptr record kind, uintptr reserved. The kind "bhiv" read as a big-endian FourCC. */
+#define BH_FORMAT_SWIFT_TESTS_SECTION "swift5_tests"
+#define BH_FORMAT_SWIFT_RECORD_KIND 0x62686976
+#define BH_FORMAT_SWIFT_RECORD_VERSION 3
+#define BH_FORMAT_SWIFT_RECORD_SIZE 32
+#define BH_FORMAT_SWIFT_RECORD_ACCESSOR_OFFSET 8
+#define BH_FORMAT_SWIFT_RECORD_KIND_OFFSET 16
+
 #define BH_FORMAT_MAX_NOTE_SECTIONS 64
 /* Bytes of one section name in a note. */
 #define BH_FORMAT_MAX_SECTION_NAME 1024

@@ -19,6 +19,7 @@ typedef enum {
     BH_KIND_MODULES = 1,
     BH_KIND_ROUTES = 2,
     BH_KIND_TYPES = 3, /* typed records of the Swift macros: read from memory (they hold relocated pointers) */
+    BH_KIND_SWIFT_RECORDS = 4, /* the Swift macros' records of format 3, in swift5_tests (swift_records.c) */
 } bh_kind;
 
 /* Scanner flags. */

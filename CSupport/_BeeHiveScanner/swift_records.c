@@ -1,0 +1,184 @@
+/*
+ * swift_records.c — the records of the Swift macros (format version 3), found in memory. Each annotation is one
+ * 32-byte entry in its image's swift5_tests section, in the shape of swift-testing's test content records with a
+ * kind of BeeHive's own. The Swift runtime keeps the bounds of every image's swift5_tests section in its list of
+ * registered metadata sections (swift_enumerateAllMetadataSections, weak: a program without the Swift runtime has
+ * no such records); no file is read.
+ *
+ * After a walk, the images that registered a non-empty swift5_tests section get it as one more located section
+ * (kind BH_KIND_SWIFT_RECORDS), which located.c copies and identifies like the sections a note locates. When it is
+ * copied, the entries of other kinds (swift-testing's own) are dropped, and BeeHive's are checked before any reader
+ * may call one: version, record kind, an accessor inside the image's code.
+ */
+#define _GNU_SOURCE
+#include "scanner_internal.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* swift/shims/MetadataSections.h, version 5 (Swift 6.3): swift5_tests is its 15th range. */
+typedef struct {
+    uintptr_t start;
+    size_t length;
+} bh_metadata_range;
+
+typedef struct {
+    uintptr_t version;
+    const void *base_address; /* __ehdr_start of the image that registered the sections */
+    void *unused0, *unused1;
+    bh_metadata_range ranges[15];
+} bh_metadata_sections;
+
+#define BH_TESTS_RANGE 14
+#define BH_TESTS_OLDEST_VERSION 5
+
+extern void swift_enumerateAllMetadataSections(bool (*body)(const bh_metadata_sections *, void *), void *context)
+    __attribute__((weak));
+
+typedef struct {
+    uintptr_t base_address, start;
+    size_t length;
+} bh_tests_range;
+
+typedef struct {
+    bh_tests_range *items;
+    size_t count, capacity;
+} bh_tests_ranges;
+
+static bool bh_collect_tests(const bh_metadata_sections *sections, void *context) {
+    bh_tests_ranges *ranges = context;
+    if (sections->version < BH_TESTS_OLDEST_VERSION) return true;
+    const bh_metadata_range *tests = &sections->ranges[BH_TESTS_RANGE];
+    if (tests->length == 0) return true;
+    if (bh_reserve((void **)&ranges->items, &ranges->capacity, ranges->count, sizeof *ranges->items))
+        ranges->items[ranges->count++] = (bh_tests_range){(uintptr_t)sections->base_address, tests->start,
+                                                           tests->length};
+    return true;
+}
+
+typedef struct {
+    bh_scanner *scanner;
+    const bh_tests_ranges *ranges;
+} bh_swift_walk;
+
+static bh_image *bh_current_image(bh_scanner *s, const struct dl_phdr_info *info) {
+    for (size_t i = 0; i < s->image_count; i++) {
+        bh_image *image = &s->images[i];
+        if (image->base == info->dlpi_addr && image->phdr_address == info->dlpi_phdr) return image;
+    }
+    return NULL;
+}
+
+/* Adds an image's swift5_tests section (`range`) to what is read from it, once its bounds are checked. */
+static void bh_locate_tests(bh_scanner *s, bh_image *image, const struct dl_phdr_info *info,
+                            const bh_tests_range *range) {
+    const char *label = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : "main executable";
+    ElfW(Phdr) stack_phdrs[64];
+    size_t phnum = info->dlpi_phnum;
+    ElfW(Phdr) *phdrs = image->phdrs ? image->phdrs : phnum <= 64 ? stack_phdrs : malloc(phnum * sizeof *phdrs);
+    if (!phdrs) return; /* out of memory: the next walk tries again */
+    if (!image->phdrs && bh_copy_memory(1, phdrs, (uintptr_t)info->dlpi_phdr, phnum * sizeof *phdrs) != 0) {
+        if (phdrs != stack_phdrs) free(phdrs);
+        return;
+    }
+    image->swift_located = 1;
+    uint64_t vaddr = (uint64_t)(range->start - info->dlpi_addr);
+    const ElfW(Phdr) *load = bh_segment_of(phdrs, phnum, vaddr, range->length);
+    if (!load || range->length > BH_MAX_SECTION_SIZE) {
+        bh_add_problem(s, label, image->id, 0,
+                       "section " BH_FORMAT_SWIFT_TESTS_SECTION " (registered with the Swift runtime at 0x%llx, %zu "
+                       "bytes) lies outside the image's readable loaded segments; its records were not read",
+                       (unsigned long long)range->start, range->length);
+    } else if (!image->phdrs) {
+        image->phdrs = malloc(phnum * sizeof *image->phdrs);
+        image->name = image->name ? image->name : bh_strdup(label);
+        if (image->phdrs) memcpy(image->phdrs, phdrs, phnum * sizeof *phdrs);
+        image->phnum = image->phdrs ? phnum : 0;
+    }
+    if (phdrs != stack_phdrs && phdrs != image->phdrs) free(phdrs);
+    if (!load || range->length > BH_MAX_SECTION_SIZE || !image->phdrs) return;
+    bh_wanted *wanted = bh_want(&image->wanted, BH_KIND_SWIFT_RECORDS, BH_FORMAT_SWIFT_TESTS_SECTION,
+                                strlen(BH_FORMAT_SWIFT_TESTS_SECTION));
+    if (!wanted) return;
+    wanted->located = 1;
+    wanted->vaddr = vaddr;
+    wanted->size = range->length;
+    image->marked = 1;
+    if (!image->pending) {
+        image->pending = 1;
+        s->pending++;
+    }
+}
+
+/* A candidate without a copy: an image's program headers follow its ELF header, which the runtime names. */
+static int bh_visit_swift(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    bh_swift_walk *walk = data;
+    uintptr_t headers = (uintptr_t)info->dlpi_phdr;
+    for (size_t r = 0; r < walk->ranges->count; r++) {
+        const bh_tests_range *range = &walk->ranges->items[r];
+        if (range->base_address > headers || headers - range->base_address > 4096) continue;
+        bh_image *image = bh_current_image(walk->scanner, info);
+        if (image && !image->swift_located) bh_locate_tests(walk->scanner, image, info, range);
+        break;
+    }
+    return 0;
+}
+
+void bh_find_swift_records(bh_scanner *s) {
+    /* Once after main, then after walks that saw images come or go: a rescan with nothing new costs nothing more. */
+    if (!swift_enumerateAllMetadataSections ||
+        (s->swift_searched && s->swift_adds == s->adds && s->swift_subs == s->subs))
+        return;
+    s->swift_searched = 1;
+    s->swift_adds = s->adds;
+    s->swift_subs = s->subs;
+    bh_tests_ranges ranges = {0};
+    swift_enumerateAllMetadataSections(bh_collect_tests, &ranges);
+    if (ranges.count > 0) {
+        bh_swift_walk walk = {s, &ranges};
+        dl_iterate_phdr(bh_visit_swift, &walk);
+    }
+    free(ranges.items);
+}
+
+size_t bh_keep_swift_records(bh_scanner *s, const bh_image *image, unsigned char *bytes, size_t size) {
+    const size_t entry_size = BH_FORMAT_SWIFT_RECORD_SIZE;
+    size_t kept = 0;
+    for (size_t offset = 0; offset + entry_size <= size; offset += entry_size) {
+        const unsigned char *entry = bytes + offset;
+        uint32_t kind, version;
+        uint64_t accessor, record_kind;
+        memcpy(&kind, entry, 4);
+        memcpy(&version, entry + 4, 4);
+        memcpy(&accessor, entry + BH_FORMAT_SWIFT_RECORD_ACCESSOR_OFFSET, 8);
+        memcpy(&record_kind, entry + BH_FORMAT_SWIFT_RECORD_KIND_OFFSET, 8);
+        if (kind != BH_FORMAT_SWIFT_RECORD_KIND) continue; /* another library's (swift-testing's tests) */
+        const char *problem = NULL;
+        if (version != BH_FORMAT_SWIFT_RECORD_VERSION) {
+            problem = "expected version 3 (the record was written by another version of BeeHive)";
+        } else if (record_kind < 1 || record_kind > 3) {
+            problem = "expected record kind 1 (service), 2 (module) or 3 (route)";
+        } else {
+            int inside = 0;
+            for (size_t i = 0; i < image->phnum && !inside; i++) {
+                const ElfW(Phdr) *ph = &image->phdrs[i];
+                uintptr_t start = image->base + ph->p_vaddr;
+                inside = ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && accessor >= start &&
+                         accessor - start < ph->p_memsz;
+            }
+            if (!inside) problem = "expected its accessor inside an executable segment of the image";
+        }
+        if (problem) {
+            bh_add_problem(s, bh_label(image), image->id, 0,
+                           "section " BH_FORMAT_SWIFT_TESTS_SECTION ", BeeHive record at offset 0x%zx (version %u, "
+                           "record kind %llu, accessor 0x%llx): %s; it was skipped",
+                           offset, version, (unsigned long long)record_kind, (unsigned long long)accessor, problem);
+            continue;
+        }
+        memmove(bytes + kept, entry, entry_size);
+        kept += entry_size;
+    }
+    return kept;
+}
