@@ -7,8 +7,8 @@
  * each member of an archive: elf_begin on the archive, then elf_next) this reads the ELF header, the section
  * header table and the section name table; then the SHT_NOTE sections, to find BeeHive notes (in object files the
  * note is in `.note.beehive`, once per COMDAT group); then the sections the notes name, and those with the
- * default names (beehive_services, beehive_mods, beehive_routes); then, when there are records or type
- * descriptors are asked for, the symbol table. No other part of the file is read. Every size and offset is
+ * default names (beehive_services, beehive_mods, beehive_routes, and the Swift macros' beehive_swift_*); then,
+ * when there are records or type descriptors are asked for, the symbol table. No other part of the file is read. Every size and offset is
  * checked against the file (or the archive member) before it is used, and every failure becomes a one-line
  * message; a bad member or section never stops the others from being read.
  *
@@ -439,6 +439,19 @@ static int bh_wanted(const bh_reader *r, const char *name, bh_inspect_kind *kind
     for (int k = 0; k < BH_FORMAT_KIND_COUNT; k++) {
         if (k == BH_FORMAT_KIND_TYPES || strcmp(bh_format_default_section((bh_format_kind)k), name) != 0) continue;
         *kind = bh_inspect_kind_of((bh_format_kind)k);
+        *named_by_note = 0;
+        return 1;
+    }
+    /* The JSON of the Swift macros' records (format version 3), which no note names. */
+    static const struct {
+        const char *name;
+        bh_format_kind kind;
+    } swift_sections[] = {{BH_FORMAT_SWIFT_SERVICES_SECTION, BH_FORMAT_KIND_SERVICES},
+                          {BH_FORMAT_SWIFT_MODULES_SECTION, BH_FORMAT_KIND_MODULES},
+                          {BH_FORMAT_SWIFT_ROUTES_SECTION, BH_FORMAT_KIND_ROUTES}};
+    for (size_t k = 0; k < sizeof swift_sections / sizeof swift_sections[0]; k++) {
+        if (strcmp(swift_sections[k].name, name) != 0) continue;
+        *kind = bh_inspect_kind_of(swift_sections[k].kind);
         *named_by_note = 0;
         return 1;
     }

@@ -70,34 +70,32 @@ static bh_image *bh_current_image(bh_scanner *s, const struct dl_phdr_info *info
     return NULL;
 }
 
-/* Adds an image's swift5_tests section (`range`) to what is read from it, once its bounds are checked. */
+/* Adds an image's swift5_tests section (`range`) to what is read from it, once its bounds are checked against the
+ * image's loaded segments. Keeps a copy of the program headers, which located.c reads with. */
 static void bh_locate_tests(bh_scanner *s, bh_image *image, const struct dl_phdr_info *info,
                             const bh_tests_range *range) {
-    const char *label = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : "main executable";
-    ElfW(Phdr) stack_phdrs[64];
     size_t phnum = info->dlpi_phnum;
-    ElfW(Phdr) *phdrs = image->phdrs ? image->phdrs : phnum <= 64 ? stack_phdrs : malloc(phnum * sizeof *phdrs);
-    if (!phdrs) return; /* out of memory: the next walk tries again */
-    if (!image->phdrs && bh_copy_memory(1, phdrs, (uintptr_t)info->dlpi_phdr, phnum * sizeof *phdrs) != 0) {
-        if (phdrs != stack_phdrs) free(phdrs);
+    if (!image->phdrs) {
+        ElfW(Phdr) *phdrs = phnum > 0 && phnum < 0xffff ? malloc(phnum * sizeof *phdrs) : NULL; /* e_phnum is 16 bits */
+        if (!phdrs) return; /* out of memory, or no headers: the next search tries again */
+        if (bh_copy_memory(1, phdrs, (uintptr_t)info->dlpi_phdr, phnum * sizeof *phdrs) != 0) {
+            free(phdrs);
+            return;
+        }
+        image->phdrs = phdrs;
+        image->phnum = phnum;
+    }
+    if (!image->name) image->name = bh_strdup(info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : "");
+    image->swift_located = 1; /* found once: reported once, read once */
+    uint64_t vaddr = (uint64_t)(range->start - info->dlpi_addr);
+    if (range->length > BH_MAX_SECTION_SIZE || !bh_segment_of(image->phdrs, image->phnum, vaddr, range->length)) {
+        bh_add_problem(s, bh_label(image), image->id, 0,
+                       "section " BH_FORMAT_SWIFT_TESTS_SECTION " (registered with the Swift runtime at 0x%llx, %zu "
+                       "bytes): expected it inside the image's readable loaded segments, found it outside; its "
+                       "records were not read",
+                       (unsigned long long)range->start, range->length);
         return;
     }
-    image->swift_located = 1;
-    uint64_t vaddr = (uint64_t)(range->start - info->dlpi_addr);
-    const ElfW(Phdr) *load = bh_segment_of(phdrs, phnum, vaddr, range->length);
-    if (!load || range->length > BH_MAX_SECTION_SIZE) {
-        bh_add_problem(s, label, image->id, 0,
-                       "section " BH_FORMAT_SWIFT_TESTS_SECTION " (registered with the Swift runtime at 0x%llx, %zu "
-                       "bytes) lies outside the image's readable loaded segments; its records were not read",
-                       (unsigned long long)range->start, range->length);
-    } else if (!image->phdrs) {
-        image->phdrs = malloc(phnum * sizeof *image->phdrs);
-        image->name = image->name ? image->name : bh_strdup(label);
-        if (image->phdrs) memcpy(image->phdrs, phdrs, phnum * sizeof *phdrs);
-        image->phnum = image->phdrs ? phnum : 0;
-    }
-    if (phdrs != stack_phdrs && phdrs != image->phdrs) free(phdrs);
-    if (!load || range->length > BH_MAX_SECTION_SIZE || !image->phdrs) return;
     bh_wanted *wanted = bh_want(&image->wanted, BH_KIND_SWIFT_RECORDS, BH_FORMAT_SWIFT_TESTS_SECTION,
                                 strlen(BH_FORMAT_SWIFT_TESTS_SECTION));
     if (!wanted) return;

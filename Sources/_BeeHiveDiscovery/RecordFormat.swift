@@ -22,6 +22,20 @@ package enum RecordFormat {
     /// Where a typed record's accessor lies in it.
     package static let typedRecordAccessorOffset = Int(BH_FORMAT_TYPED_RECORD_ACCESSOR_OFFSET)
 
+    /// The first field of a Swift record (format version 3): "bhiv" read as a big-endian FourCC.
+    package static let swiftRecordKind = UInt32(BH_FORMAT_SWIFT_RECORD_KIND)
+    /// The version of Swift records this library reads and its macros write.
+    package static let swiftRecordVersion = UInt32(BH_FORMAT_SWIFT_RECORD_VERSION)
+    /// The size of a Swift record, where its accessor lies in it, and where its record kind does.
+    package static let swiftRecordSize = Int(BH_FORMAT_SWIFT_RECORD_SIZE)
+    package static let swiftRecordAccessorOffset = Int(BH_FORMAT_SWIFT_RECORD_ACCESSOR_OFFSET)
+    package static let swiftRecordKindOffset = Int(BH_FORMAT_SWIFT_RECORD_KIND_OFFSET)
+    /// The sections that hold the JSON of Swift records for the `beehive` tool, by the kind of their records.
+    package static let swiftJSONSections: [(name: String, kind: RecordKind)] = [
+        (BH_FORMAT_SWIFT_SERVICES_SECTION, .services), (BH_FORMAT_SWIFT_MODULES_SECTION, .modules),
+        (BH_FORMAT_SWIFT_ROUTES_SECTION, .routes),
+    ]
+
     /// The section a kind's records go to unless a note names another.
     package static func defaultSection(_ kind: RecordKind) -> String {
         switch kind {
@@ -29,6 +43,7 @@ package enum RecordFormat {
         case .modules: BH_FORMAT_MODULES_SECTION
         case .routes: BH_FORMAT_ROUTES_SECTION
         case .types: BH_FORMAT_TYPES_SECTION
+        case .swiftRecords: BH_FORMAT_SWIFT_TESTS_SECTION
         }
     }
 
@@ -39,6 +54,7 @@ package enum RecordFormat {
         case .modules: BH_FORMAT_MODULES_PREFIX
         case .routes: BH_FORMAT_ROUTES_PREFIX
         case .types: BH_FORMAT_TYPES_PREFIX
+        case .swiftRecords: ""  // found through the Swift runtime, never named by a note
         }
     }
 }

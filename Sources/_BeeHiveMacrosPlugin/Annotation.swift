@@ -2,12 +2,12 @@
 import SwiftSyntax
 import SwiftSyntaxMacros
 
-/// What one annotation writes: its JSON record (into `section`), the image note, and a typed record whose
-/// accessor makes the `_BeeHiveTypedRecord` described by `typedRecord` when its reader's guard (the expected record
-/// type and a stamp) is this copy of BeeHive's (layout version 3).
+/// What one annotation writes (record format version 3): a Swift record in `swift5_tests`, whose accessor gives the
+/// record's JSON text or makes the `_BeeHiveTypedRecord` described by `typedRecord`, depending on its reader's guard;
+/// and a copy of the JSON for the `beehive` tool, which reads files.
 struct Annotation {
-    /// The record's section: `beehive_services`, `beehive_mods` or `beehive_routes`.
-    let section: String
+    /// What the record declares.
+    let kind: RecordBytes.Kind
     /// The record's keys and values, without `file` and `line`, which ``declarations(at:placement:in:)`` adds.
     let pairs: [(key: String, value: RecordBytes.Value)]
     /// A `_BeeHiveTypedRecord` expression: `.service(…)` or `.type(…)`, relative to `_BeeHiveTypedRecord`.
@@ -26,31 +26,29 @@ struct Annotation {
         RecordBytes.json(pairs + [("file", .string(site.file)), ("line", .integer(Int64(site.line)))])
     }
 
-    /// The three `@section` declarations: the JSON record, the image note and the typed record.
+    /// The two `@section` declarations: the tool's copy of the JSON, and the Swift record.
     func declarations(
         at site: AnnotationSite, placement: Placement, in context: some MacroExpansionContext
     ) -> [DeclSyntax] {
-        let record = RecordBytes.record(json(at: site))
-        let note = RecordBytes.noteWords()
+        let json = json(at: site)
+        let record = RecordBytes.record(json)
         let introducer = placement == .member ? "static let" : "private let"
         return [
             """
-            @section("\(raw: section)") @used
-            \(raw: introducer) \(context.makeUniqueName("record")): InlineArray<\(raw: record.count), UInt8> = \
+            @section("\(raw: kind.jsonSection)") @used
+            \(raw: introducer) \(context.makeUniqueName("json")): InlineArray<\(raw: record.count), UInt8> = \
             \(raw: RecordBytes.literal(record))
             """,
             """
-            @section("\(raw: RecordBytes.noteSection)") @used
-            \(raw: introducer) \(context.makeUniqueName("note")): InlineArray<\(raw: note.count), UInt32> = \
-            \(raw: RecordBytes.literal(note))
-            """,
-            """
-            @section("\(raw: RecordBytes.typesSection)") @used
-            \(raw: introducer) \(context.makeUniqueName("typedRecord")): \
-            (UInt32, UInt32, BeeHive::_BeeHiveTypedRecord.Accessor) = \
-            (\(raw: RecordBytes.typedRecordMagicLiteral), \(raw: RecordBytes.typedRecordLayout), { out, type, hint in
-                BeeHive::_BeeHiveTypedRecord.write(.\(raw: typedRecord), to: out, type: type, hint: hint)
-            })
+            @section("\(raw: RecordBytes.swiftRecordsSection)") @used
+            \(raw: introducer) \(context.makeUniqueName("record")): \
+            (UInt32, UInt32, BeeHive::_BeeHiveTypedRecord.Accessor, UInt, UInt) = (
+                \(raw: RecordBytes.swiftRecordKindLiteral), \(raw: RecordBytes.swiftRecordVersion),
+                { out, type, hint in
+                    BeeHive::_BeeHiveTypedRecord.write(
+                        json: "\(raw: Self.swiftStringContents(json))", .\(raw: typedRecord), to: out, type: type,
+                        hint: hint)
+                }, \(raw: kind.rawValue), 0)
             """,
         ]
     }

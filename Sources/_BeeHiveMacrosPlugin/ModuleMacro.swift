@@ -75,7 +75,7 @@ func moduleAnnotation(_ arguments: MacroArguments, module: QualifiedTypeName) th
     let typed =
         "type(\(module.checkedSpelling).self as any BeeHiveModules::HiveModule.Type, "
         + "named: \"\(Annotation.swiftStringContents(module.recordName))\")"
-    return Annotation(section: RecordBytes.modulesSection, pairs: pairs, typedRecord: typed)
+    return Annotation(kind: .module, pairs: pairs, typedRecord: typed)
 }
 
 /// An extension of `type` holding `members`.

@@ -60,7 +60,7 @@ func routeAnnotation(
         "type(\(handler.checkedSpelling).self as any BeeHiveRouter::RouteHandler.Type, "
         + "named: \"\(Annotation.swiftStringContents(handler.recordName))\")"
     return Annotation(
-        section: RecordBytes.routesSection,
+        kind: .route,
         pairs: [("route", .string(pattern)), ("handler", .string(handler.recordName))],
         typedRecord: typed)
 }

@@ -78,7 +78,7 @@ func serviceAnnotation(
         + "named: \"\(Annotation.swiftStringContents(implementation.recordName))\", "
         + "serviceNamed: \"\(Annotation.swiftStringContents(service.recordName))\", "
         + "upcast: { \(check).implementationOfTheService($0) })"
-    let annotation = Annotation(section: RecordBytes.servicesSection, pairs: pairs, typedRecord: typed)
+    let annotation = Annotation(kind: .service, pairs: pairs, typedRecord: typed)
     return ServiceAnnotation(annotation: annotation, written: written, service: service, implementation: implementation)
 }
 

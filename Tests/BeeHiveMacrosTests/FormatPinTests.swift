@@ -45,31 +45,22 @@ struct FormatPinTests {
         #expect(Self.header.count >= 20, "\(Self.header)")
     }
 
-    @Test("section names, note owner, type, section and version")
-    func noteAndSections() {
-        #expect(Self.string("BH_FORMAT_SERVICES_SECTION") == RecordBytes.servicesSection)
-        #expect(Self.string("BH_FORMAT_MODULES_SECTION") == RecordBytes.modulesSection)
-        #expect(Self.string("BH_FORMAT_ROUTES_SECTION") == RecordBytes.routesSection)
-        #expect(Self.string("BH_FORMAT_TYPES_SECTION") == RecordBytes.typesSection)
-        #expect(Self.string("BH_FORMAT_NOTE_SECTION") == RecordBytes.noteSection)
-        #expect(Self.string("BH_FORMAT_NOTE_OWNER") == RecordBytes.noteOwner)
-        #expect(Self.integer("BH_FORMAT_NOTE_TYPE") == UInt64(RecordBytes.noteType))
+    @Test("the Swift records' section, kind, version and the format version of the macros")
+    func swiftRecords() {
+        #expect(Self.string("BH_FORMAT_SWIFT_TESTS_SECTION") == RecordBytes.swiftRecordsSection)
+        #expect(Self.integer("BH_FORMAT_SWIFT_RECORD_KIND") == UInt64(RecordBytes.swiftRecordKind))
+        #expect(Self.integer("BH_FORMAT_SWIFT_RECORD_VERSION") == UInt64(RecordBytes.swiftRecordVersion))
         #expect(Self.integer("BH_FORMAT_SWIFT_MACROS_VERSION") == UInt64(RecordBytes.formatVersion))
+        #expect(RecordBytes.swiftRecordKindLiteral == "0x6268_6976")
+        #expect(Array("bhiv".utf8).reduce(UInt32(0)) { $0 << 8 | UInt32($1) } == RecordBytes.swiftRecordKind)
     }
 
-    @Test("the note's kinds, types= included")
-    func noteKinds() {
-        #expect(Self.string("BH_FORMAT_SERVICES_PREFIX") == RecordBytes.notePrefixes.services)
-        #expect(Self.string("BH_FORMAT_MODULES_PREFIX") == RecordBytes.notePrefixes.modules)
-        #expect(Self.string("BH_FORMAT_ROUTES_PREFIX") == RecordBytes.notePrefixes.routes)
-        #expect(Self.string("BH_FORMAT_TYPES_PREFIX") == RecordBytes.notePrefixes.types)
-    }
-
-    @Test("the typed record's magic and layout version")
-    func typedRecord() {
-        #expect(Self.integer("BH_FORMAT_TYPED_RECORD_MAGIC") == UInt64(RecordBytes.typedRecordMagic))
-        #expect(Self.integer("BH_FORMAT_TYPED_RECORD_LAYOUT") == UInt64(RecordBytes.typedRecordLayout))
-        #expect(RecordBytes.typedRecordMagicLiteral == "0x5254_4842")
+    @Test("the sections of the JSON copies for the tool, and each kind's number")
+    func jsonSections() {
+        #expect(Self.string("BH_FORMAT_SWIFT_SERVICES_SECTION") == RecordBytes.Kind.service.jsonSection)
+        #expect(Self.string("BH_FORMAT_SWIFT_MODULES_SECTION") == RecordBytes.Kind.module.jsonSection)
+        #expect(Self.string("BH_FORMAT_SWIFT_ROUTES_SECTION") == RecordBytes.Kind.route.jsonSection)
+        #expect(RecordBytes.Kind.allCases.map(\.rawValue) == [1, 2, 3])
     }
 }
 #endif

@@ -1,7 +1,7 @@
 #if Macros
 import Testing
 
-/// The bytes each annotation writes: the JSON record (format version 2, with file and line) and the image note.
+/// What each annotation writes: one Swift record (format version 3) and the JSON copy for the tool, with file and line.
 @Suite("Record bytes: what the macros write")
 struct RecordBytesTests {
     /// One annotation and the record it must write.
@@ -78,48 +78,36 @@ struct RecordBytesTests {
         ),
     ]
 
-    @Test("each annotation writes one NUL-terminated JSON record of format version 2", arguments: cases)
+    @Test("each annotation writes one NUL-terminated JSON record, with file and line, for the tool", arguments: cases)
     func record(_ testCase: Case) {
         #expect(MacroExpansion.recordText(testCase.source, freestanding: testCase.freestanding) == testCase.record)
     }
 
-    /// The note `beehive.h` writes, with the `types=` entry of version 2, byte by byte.
-    static let expectedNote: [UInt8] = {
-        let descriptor = Array(
-            "services=beehive_services\0modules=beehive_mods\0routes=beehive_routes\0types=beehive_types\0".utf8)
-        var bytes: [UInt8] = [8, 0, 0, 0, UInt8(4 + descriptor.count), 0, 0, 0, 1, 0, 0, 0]
-        bytes += Array("BeeHive\0".utf8) + [2, 0, 0, 0] + descriptor
-        while bytes.count % 4 != 0 { bytes.append(0) }
-        return bytes
-    }()
-
-    @Test(
-        "each annotation writes the image note: owner BeeHive, type 1, version 2, four section names", arguments: cases)
-    func note(_ testCase: Case) throws {
-        let expansion = MacroExpansion.expand(testCase.source, freestanding: testCase.freestanding)
-        let notes = MacroExpansion.sectionLiterals(in: expansion.source).filter { $0.section == ".note.beehive" }
-        let words = try #require(notes.first?.values)
-        #expect(notes.count == 1)
-        let bytes = words.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (8 * UInt64($0))) } }
-        #expect(bytes == Self.expectedNote)
-        #expect(Self.expectedNote.count == 116)
+    @Test("each annotation writes no image note and no typed record of format 2", arguments: cases)
+    func noNote(_ testCase: Case) {
+        let source = MacroExpansion.expand(testCase.source, freestanding: testCase.freestanding).source
+        #expect(!source.contains(".note.beehive"), "\(source)")
+        #expect(!source.contains("beehive_types"), "\(source)")
     }
 
-    @Test(
-        "each annotation writes a typed record: magic BHTR, layout 5, a guarded accessor naming the JSON record's types"
-    )
-    func typedRecord() {
+    @Test("each annotation writes one Swift record: kind bhiv, version 3, an accessor, its record kind, 0 reserved")
+    func swiftRecord() {
         let source = MacroExpansion.expand(Self.cases[2].source).source
-        #expect(source.contains(#"@section("beehive_types") @used"#))
-        #expect(
-            source.contains(
-                "(UInt32, UInt32, BeeHive::_BeeHiveTypedRecord.Accessor) = (0x5254_4842, 5, { out, type, hint in"))
+        #expect(source.contains(#"@section("swift5_tests") @used"#))
+        #expect(source.contains("(UInt32, UInt32, BeeHive::_BeeHiveTypedRecord.Accessor, UInt, UInt) = ("), "\(source)")
+        #expect(source.contains("0x6268_6976, 3,"), "\(source)")
+        #expect(source.contains("}, 1, 0)"), "\(source)")
+        // The accessor gives the JSON text (the same text as the tool's copy) or the typed record, by its guard.
+        let json = try? #require(MacroExpansion.recordText(Self.cases[2].source))
+        let literal = (json ?? "").replacingOccurrences(of: "\\", with: "\\\\")
+            .replacingOccurrences(of: "\"", with: "\\\"")
+        #expect(source.contains("BeeHive::_BeeHiveTypedRecord.write(\n"), "\(source)")
+        #expect(source.contains("json: \"\(literal)\", .service("), "\(source)")
         // The accessor writes only for the copy of BeeHive that asks (the guard), and says whether it wrote.
-        #expect(source.contains("BeeHive::_BeeHiveTypedRecord.write(.service("), "\(source)")
-        #expect(source.contains("to: out, type: type, hint: hint)"), "\(source)")
+        #expect(source.contains("to: out, type: type,\n"), "\(source)")
         #expect(
             source.contains(
-                "write(.service(__macro_local_23BeeHiveConformanceCheckfMu_.Service.self, implementation: "
+                ".service(__macro_local_23BeeHiveConformanceCheckfMu_.Service.self, implementation: "
                     + "App::Outer.Middle.AVeryLongImplementationNameThatGoesOnAndOnForMoreThanSixtyFourBytes.self, "
                     + #"named: "App.Outer.Middle.AVeryLongImplementationNameThatGoesOnAndOnForMoreThanSixtyFourBytes", "#
                     + #"serviceNamed: "PluginAPI.GreeterService", upcast: {"#), "\(source)")
@@ -127,14 +115,16 @@ struct RecordBytesTests {
         // The one place the service is named, which the compiler checks: its module as written.
         #expect(source.contains("typealias Service = PluginAPI::GreeterService\n"), "\(source)")
         let module = MacroExpansion.expand(Self.cases[5].source).source
+        #expect(module.contains("}, 2, 0)"), "\(module)")
         #expect(
             module.contains(
-                #"write(.type(App::LoginModule.self as any BeeHiveModules::HiveModule.Type, named: "App.LoginModule")"#)
+                #".type(App::LoginModule.self as any BeeHiveModules::HiveModule.Type, named: "App.LoginModule")"#)
         )
         let route = MacroExpansion.expand(Self.cases[8].source).source
+        #expect(route.contains("}, 3, 0)"), "\(route)")
         #expect(
             route.contains(
-                #"write(.type(App::UserRoute.self as any BeeHiveRouter::RouteHandler.Type, named: "App.UserRoute")"#))
+                #".type(App::UserRoute.self as any BeeHiveRouter::RouteHandler.Type, named: "App.UserRoute")"#))
     }
 }
 #endif

@@ -32,8 +32,8 @@
  * 3: the note says where its record sections lie in memory (a table of bounds before the entries). */
 #define BH_FORMAT_OLDEST_VERSION 1
 #define BH_FORMAT_NEWEST_VERSION 3
-/* The version the Swift macros write (their records are found through the image's file, as version 2's). */
-#define BH_FORMAT_SWIFT_MACROS_VERSION 2
+/* The version of the Swift macros' records (Swift records, below; version 2 wrote a note and typed records). */
+#define BH_FORMAT_SWIFT_MACROS_VERSION 3
 
 /* Version 3's descriptor: u32 version, u32 count, u32 entry size, then `count` entries of `entry size` bytes
  * (u32 kind, i32 start, i32 stop, u32 reserved: start and stop are the section's bounds, __start_<section> and
@@ -71,19 +71,27 @@ typedef enum {
 #define BH_FORMAT_TYPED_RECORD_SIZE 16
 #define BH_FORMAT_TYPED_RECORD_ACCESSOR_OFFSET 8
 
-/* ---- Limits: beyond them a reader reports, never reads ---------------------------------- */
+/* ---- Swift records (format version 3, written by the Swift macros) -------------------- */
 
-/* Distinct record sections the notes of one image may name. */
-/* Records of the Swift macros, format version 3 (Docs/RecordFormat.md, "Swift records"): one entry per annotation
- * in the image's swift5_tests section, the shape of swift-testing's test content records: u32 kind, u32 version,
- * accessor, uintptr record kind, uintptr reserved. The kind "bhiv" read as a big-endian FourCC. */
+/* One entry per annotation in the image's swift5_tests section, found in memory through the Swift runtime's
+ * registered metadata sections, in the shape of swift-testing's test content records (32 bytes): u32 kind ("bhiv"
+ * read as a big-endian FourCC), u32 version, the accessor (a pointer), a uintptr record kind (1 service, 2 module,
+ * 3 route) and a uintptr reserved for a later version (0; readers of version 3 ignore it). The accessor, called
+ * with a guard, gives the record's JSON text or its typed record (Docs/RecordFormat.md, "Swift records"). */
 #define BH_FORMAT_SWIFT_TESTS_SECTION "swift5_tests"
 #define BH_FORMAT_SWIFT_RECORD_KIND 0x62686976
 #define BH_FORMAT_SWIFT_RECORD_VERSION 3
 #define BH_FORMAT_SWIFT_RECORD_SIZE 32
 #define BH_FORMAT_SWIFT_RECORD_ACCESSOR_OFFSET 8
 #define BH_FORMAT_SWIFT_RECORD_KIND_OFFSET 16
+/* The same records' JSON, for the beehive tool, which reads files (the load-time scanner never reads these). */
+#define BH_FORMAT_SWIFT_SERVICES_SECTION "beehive_swift_services"
+#define BH_FORMAT_SWIFT_MODULES_SECTION "beehive_swift_mods"
+#define BH_FORMAT_SWIFT_ROUTES_SECTION "beehive_swift_routes"
 
+/* ---- Limits: beyond them a reader reports, never reads ---------------------------------- */
+
+/* Distinct record sections the notes of one image may name. */
 #define BH_FORMAT_MAX_NOTE_SECTIONS 64
 /* Bytes of one section name in a note. */
 #define BH_FORMAT_MAX_SECTION_NAME 1024

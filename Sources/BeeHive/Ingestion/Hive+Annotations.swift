@@ -108,10 +108,7 @@ extension Hive {
                 let problemCount = problems.count
                 for section in batch.sections[first..<end] where options.registersRecords(of: section.sectionName) {
                     report.sections += 1
-                    if section.kind == .types {
-                        TypedRecords.add(section, reporter: self)
-                        continue
-                    }
+                    if section.kind.hasAccessors { TypedRecords.add(section, reporter: self) }
                     parse(section, into: &parsed, problems: &problems)
                 }
                 if arguments.isRecording {
@@ -147,43 +144,74 @@ extension Hive {
         var routes: [RouteDeclaration] = []
     }
 
-    /// Parses the records of one section (of services, modules or routes) into `parsed`; keeps their problems.
+    /// Parses the records of one section (of services, modules or routes, or the Swift macros' records) into
+    /// `parsed`; keeps their problems. Typed records (format 2) hold no JSON: nothing is parsed.
     func parse(_ section: RecordSection, into parsed: inout ParsedRecords, problems: inout [Diagnostic]) {
         var lastFile: String?
-        section.forEachRecord { record in
-            func source(_ location: RecordLocation? = nil) -> RegistrationSource {
-                .annotation(
-                    image: section.imagePath, section: section.sectionName, offset: record.offset,
-                    sectionFileOffset: section.fileOffset, imageID: section.imageID, file: location?.file,
-                    line: location?.line ?? 0)
-            }
-            do {
-                switch section.kind {
-                case .services:
-                    let r = try RecordParser.parseService(record, files: &lastFile)
-                    parsed.services.append(
-                        ServiceEntry(
-                            ServiceRegistration(
-                                service: r.service, name: r.name, implementation: r.implementation,
-                                source: source(r.location), rank: r.rank, properties: r.properties),
-                            .typeName(r.implementation)))
-                case .modules:
-                    let r = try ModuleRecord(RecordParser.parse(record))
-                    parsed.modules.append(try ModuleDeclaration(r, source: source(r.location)))
-                case .routes:
-                    let r = try RouteRecord(RecordParser.parse(record))
-                    parsed.routes.append(
-                        RouteDeclaration(pattern: r.pattern, handler: r.handler, source: source(r.location)))
-                case .types:
-                    break  // read by the caller
+        switch section.kind {
+        case .types: return
+        case .swiftRecords:
+            SwiftRecords.forEachText(in: section) { entry in
+                switch entry {
+                case .record(let record, let kind):
+                    parse(record, as: kind, of: section, files: &lastFile, into: &parsed, problems: &problems)
+                case .failure(let offset, let reason):
+                    problems.append(
+                        Diagnostic(
+                            .error,
+                            HiveError(
+                                .malformedRecord,
+                                "Swift record at offset \(offset) of section \(section.sectionName): \(reason); it "
+                                    + "was skipped",
+                                source: .annotation(
+                                    image: section.imagePath, section: section.sectionName, offset: offset,
+                                    sectionFileOffset: section.fileOffset, imageID: section.imageID))))
                 }
-            } catch let error as RecordError {
-                problems.append(Diagnostic(.error, HiveError(recordError: error, record: record, source: source())))
-            } catch let error as HiveError {
-                problems.append(Diagnostic(.error, HiveError(error.code, error.message, source: source())))
-            } catch {
-                problems.append(Diagnostic(.error, HiveError(.malformedRecord, "\(error)", source: source())))
             }
+        case .services, .modules, .routes:
+            section.forEachRecord { record in
+                parse(record, as: section.kind, of: section, files: &lastFile, into: &parsed, problems: &problems)
+            }
+        }
+    }
+
+    /// Parses one JSON record of `section` as a record of `kind` into `parsed`; keeps its problem.
+    private func parse(
+        _ record: RawRecord, as kind: RecordKind, of section: RecordSection, files lastFile: inout String?,
+        into parsed: inout ParsedRecords, problems: inout [Diagnostic]
+    ) {
+        func source(_ location: RecordLocation? = nil) -> RegistrationSource {
+            .annotation(
+                image: section.imagePath, section: section.sectionName, offset: record.offset,
+                sectionFileOffset: section.fileOffset, imageID: section.imageID, file: location?.file,
+                line: location?.line ?? 0)
+        }
+        do {
+            switch kind {
+            case .services:
+                let r = try RecordParser.parseService(record, files: &lastFile)
+                parsed.services.append(
+                    ServiceEntry(
+                        ServiceRegistration(
+                            service: r.service, name: r.name, implementation: r.implementation,
+                            source: source(r.location), rank: r.rank, properties: r.properties),
+                        .typeName(r.implementation)))
+            case .modules:
+                let r = try ModuleRecord(RecordParser.parse(record))
+                parsed.modules.append(try ModuleDeclaration(r, source: source(r.location)))
+            case .routes:
+                let r = try RouteRecord(RecordParser.parse(record))
+                parsed.routes.append(
+                    RouteDeclaration(pattern: r.pattern, handler: r.handler, source: source(r.location)))
+            case .types, .swiftRecords:
+                break  // no JSON of their own: the caller reads them
+            }
+        } catch let error as RecordError {
+            problems.append(Diagnostic(.error, HiveError(recordError: error, record: record, source: source())))
+        } catch let error as HiveError {
+            problems.append(Diagnostic(.error, HiveError(error.code, error.message, source: source())))
+        } catch {
+            problems.append(Diagnostic(.error, HiveError(.malformedRecord, "\(error)", source: source())))
         }
     }
 }

@@ -11,7 +11,7 @@ extension Hive {
     package func registerRecords(of sections: [RecordSection]) {
         var parsed = ParsedRecords()
         var problems: [Diagnostic] = []
-        for section in sections where section.kind != .types && options.registersRecords(of: section.sectionName) {
+        for section in sections where options.registersRecords(of: section.sectionName) {
             parse(section, into: &parsed, problems: &problems)
         }
         problems += add(services: parsed.services, modules: parsed.modules, routes: parsed.routes)

@@ -123,6 +123,34 @@ public struct _BeeHiveTypedRecord: Sendable {
         return true
     }
 
+    /// What a Swift record's accessor does (record format version 3): writes the record's JSON text when the
+    /// reader asks for it (`type` points to the metatype `StaticString.self`, which every copy of BeeHive shares),
+    /// or its typed record when `type` points to this copy's `_BeeHiveTypedRecord.self`; `hint` points to the
+    /// reader's non-zero stamp. Says whether it wrote; builds nothing when the guard fails.
+    ///
+    /// The text is written as `(stamp: UInt64, json: StaticString)`.
+    ///
+    /// - Parameters:
+    ///   - json: The record's JSON text, as the macro wrote it.
+    ///   - record: The typed record, built only when asked for.
+    ///   - out: Uninitialised memory for the text or the typed record.
+    ///   - type: The reader's expected type: a pointer to an `Any.Type` value.
+    ///   - hint: The reader's stamp: a pointer to a `UInt64`.
+    /// - Returns: Whether `out` was initialised.
+    public static func write(
+        json: StaticString, _ record: @autoclosure () -> Self, to out: UnsafeMutableRawPointer,
+        type: UnsafeRawPointer, hint: UnsafeRawPointer?
+    ) -> Bool {
+        guard type.load(as: Any.Type.self) == StaticString.self else {
+            return write(record(), to: out, type: type, hint: hint)
+        }
+        guard let hint else { return false }
+        let stamp = hint.loadUnaligned(as: UInt64.self)
+        guard stamp != 0 else { return false }
+        out.initializeMemory(as: SwiftRecords.Text.self, to: (stamp, json))
+        return true
+    }
+
     /// Where ``stamp`` lies in a record: read as raw bytes before the reader trusts the rest.
     static let stampOffset = MemoryLayout<Self>.offset(of: \Self.stamp)!
 }

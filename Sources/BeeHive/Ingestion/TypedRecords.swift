@@ -97,18 +97,24 @@ enum TypedRecords {
         /// The accessors of `section`'s well-formed entries (checked by the scanner: magic, layout version, an
         /// accessor inside the image's code); nil when it has none.
         init?(_ section: RecordSection, reporter: Hive?) {
-            let size = RecordFormat.typedRecordSize
+            // Typed records of format 2 (magic, layout version, accessor), or Swift records of format 3 (kind,
+            // version, accessor, record kind, reserved).
+            let isSwift = section.kind == .swiftRecords
+            let size = isSwift ? RecordFormat.swiftRecordSize : RecordFormat.typedRecordSize
+            let (magic, version) =
+                isSwift
+                ? (RecordFormat.swiftRecordKind, RecordFormat.swiftRecordVersion)
+                : (_BeeHiveTypedRecord.magic, _BeeHiveTypedRecord.layoutVersion)
+            let accessorOffset = isSwift ? RecordFormat.swiftRecordAccessorOffset : RecordFormat.typedRecordAccessorOffset
             let bytes = section.bytes
             let words = UnsafeMutableBufferPointer<UInt>.allocate(capacity: 2 * (bytes.count / size))
             var count = 0
             var offset = 0
             while offset + size <= bytes.count {
                 defer { offset += size }
-                let address = bytes.loadUnaligned(
-                    fromByteOffset: offset + RecordFormat.typedRecordAccessorOffset, as: UInt.self)
-                guard bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self) == _BeeHiveTypedRecord.magic,
-                    bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
-                        == _BeeHiveTypedRecord.layoutVersion,
+                let address = bytes.loadUnaligned(fromByteOffset: offset + accessorOffset, as: UInt.self)
+                guard bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self) == magic,
+                    bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self) == version,
                     address != 0
                 else { continue }  // padding, or an entry the scanner reported and zeroed
                 words[2 * count] = UInt(offset)

@@ -383,8 +383,7 @@ extension Hive {
     ) -> (registered: Plugin.Registered, problems: [Diagnostic], outcome: PluginTable.Outcome) {
         var problems = image.problems.map(Diagnostic.init)
         var parsed = ParsedRecords()
-        for section in image.sections where section.kind != .types && options.registersRecords(of: section.sectionName)
-        {
+        for section in image.sections where options.registersRecords(of: section.sectionName) {
             parse(section, into: &parsed, problems: &problems)
         }
         problems += Self.protocolsDefinedTwice(by: parsed.services, hostImages: image.claim.hostImages)
@@ -398,7 +397,7 @@ extension Hive {
             return (Plugin.Registered(), problems, outcome)
         }
         let imageID = image.sections.first?.imageID ?? 0
-        for section in image.sections where section.kind == .types { TypedRecords.add(section) }
+        for section in image.sections where section.kind.hasAccessors { TypedRecords.add(section) }
         let path = image.claim.mappedPath
         for entry in parsed.services {
             if let provider = Self.provider(named: entry.registration.implementation, inImage: path, id: imageID) {

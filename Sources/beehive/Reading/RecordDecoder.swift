@@ -42,7 +42,7 @@ enum RecordDecoder {
         case .services: .service
         case .modules: .module
         case .routes: .route
-        case .types: nil
+        case .types, .swiftRecords: nil
         }
     }
 
@@ -71,7 +71,7 @@ enum RecordDecoder {
                 record.route = route.pattern
                 record.handler = route.handler
                 record.written(route.location)
-            case .types:
+            case .types, .swiftRecords:
                 break
             }
         } catch let error as RecordError {

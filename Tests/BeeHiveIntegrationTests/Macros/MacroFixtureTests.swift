@@ -9,7 +9,9 @@ struct MacroFixtureTests {
         arguments: ["debug", "release"])
     func macroApp(configuration: String) throws {
         let products = try MacroFixturePackage.build(configuration).products
-        let result = Command.keyValues(try Command.run(products.appendingPathComponent("MacroApp").path, []))
+        let run = try ImageOpens.run(products.appendingPathComponent("MacroApp").path)
+        #expect(run.opens == [], "Swift records and C records are read from memory: no image file is opened")
+        let result = Command.keyValues(run.output)
         #expect(result["registrations"] == "9")
         #expect(
             result["services"]
@@ -39,14 +41,15 @@ struct MacroFixtureTests {
         #expect(result["validate"] == "ok")
     }
 
-    @Test("the release build links with --gc-sections, and the Swift records and notes are in the binary")
+    @Test("the release build links with --gc-sections; the Swift records, their JSON for the tool and the C note stay")
     func releaseSections() throws {
         let build = try MacroFixturePackage.build("release")
         let link = build.log.split(separator: "\n").filter { $0.contains("-o") && $0.contains("/MacroApp ") }
         #expect(link.contains { $0.contains("--gc-sections") }, "the link of MacroApp: \(link)")
         let binary = build.products.appendingPathComponent("MacroApp").path
         let sections = try Command.run("readelf", ["-SW", binary])
-        for name in ["beehive_services", "beehive_mods", "beehive_routes", "beehive_types", ".note.beehive"] {
+        let swift = ["swift5_tests", "beehive_swift_services", "beehive_swift_mods", "beehive_swift_routes"]
+        for name in swift + ["beehive_services", ".note.beehive"] {
             #expect(sections.contains(" \(name) "), "\(name) missing from the release binary")
         }
         let notes = try Command.run("readelf", ["-nW", binary])
@@ -58,7 +61,9 @@ struct MacroFixtureTests {
         let products = try MacroFixturePackage.build("debug").products
         let plugin = products.appendingPathComponent("libMacroPlugin.so").path
         let host = products.appendingPathComponent("MacroPluginHost").path
-        let result = Command.keyValues(try Command.run(host, [plugin]))
+        let run = try ImageOpens.run(host, [plugin])
+        #expect(run.opens == [], "the plugin's Swift records are read from memory")
+        let result = Command.keyValues(run.output)
         #expect(result["before"] == "serviceNotFound")
         #expect(result["rescan"] == "services:1,modules:0")
         #expect(result["after"] == "macro plugin says hello to host")

@@ -1,0 +1,79 @@
+internal import _BeeHiveDiscovery
+
+/// Reads the Swift macros' records (format version 3) of a `swift5_tests` section: each entry's accessor, called with
+/// the text guard, gives the record's JSON, which is then parsed as the JSON records of C annotations are.
+///
+/// The guard is the standard library's `StaticString` metatype and a stamp: every copy of BeeHive in a process
+/// (a plugin built with its own) reads every other copy's records, since the text is the same for all of them. The
+/// accessor writes `(stamp: UInt64, json: StaticString)` into zeroed memory; the text is read only once the stamp
+/// shows that the accessor wrote it. The scanner has checked every entry's kind, version and record kind, and that its
+/// accessor lies in the image's code; an accessor runs no code of the program's, only BeeHive's
+/// ``_BeeHiveTypedRecord/write(json:_:to:type:hint:)`` that the macro calls.
+enum SwiftRecords {
+    /// What one entry gave: its JSON record and the kind it declares, or why it gave none.
+    enum Entry {
+        case record(RawRecord, RecordKind)
+        case failure(offset: Int, String)
+    }
+
+    /// What a text accessor writes: the reader's stamp, then the record's JSON.
+    typealias Text = (stamp: UInt64, json: StaticString)
+
+    /// Calls `body` with the JSON record of each entry of `section`, in order.
+    static func forEachText(in section: RecordSection, _ body: (Entry) -> Void) {
+        let bytes = section.bytes
+        let size = RecordFormat.swiftRecordSize
+        let buffer = UnsafeMutableRawPointer.allocate(
+            byteCount: MemoryLayout<Text>.size, alignment: MemoryLayout<Text>.alignment)
+        defer { buffer.deallocate() }
+        var offset = 0
+        while offset + size <= bytes.count {
+            defer { offset += size }
+            let address = bytes.loadUnaligned(
+                fromByteOffset: offset + RecordFormat.swiftRecordAccessorOffset, as: UInt.self)
+            let kind: RecordKind? =
+                switch bytes.loadUnaligned(fromByteOffset: offset + RecordFormat.swiftRecordKindOffset, as: UInt.self) {
+                case 1: .services
+                case 2: .modules
+                case 3: .routes
+                default: nil
+                }
+            guard let kind, let accessor = UnsafeRawPointer(bitPattern: address) else { continue }  // checked in C
+            switch text(unsafeBitCast(accessor, to: _BeeHiveTypedRecord.Accessor.self), into: buffer) {
+            case .success(let json):
+                let record = RawRecord(
+                    offset: offset,
+                    bytes: UnsafeRawBufferPointer(start: json.utf8Start, count: json.utf8CodeUnitCount),
+                    isTerminated: true)
+                body(.record(record, kind))
+            case .failure(let reason):
+                body(.failure(offset: offset, reason))
+            }
+        }
+    }
+
+    private enum Outcome {
+        case success(StaticString)
+        case failure(String)
+    }
+
+    /// Calls a text accessor with the guard, into `buffer` once zeroed.
+    private static func text(
+        _ accessor: _BeeHiveTypedRecord.Accessor, into buffer: UnsafeMutableRawPointer
+    ) -> Outcome {
+        let size = MemoryLayout<Text>.size
+        buffer.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+        var stamp = UInt64.random(in: 1...UInt64.max)
+        var expected: any Any.Type = StaticString.self
+        let wrote = withUnsafePointer(to: &expected) { type in
+            withUnsafePointer(to: &stamp) { hint in accessor(buffer, UnsafeRawPointer(type), UnsafeRawPointer(hint)) }
+        }
+        guard wrote else {
+            return .failure("its accessor answered that it gives no JSON text (expected a BeeHive record of version 3)")
+        }
+        guard buffer.load(as: UInt64.self) == stamp else {  // the stamp is the first field
+            return .failure("its accessor reported success but did not write the stamp it was given")
+        }
+        return .success(buffer.load(as: Text.self).json)
+    }
+}
