@@ -197,7 +197,8 @@ BH_HIDDEN int bh_same_records(const bh_image *image);
 /* ---- swift_records.c ---- */
 /* After a walk: the images that registered a non-empty swift5_tests section with the Swift runtime read it too. */
 BH_HIDDEN void bh_find_swift_records(bh_scanner *s);
-/* Keeps BeeHive's well-formed entries of a copied swift5_tests section at its start; returns their size. */
+/* Zeroes the entries of a copied swift5_tests section that are not BeeHive's well-formed records (reporting the
+ * malformed ones of BeeHive's kind); returns the section's size, or 0 when no record is left. */
 BH_HIDDEN size_t bh_keep_swift_records(bh_scanner *s, const bh_image *image, unsigned char *bytes, size_t size);
 
 /* ---- typed_records.c ---- */

@@ -7,7 +7,7 @@
  *
  * After a walk, the images that registered a non-empty swift5_tests section get it as one more located section
  * (kind BH_KIND_SWIFT_RECORDS), which located.c copies and identifies like the sections a note locates. When it is
- * copied, the entries of other kinds (swift-testing's own) are dropped, and BeeHive's are checked before any reader
+ * copied, the entries of other kinds (swift-testing's own) are zeroed, and BeeHive's are checked before any reader
  * may call one: version, record kind, an accessor inside the image's code.
  */
 #define _GNU_SOURCE
@@ -145,16 +145,17 @@ size_t bh_keep_swift_records(bh_scanner *s, const bh_image *image, unsigned char
     const size_t entry_size = BH_FORMAT_SWIFT_RECORD_SIZE;
     size_t kept = 0;
     for (size_t offset = 0; offset + entry_size <= size; offset += entry_size) {
-        const unsigned char *entry = bytes + offset;
+        unsigned char *entry = bytes + offset;
         uint32_t kind, version;
         uint64_t accessor, record_kind;
         memcpy(&kind, entry, 4);
         memcpy(&version, entry + 4, 4);
         memcpy(&accessor, entry + BH_FORMAT_SWIFT_RECORD_ACCESSOR_OFFSET, 8);
         memcpy(&record_kind, entry + BH_FORMAT_SWIFT_RECORD_KIND_OFFSET, 8);
-        if (kind != BH_FORMAT_SWIFT_RECORD_KIND) continue; /* another library's (swift-testing's tests) */
         const char *problem = NULL;
-        if (version != BH_FORMAT_SWIFT_RECORD_VERSION) {
+        if (kind != BH_FORMAT_SWIFT_RECORD_KIND) {
+            /* another library's (swift-testing's tests): zeroed below, without a word */
+        } else if (version != BH_FORMAT_SWIFT_RECORD_VERSION) {
             problem = "expected version 3 (the record was written by another version of BeeHive)";
         } else if (record_kind < 1 || record_kind > 3) {
             problem = "expected record kind 1 (service), 2 (module) or 3 (route)";
@@ -168,15 +169,16 @@ size_t bh_keep_swift_records(bh_scanner *s, const bh_image *image, unsigned char
             }
             if (!inside) problem = "expected its accessor inside an executable segment of the image";
         }
-        if (problem) {
+        if (problem)
             bh_add_problem(s, bh_label(image), image->id, 0,
                            "section " BH_FORMAT_SWIFT_TESTS_SECTION ", BeeHive record at offset 0x%zx (version %u, "
                            "record kind %llu, accessor 0x%llx): %s; it was skipped",
                            offset, version, (unsigned long long)record_kind, (unsigned long long)accessor, problem);
+        if (problem || kind != BH_FORMAT_SWIFT_RECORD_KIND) {
+            memset(entry, 0, entry_size); /* in place, so that every entry keeps its offset in the section */
             continue;
         }
-        memmove(bytes + kept, entry, entry_size);
-        kept += entry_size;
+        kept++;
     }
-    return kept;
+    return kept > 0 ? size : 0;
 }

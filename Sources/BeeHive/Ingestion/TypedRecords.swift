@@ -105,7 +105,8 @@ enum TypedRecords {
                 isSwift
                 ? (RecordFormat.swiftRecordKind, RecordFormat.swiftRecordVersion)
                 : (_BeeHiveTypedRecord.magic, _BeeHiveTypedRecord.layoutVersion)
-            let accessorOffset = isSwift ? RecordFormat.swiftRecordAccessorOffset : RecordFormat.typedRecordAccessorOffset
+            let accessorOffset =
+                isSwift ? RecordFormat.swiftRecordAccessorOffset : RecordFormat.typedRecordAccessorOffset
             let bytes = section.bytes
             let words = UnsafeMutableBufferPointer<UInt>.allocate(capacity: 2 * (bytes.count / size))
             var count = 0
