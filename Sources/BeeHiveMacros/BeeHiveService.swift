@@ -6,9 +6,9 @@
 #if Macros
 /// Registers the annotated type as an implementation of a service, as `BH_SERVICE` does from C.
 ///
-/// The macro writes the same JSON record as `BH_SERVICE(App.UserTrackService, App.ConsoleTracker)` (with the
-/// annotation's file and line), the image note, and a typed record that lets the first use skip the look-up by
-/// name. The compiler checks that the type is a `Service`; the macro adds the type's `ServiceImplementation`
+/// The macro writes one Swift record (record format 3, in `swift5_tests`, found in memory through the Swift
+/// runtime), which gives the same JSON record as `BH_SERVICE(App.UserTrackService, App.ConsoleTracker)` (with the
+/// annotation's file and line) and a typed record that lets the first use skip the look-up by name. The compiler checks that the type is a `Service`; the macro adds the type's `ServiceImplementation`
 /// conformance when the type does not declare it, so the type needs an `init()` and must be `Sendable`.
 ///
 /// A service of one name (`UserTrackService`) is the current module's; write `PluginAPI.Greeter.self` for a
