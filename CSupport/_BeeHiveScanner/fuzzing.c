@@ -1,7 +1,7 @@
 /*
  * fuzzing.c — for tests and fuzzing only (bh_scanner_fuzzing.h): the reader of image files (sections.c) run on bytes
- * that stand for the file of a loaded image with records, and the in-memory locator (notes.c, located.c) run on bytes
- * that stand for a loaded image. Not for production use: nothing in BeeHive calls it.
+ * that stand for the file of a loaded image with records, and the in-memory locator (notes.c, swift_records.c,
+ * located.c) run on bytes that stand for a loaded image. Not for production use: nothing in BeeHive calls it.
  */
 #define _GNU_SOURCE
 #include "scanner_internal.h"
@@ -163,6 +163,14 @@ int bh_fuzz_locate(const void *bytes, size_t size, void *context, bh_section_fn 
     bh_notes notes;
     bh_read_notes(s, image->base, image->phdrs, image->phnum, "fuzz input", image->id, 1, 1, &notes);
     image->wanted = notes.wanted;
+    /* The input's last 16 bytes name a swift5_tests section, as the Swift runtime would: its offset from the image's
+     * address and its length (swift_records.c checks them against the segments, then located.c copies and filters). */
+    if (size >= 16) {
+        uint64_t offset, length;
+        memcpy(&offset, (const unsigned char *)bytes + size - 16, 8);
+        memcpy(&length, (const unsigned char *)bytes + size - 8, 8);
+        bh_want_swift_tests(s, image, image->base + (uintptr_t)offset, (size_t)length);
+    }
     bh_read_located(s, image);
 
     bh_fuzz_hand_out(s, image, context, on_section, on_problem, result);

@@ -197,6 +197,9 @@ BH_HIDDEN int bh_same_records(const bh_image *image);
 /* ---- swift_records.c ---- */
 /* After a walk: the images that registered a non-empty swift5_tests section with the Swift runtime read it too. */
 BH_HIDDEN void bh_find_swift_records(bh_scanner *s);
+/* Wants an image's swift5_tests section at [start, start + length) if it lies in the image's loaded segments (copied
+ * program headers needed); reports it otherwise. */
+BH_HIDDEN void bh_want_swift_tests(bh_scanner *s, bh_image *image, uintptr_t start, size_t length);
 /* Zeroes the entries of a copied swift5_tests section that are not BeeHive's well-formed records (reporting the
  * malformed ones of BeeHive's kind); returns the section's size, or 0 when no record is left. */
 BH_HIDDEN size_t bh_keep_swift_records(bh_scanner *s, const bh_image *image, unsigned char *bytes, size_t size);

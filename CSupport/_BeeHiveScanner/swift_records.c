@@ -87,13 +87,17 @@ static void bh_locate_tests(bh_scanner *s, bh_image *image, const struct dl_phdr
     }
     if (!image->name) image->name = bh_strdup(info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : "");
     image->swift_located = 1; /* found once: reported once, read once */
-    uint64_t vaddr = (uint64_t)(range->start - info->dlpi_addr);
-    if (range->length > BH_MAX_SECTION_SIZE || !bh_segment_of(image->phdrs, image->phnum, vaddr, range->length)) {
+    bh_want_swift_tests(s, image, range->start, range->length);
+}
+
+void bh_want_swift_tests(bh_scanner *s, bh_image *image, uintptr_t start, size_t length) {
+    uint64_t vaddr = (uint64_t)(start - image->base);
+    if (length > BH_MAX_SECTION_SIZE || !bh_segment_of(image->phdrs, image->phnum, vaddr, length)) {
         bh_add_problem(s, bh_label(image), image->id, 0,
                        "section " BH_FORMAT_SWIFT_TESTS_SECTION " (registered with the Swift runtime at 0x%llx, %zu "
                        "bytes): expected it inside the image's readable loaded segments, found it outside; its "
                        "records were not read",
-                       (unsigned long long)range->start, range->length);
+                       (unsigned long long)start, length);
         return;
     }
     bh_wanted *wanted = bh_want(&image->wanted, BH_KIND_SWIFT_RECORDS, BH_FORMAT_SWIFT_TESTS_SECTION,
@@ -101,7 +105,7 @@ static void bh_locate_tests(bh_scanner *s, bh_image *image, const struct dl_phdr
     if (!wanted) return;
     wanted->located = 1;
     wanted->vaddr = vaddr;
-    wanted->size = range->length;
+    wanted->size = length;
     image->marked = 1;
     if (!image->pending) {
         image->pending = 1;

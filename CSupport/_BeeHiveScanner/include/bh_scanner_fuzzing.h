@@ -38,7 +38,9 @@ int bh_fuzz_scan_file(const void *bytes, size_t size, void *context, bh_section_
  * Reads `bytes` as a loaded image of record format 3, as the scanner reads one from memory: an image is made with
  * load address `bytes` and the program headers of the input's own table (each PT_LOAD segment cut to the input), its
  * notes are read from there (notes.c, every PT_NOTE checked to lie in a readable PT_LOAD segment), and the sections
- * whose bounds the notes give are copied (located.c). Sections and problems are passed to the callbacks as by
+ * whose bounds the notes give are copied (located.c); so is a swift5_tests section that the input's last 16 bytes name
+ * (u64 offset from the input's start, u64 length), as the Swift runtime would, keeping only BeeHive's valid Swift
+ * records (swift_records.c). Sections and problems are passed to the callbacks as by
  * bh_fuzz_scan_file. Returns 0, or -1 with errno set when memory could not be had.
  */
 int bh_fuzz_locate(const void *bytes, size_t size, void *context, bh_section_fn on_section, bh_problem_fn on_problem,

@@ -86,12 +86,16 @@ func locate(_ input: UnsafeRawBufferPointer) -> [String] {
                 "expected a located section inside the \(input.count)-byte input; found \(section.size) bytes at "
                     + "\(start)")
             check(
-                [BH_KIND_SERVICES, BH_KIND_MODULES, BH_KIND_ROUTES].contains(section.kind),
+                [BH_KIND_SERVICES, BH_KIND_MODULES, BH_KIND_ROUTES, BH_KIND_SWIFT_RECORDS].contains(section.kind),
                 "expected a located section of a record kind; found kind \(section.kind.rawValue)")
             let bytes = UnsafeRawBufferPointer(start: section.bytes, count: section.size)
-            check(
-                memcmp(bytes.baseAddress!, input.baseAddress! + Int(start), section.size) == 0,
-                "expected the located section to hold the input's bytes at its address")
+            if section.kind == BH_KIND_SWIFT_RECORDS {
+                checkSwiftRecords(bytes, from: UnsafeRawBufferPointer(rebasing: input[Int(start)...]))
+            } else {
+                check(
+                    memcmp(bytes.baseAddress!, input.baseAddress! + Int(start), section.size) == 0,
+                    "expected the located section to hold the input's bytes at its address")
+            }
             check(bytes.contains { $0 != 0 }, "expected a section of only zeros to be left out")
             found.sections += 1
             found.lines.append("section \(String(cString: section.section_name))@\(start)+\(section.size)")
@@ -109,6 +113,55 @@ func locate(_ input: UnsafeRawBufferPointer) -> [String] {
         found.lines.count <= input.count / 12 + Int(BH_FORMAT_MAX_NOTE_SECTIONS) + 8,
         "expected work bounded by the input; found \(found.lines.count) sections and problems")
     return found.lines
+}
+
+/// Checks a swift5_tests section as the locator hands it over: every 32-byte entry is the input's entry, if it is a
+/// valid BeeHive record (kind "bhiv", version 3, record kind 1 to 3, an accessor inside an executable `PT_LOAD`
+/// segment of the input's own program headers), or zeros.
+func checkSwiftRecords(_ bytes: UnsafeRawBufferPointer, from original: UnsafeRawBufferPointer) {
+    let size = Int(BH_FORMAT_SWIFT_RECORD_SIZE)
+    let executable = executableSegments(currentInput)
+    let base = UInt(bitPattern: currentInput.baseAddress)
+    for offset in stride(from: 0, to: bytes.count - bytes.count % size, by: size) {
+        let entry = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + size)])
+        if entry.allSatisfy({ $0 == 0 }) { continue }
+        check(
+            entry.elementsEqual(original[offset..<(offset + size)]),
+            "expected a Swift record handed out as the input holds it, at offset \(offset)")
+        let accessor = entry.loadUnaligned(fromByteOffset: Int(BH_FORMAT_SWIFT_RECORD_ACCESSOR_OFFSET), as: UInt.self)
+        let recordKind = entry.loadUnaligned(fromByteOffset: Int(BH_FORMAT_SWIFT_RECORD_KIND_OFFSET), as: UInt.self)
+        check(
+            entry.loadUnaligned(as: UInt32.self) == UInt32(BH_FORMAT_SWIFT_RECORD_KIND)
+                && entry.loadUnaligned(fromByteOffset: 4, as: UInt32.self) == UInt32(BH_FORMAT_SWIFT_RECORD_VERSION)
+                && (1...3).contains(recordKind),
+            "expected only valid Swift records handed out; found one at offset \(offset)")
+        guard let executable else { continue }
+        check(
+            executable.contains { accessor >= base &+ $0.start && accessor &- (base &+ $0.start) < $0.size },
+            "expected a handed-out Swift record's accessor inside an executable segment; found 0x"
+                + String(accessor, radix: 16))
+    }
+}
+
+/// The executable `PT_LOAD` segments of the input's own program headers (start relative to the input, cut to it as
+/// the locator cuts them, and size in memory); nil when the table is one this check does not read (`PN_XNUM`).
+func executableSegments(_ input: UnsafeRawBufferPointer) -> [(start: UInt, size: UInt)]? {
+    guard input.count >= 64 else { return [] }
+    let phoff = input.loadUnaligned(fromByteOffset: 32, as: UInt64.self)
+    let phnum = Int(input.loadUnaligned(fromByteOffset: 56, as: UInt16.self))
+    guard phnum != 0xffff else { return nil }
+    var segments: [(start: UInt, size: UInt)] = []
+    for index in 0..<phnum {
+        guard phoff <= UInt64(input.count), UInt64(input.count) - phoff >= UInt64(56 * (index + 1)) else { break }
+        let at = Int(phoff) + 56 * index
+        let type = input.loadUnaligned(fromByteOffset: at, as: UInt32.self)
+        let flags = input.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self)
+        let vaddr = input.loadUnaligned(fromByteOffset: at + 16, as: UInt64.self)
+        let memsz = input.loadUnaligned(fromByteOffset: at + 40, as: UInt64.self)
+        guard type == 1, flags & 1 != 0 else { continue }
+        segments.append((UInt(min(vaddr, UInt64(input.count))), UInt(memsz)))
+    }
+    return segments
 }
 
 /// Reads the input once and checks what was found.
