@@ -207,7 +207,7 @@ void bh_scanner_mark(bh_scanner *s) {
 void bh_scanner_drain(bh_scanner *s, void *context, bh_section_fn on_section, bh_problem_fn on_problem,
                       bh_unload_fn on_unload) {
     pthread_mutex_lock(&s->lock);
-    if (s->pending > 0 || !s->swift_searched) bh_scan_locked(s, 0);
+    if (s->pending > 0 || bh_swift_search_due(s)) bh_scan_locked(s, 0);
     for (size_t i = 0; i < s->unloaded_count; i++)
         if (on_unload) on_unload(context, s->unloaded[i].image_path, s->unloaded[i].image_id);
     for (size_t i = 0; i < s->problem_count; i++) {
@@ -230,7 +230,7 @@ void bh_scanner_drain(bh_scanner *s, void *context, bh_section_fn on_section, bh
 
 int bh_scanner_has_pending(bh_scanner *s) {
     pthread_mutex_lock(&s->lock);
-    int pending = s->section_count + s->problem_count + s->unloaded_count + s->pending > 0;
+    int pending = s->section_count + s->problem_count + s->unloaded_count + s->pending > 0 || bh_swift_search_due(s);
     pthread_mutex_unlock(&s->lock);
     return pending;
 }

@@ -197,6 +197,8 @@ BH_HIDDEN int bh_same_records(const bh_image *image);
 /* ---- swift_records.c ---- */
 /* After a walk: the images that registered a non-empty swift5_tests section with the Swift runtime read it too. */
 BH_HIDDEN void bh_find_swift_records(bh_scanner *s);
+/* Whether the Swift runtime's sections were never searched by this scanner (a drain searches them first). */
+BH_HIDDEN int bh_swift_search_due(const bh_scanner *s);
 /* Wants an image's swift5_tests section at [start, start + length) if it lies in the image's loaded segments (copied
  * program headers needed); reports it otherwise. */
 BH_HIDDEN void bh_want_swift_tests(bh_scanner *s, bh_image *image, uintptr_t start, size_t length);

@@ -128,6 +128,8 @@ static int bh_visit_swift(struct dl_phdr_info *info, size_t size, void *data) {
     return 0;
 }
 
+int bh_swift_search_due(const bh_scanner *s) { return swift_enumerateAllMetadataSections && !s->swift_searched; }
+
 void bh_find_swift_records(bh_scanner *s) {
     /* Once after main, then after walks that saw images come or go: a rescan with nothing new costs nothing more. */
     if (!swift_enumerateAllMetadataSections ||
