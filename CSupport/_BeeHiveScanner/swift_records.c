@@ -46,14 +46,26 @@ typedef struct {
     size_t count, capacity;
 } bh_tests_ranges;
 
-static bool bh_collect_tests(const bh_metadata_sections *sections, void *context) {
+/*
+ * The runtime keeps the sections of every image it ever registered: an image unloaded with dlclose leaves a pointer
+ * to memory that is gone, or that a later image reuses. So each entry is copied carefully (a fault is an entry
+ * skipped), and of two entries for one base address the later one, registered by the image loaded last, wins.
+ */
+static bool bh_collect_tests(const bh_metadata_sections *registered, void *context) {
     bh_tests_ranges *ranges = context;
-    if (sections->version < BH_TESTS_OLDEST_VERSION) return true;
-    const bh_metadata_range *tests = &sections->ranges[BH_TESTS_RANGE];
-    if (tests->length == 0) return true;
-    if (bh_reserve((void **)&ranges->items, &ranges->capacity, ranges->count, sizeof *ranges->items))
-        ranges->items[ranges->count++] = (bh_tests_range){(uintptr_t)sections->base_address, tests->start,
-                                                           tests->length};
+    bh_metadata_sections sections;
+    if (bh_copy_memory(1, &sections, (uintptr_t)registered, sizeof sections) != 0) return true;
+    if (sections.version < BH_TESTS_OLDEST_VERSION) return true;
+    const bh_metadata_range *tests = &sections.ranges[BH_TESTS_RANGE];
+    bh_tests_range range = {(uintptr_t)sections.base_address, tests->start, tests->length};
+    for (size_t i = 0; i < ranges->count; i++) {
+        if (ranges->items[i].base_address != range.base_address) continue;
+        ranges->items[i] = range;
+        return true;
+    }
+    if (tests->length > 0 &&
+        bh_reserve((void **)&ranges->items, &ranges->capacity, ranges->count, sizeof *ranges->items))
+        ranges->items[ranges->count++] = range;
     return true;
 }
 
@@ -122,7 +134,7 @@ static int bh_visit_swift(struct dl_phdr_info *info, size_t size, void *data) {
         const bh_tests_range *range = &walk->ranges->items[r];
         if (range->base_address > headers || headers - range->base_address > 4096) continue;
         bh_image *image = bh_current_image(walk->scanner, info);
-        if (image && !image->swift_located) bh_locate_tests(walk->scanner, image, info, range);
+        if (image && !image->swift_located && range->length > 0) bh_locate_tests(walk->scanner, image, info, range);
         break;
     }
     return 0;

@@ -56,7 +56,7 @@ struct MacroFixtureTests {
         #expect(notes.contains("BeeHive"), "\(notes)")
     }
 
-    @Test("a plugin annotated in Swift only joins after dlopen and rescan (builds and runs MacroPluginHost)")
+    @Test("a host and a plugin annotated in Swift only: the host at first use, the plugin after dlopen and rescan")
     func plugin() throws {
         let products = try MacroFixturePackage.build("debug").products
         let plugin = products.appendingPathComponent("libMacroPlugin.so").path
@@ -64,6 +64,7 @@ struct MacroFixtureTests {
         let run = try ImageOpens.run(host, [plugin])
         #expect(run.opens == [], "the plugin's Swift records are read from memory")
         let result = Command.keyValues(run.output)
+        #expect(result["host"] == "the host greets itself", "a program annotated in Swift only finds its records")
         #expect(result["before"] == "serviceNotFound")
         #expect(result["rescan"] == "services:1,modules:0")
         #expect(result["after"] == "macro plugin says hello to host")

@@ -1,5 +1,7 @@
-// Opens the plugin named on the command line with dlopen, rescans, and prints what happened.
+// Opens the plugin named on the command line with dlopen, rescans, and prints what happened. The host itself is
+// annotated in Swift only (no C record, so no image note): its records are found through the Swift runtime alone.
 import BeeHive
+import BeeHiveMacros
 import PluginAPI
 
 #if canImport(Glibc)
@@ -16,6 +18,15 @@ func greet() -> String {
     }
 }
 
+/// The host's own service, named and ranked so that the plugin's unnamed greeter is the one `greet()` gets.
+@BeeHiveService(PluginAPI.GreeterService.self, name: "host")
+final class HostGreeter: GreeterService {
+    init() {}
+    func greet(_ name: String) -> String { "the host greets \(name)" }
+}
+
+let hostGreeting = try? Hive.shared.createService(GreeterService.self, name: "host").greet("itself")
+print("host=\(hostGreeting ?? "not found")")
 print("before=\(greet())")
 guard dlopen(CommandLine.arguments[1], RTLD_NOW | RTLD_GLOBAL) != nil else {
     print("dlopen=failed: \(String(cString: dlerror()))")
