@@ -78,7 +78,7 @@ if [[ -n "${BEEHIVE_PATH:-}" ]]; then
 else
     default_scratch="$bench/.build"
 fi
-scratch="${BEEHIVE_BENCH_SCRATCH:-$default_scratch}"  # another folder only to test a clean build
+scratch="${BEEHIVE_BENCH_SCRATCH:-$default_scratch}"  # another folder: a clean build, or (CI) .build, the demo's
 measured_path="${BEEHIVE_PATH:-$root}"
 measured="$(git -C "$measured_path" rev-parse --short HEAD 2>/dev/null || echo '?')"
 git -C "$measured_path" diff --quiet HEAD 2>/dev/null || measured="$measured with uncommitted changes"

@@ -18,11 +18,12 @@
 #
 # Fuzzing works on a copy of the corpus in a temporary directory, so the repository stays clean; the script prints
 # that directory (new corpus units, artifacts, logs). Every input runs with -timeout=10 (a slower input is a
-# failure) and -rss_limit_mb=2048. The build goes to Fuzz/.build-fuzz (git-ignored), or $BEEHIVE_FUZZ_SCRATCH.
+# failure) and -rss_limit_mb=2048. The targets run side by side, one per core (BEEHIVE_FUZZ_JOBS to choose). The build
+# goes to Fuzz/.build-fuzz (git-ignored), or $BEEHIVE_FUZZ_SCRATCH.
 set -euo pipefail
 
 usage() {
-    sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -161,20 +162,42 @@ if [[ "$mode" == "ci" ]]; then
 else
     echo "== fuzzing each target for ${seconds} s; corpus copies, artifacts and logs in $work"
 fi
-summary=()
-failures=0
-for t in $targets; do
+# Fuzzes one target into $work/<target>: its corpus copy, artifacts, log.txt, and its exit status and seconds (for the
+# summary below). libFuzzer runs one input at a time on one core.
+fuzz_target() {
+    local t="$1" log status=0 start runs=()
     mkdir -p "$work/$t/corpus" "$work/$t/artifacts"
     cp -R "$fuzz/Corpus/$t/." "$work/$t/corpus/"
     log="$work/$t/log.txt"
-    echo "-- $t"
     start=$(date +%s)
-    status=0
-    runs=()
     [[ "$mode" != "ci" ]] || runs=(-runs="$(ci_runs "$t")")
     "$bin/$t" "$work/$t/corpus" -max_total_time="$seconds" "${runs[@]}" -timeout=10 -rss_limit_mb=2048 -detect_leaks=0 \
         -print_final_stats=1 -artifact_prefix="$work/$t/artifacts/" "${extra[@]}" >"$log" 2>&1 || status=$?
-    elapsed=$(($(date +%s) - start))
+    echo "$status $(($(date +%s) - start))" >"$work/$t/outcome"
+}
+
+# The targets run side by side, as many at a time as there are cores (BEEHIVE_FUZZ_JOBS to choose): each target's
+# inputs and seed are its own, so a target explores the same inputs whichever ran beside it.
+jobs="${BEEHIVE_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}"
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || fail_usage "BEEHIVE_FUZZ_JOBS: expected a number > 0; found '$jobs'"
+echo "== $jobs target(s) at a time"
+running=0
+for t in $targets; do
+    if ((running >= jobs)); then
+        wait -n || true
+        running=$((running - 1))
+    fi
+    echo "-- $t"
+    fuzz_target "$t" &
+    running=$((running + 1))
+done
+wait || true
+
+summary=()
+failures=0
+for t in $targets; do
+    log="$work/$t/log.txt"
+    read -r status elapsed <"$work/$t/outcome" || { status=1; elapsed=0; }
     # Fork mode reports its totals on "#N DONE" / "INFO: fuzzed for N seconds"; the plain mode on stat:: lines.
     executions="$(grep -m1 '^stat::number_of_executed_units' "$log" | awk '{print $2}' || true)"
     [[ -n "$executions" ]] || executions="$(grep -E '^#[0-9]+' "$log" | tail -1 | sed -E 's/^#([0-9]+).*/\1/' || true)"

@@ -3,7 +3,7 @@
 # files with libelf; programs do not load it) and pkg-config (SwiftPM finds libelf through it); zlib1g-dev, because
 # libelf needs zlib (the tool and the fuzzers link -lz). gcc and binutils (bfd, gold, ar), with the Swift
 # toolchain's clang and lld, are used by the linker tests; valgrind and GNU time by the complexity and memory tests; graphviz (dot) by the
-# report's graph test. Debian/Ubuntu; run as root or with sudo available.
+# report's graph test; chromium (headless) by the plugin server's load test, for its debug page. Debian/Ubuntu; run as root or with sudo available.
 set -euo pipefail
 
 missing=()
@@ -22,6 +22,8 @@ command -v dot >/dev/null || missing+=(graphviz)
 # The record-location tests count the files a program opens with strace.
 command -v strace >/dev/null || missing+=(strace)
 [ -x /usr/bin/time ] || missing+=(time)
+# Examples/PluginServer/check-debug-page.sh loads the server's debug page in headless Chromium (its JS renders it).
+command -v chromium >/dev/null || missing+=(chromium)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "Installing: ${missing[*]}"

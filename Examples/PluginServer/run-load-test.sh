@@ -7,7 +7,8 @@
 # version. The script exits 1 on any failed request, wrong body or stale answer, and reports the requests served,
 # the upgrade latencies, the moment answers switched from v1 to v2, the events the server logged, and its resident
 # memory after each upgrade. Then it loads a second price plugin of a higher rank beside the first, checks that it
-# serves, and retires it: the first serves again.
+# serves, and retires it: the first serves again. Before the upgrades and after them, the server's debug page
+# (/debug/beehive.html) is loaded in headless Chromium and checked (check-debug-page.sh).
 #
 #     Examples/PluginServer/run-load-test.sh            # debug build (the default; CONFIGURATION=release for release)
 set -euo pipefail
@@ -45,6 +46,14 @@ done
 curl -sf "$base/version" >/dev/null || { echo "the server did not answer"; cat "$work/server.log"; exit 1; }
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$server_pid/status"; }
 echo "answers: $(curl -s "$base/hello/world")  rss: $(rss) kB"
+# The debug page, rendered by headless Chromium: every service of the report, and these by name.
+"$here/check-debug-page.sh" "$base" "before the upgrades" PluginServerAPI.Greeting=HelloV1.Greeter \
+    PluginServerAPI.PriceService=PricesStandard.StandardPrices
+hello_image() {
+    curl -s "$base/debug/beehive" | python3 -c 'import json, sys
+print([s["source"]["image"] for s in json.load(sys.stdin)["services"] if s["service"].endswith(".Greeting")][0])'
+}
+first_image="$(hello_image)"
 
 if ! command -v wrk >/dev/null 2>&1; then
     (apt-get install -y wrk >/dev/null 2>&1 || (apt-get update >/dev/null 2>&1 && apt-get install -y wrk >/dev/null 2>&1)) || true
@@ -149,6 +158,16 @@ assert states[0][1] in ("bound", "created") and states[1][1] == "waiting", state
 assert [s[3] for s in states] == ["libPricesPremium.so", "libPricesStandard.so"], states
 print("report: " + ", ".join(f"{i} {st} rank {r} ({p})" for i, st, r, p in states) + f"; {len(report['services'])} services")
 PY
+# The page after the upgrades, and one more to the other version (from its build's path): the hello feature's new
+# implementation from a new image, not the first image nor the version before; the premium prices beside the
+# standard ones.
+other=$((3 - last))
+switched="$(curl -s -X POST "$base/admin/upgrade/hello?path=$bin/libHelloV$other.so")"
+[[ "$switched" == upgraded* && "$(curl -s "$base/version")" == "hello plugin v$other" ]] ||
+    { echo "FAILED: the upgrade to v$other: $switched"; exit 1; }
+"$here/check-debug-page.sh" "$base" "after the upgrades" "PluginServerAPI.Greeting=HelloV$other.Greeter" \
+    "!HelloV$last.Greeter" "!$first_image" PluginServerAPI.PriceService=PricesPremium.PremiumPrices \
+    PluginServerAPI.PriceService=PricesStandard.StandardPrices
 premium_retired="$(curl -s -X POST "$base/admin/retire/premium")"
 standard_again="$(price)"
 echo "$standard_first | $premium_serves | all: $all_prices | after the retire: $standard_again"

@@ -5,7 +5,9 @@
 // `POST /admin/retire/<feature>` retires one and `POST /admin/load/<feature>?path=<.so>` loads one. Every greeting
 // and price service that comes and goes is logged (`Hive.observe`). Several plugins may offer the price service at
 // once, with different ranks: `GET /price/<item>` answers with the highest-ranked, `GET /prices/<item>` with all.
-// `GET /debug/beehive` is the hive's report as JSON, `GET /debug/beehive.dot` as a Graphviz graph.
+// `GET /debug/beehive` is the hive's report as JSON, `GET /debug/beehive.dot` as a Graphviz graph, and
+// `GET /debug/beehive.html` as a page (DebugPage.swift): tables of the plugins, the services with their source and
+// state, the routes, and what was withdrawn or refused (the problems).
 //
 //     PluginServer --port 8080 hello=/srv/plugins/libHello.so standard=/srv/plugins/libPricesStandard.so
 import BeeHive
@@ -158,6 +160,8 @@ router.get("/debug/beehive") { _, _ -> String in
 }
 // The same as a Graphviz graph: `curl …/debug/beehive.dot | dot -Tsvg > hive.svg`.
 router.get("/debug/beehive.dot") { _, _ -> String in Hive.shared.report().graphviz }
+// The same as a page, which fetches the JSON above and renders it (DebugPage.swift).
+router.get("/debug/beehive.html") { _, _ -> Response in DebugPage.response() }
 // Every other request: BeeHive's router for the scheme app, with the request's path.
 router.get("/**") { request, context -> String in
     let url = "app:/" + request.uri.path
