@@ -28,6 +28,10 @@ static void bh_elf_load(void) {
     BH_ELF_SYMBOL(getehdr, "gelf_getehdr")
     BH_ELF_SYMBOL(getphdr, "gelf_getphdr")
     BH_ELF_SYMBOL(getdata_rawchunk, "elf_getdata_rawchunk")
+    BH_ELF_SYMBOL(getshdrstrndx, "elf_getshdrstrndx")
+    BH_ELF_SYMBOL(nextscn, "elf_nextscn")
+    BH_ELF_SYMBOL(getshdr, "gelf_getshdr")
+    BH_ELF_SYMBOL(strptr, "elf_strptr")
     BH_ELF_SYMBOL(errmsg, "elf_errmsg")
     if (library.version(EV_CURRENT) == EV_NONE) return;
     available = 1;

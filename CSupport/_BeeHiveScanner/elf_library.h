@@ -11,7 +11,8 @@
 /* elfutils' values (libelf.h): Elf_Cmd ELF_C_READ_MMAP, Elf_Kind ELF_K_ELF, Elf_Type ELF_T_BYTE. */
 enum { BH_ELF_C_READ_MMAP = 8, BH_ELF_K_ELF = 3, BH_ELF_T_BYTE = 0 };
 
-typedef struct bh_elf bh_elf; /* libelf's Elf */
+typedef struct bh_elf bh_elf;         /* libelf's Elf */
+typedef struct bh_elf_scn bh_elf_scn; /* libelf's Elf_Scn */
 
 /* libelf's Elf_Data. */
 typedef struct {
@@ -32,6 +33,10 @@ typedef struct {
     Elf64_Ehdr *(*getehdr)(bh_elf *, Elf64_Ehdr *);
     Elf64_Phdr *(*getphdr)(bh_elf *, int, Elf64_Phdr *);
     bh_elf_data *(*getdata_rawchunk)(bh_elf *, int64_t offset, size_t size, int type);
+    int (*getshdrstrndx)(bh_elf *, size_t *);
+    bh_elf_scn *(*nextscn)(bh_elf *, bh_elf_scn *);
+    Elf64_Shdr *(*getshdr)(bh_elf_scn *, Elf64_Shdr *);
+    const char *(*strptr)(bh_elf *, size_t section, size_t offset);
     const char *(*errmsg)(int);
 } bh_elf_library;
 

@@ -18,6 +18,7 @@
 
 /* Program headers read of a plugin's file, at most (real libraries have about ten). */
 #define BH_MAX_PLUGIN_PROGRAM_HEADERS 4096
+#define BH_MAX_PLUGIN_SECTIONS 65536
 
 #if defined(__x86_64__)
 #define BH_MACHINE EM_X86_64
@@ -51,6 +52,25 @@ static void bh_describe_start(int fd, bh_plugin_file *file, const char *what) {
         snprintf(file->found, sizeof file->found, "%s: its first bytes are %02x %02x %02x %02x, not ELF's 7f 45 4c 46",
                  what, head[0], head[1], head[2], head[3]);
     }
+}
+
+/* Whether the file has a section of the Swift macros' records (their JSON for tools, which every Swift annotation of
+ * record format 3 writes beside its record in swift5_tests): such a plugin declares records without a note. Reads
+ * at most BH_MAX_PLUGIN_SECTIONS section headers. */
+static int bh_plugin_swift_records(const bh_elf_library *elf, bh_elf *image) {
+    static const char *const names[] = {BH_FORMAT_SWIFT_SERVICES_SECTION, BH_FORMAT_SWIFT_MODULES_SECTION,
+                                        BH_FORMAT_SWIFT_ROUTES_SECTION};
+    size_t strings;
+    if (elf->getshdrstrndx(image, &strings) != 0) return 0;
+    bh_elf_scn *section = NULL;
+    for (size_t i = 0; i < BH_MAX_PLUGIN_SECTIONS && (section = elf->nextscn(image, section)) != NULL; i++) {
+        Elf64_Shdr header;
+        if (elf->getshdr(section, &header) == NULL) continue;
+        const char *name = elf->strptr(image, strings, header.sh_name);
+        for (size_t n = 0; name && n < sizeof names / sizeof names[0]; n++)
+            if (strcmp(name, names[n]) == 0) return 1;
+    }
+    return 0;
 }
 
 int bh_plugin_file_read(const char *path, bh_plugin_file *file) {
@@ -101,6 +121,7 @@ int bh_plugin_file_read(const char *path, bh_plugin_file *file) {
             bh_plugin_notes(data->buffer, data->size, ph.p_align, &file->has_beehive_note, file->build_id,
                             &file->build_id_size);
         }
+        if (!file->has_beehive_note) file->has_swift_records = bh_plugin_swift_records(elf, image);
     }
     if (image != NULL) elf->end(image);
     close(fd);

@@ -42,6 +42,7 @@ typedef struct {
     int machine_matches;   /* 64-bit, for this process's machine */
     int has_interpreter;   /* a PT_INTERP segment: a program, not a library */
     int has_beehive_note;  /* a BeeHive note: the file declares records */
+    int has_swift_records; /* a section of the Swift macros' records (format 3, beehive_swift_*): it declares records */
     unsigned char build_id[BH_MAX_BUILD_ID];
     size_t build_id_size;  /* 0 without a GNU build-id */
     char found[160];       /* what was found, when status is not BH_PLUGIN_FILE_READ */

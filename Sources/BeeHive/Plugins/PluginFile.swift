@@ -101,12 +101,12 @@ enum PluginFile {
                         : "an ELF file of type \(file.elf_type)"
             throw PluginError(.notASharedLibrary, "\(expected); found \(what)", path: path)
         }
-        if file.has_beehive_note == 0 {
+        if file.has_beehive_note == 0 && file.has_swift_records == 0 {
             throw PluginError(
                 .noRecords,
                 "expected a plugin that declares services, modules or routes (a BeeHive note naming its record "
-                    + "sections); found none in the file. Annotate its types (BH_SERVICE, @BeeHiveService) and link "
-                    + "it with BeeHiveDynamic", path: path)
+                    + "sections, or the Swift macros' records); found neither in the file. Annotate its types "
+                    + "(BH_SERVICE, @BeeHiveService) and link it with BeeHiveDynamic", path: path)
         }
         return hostImages
     }

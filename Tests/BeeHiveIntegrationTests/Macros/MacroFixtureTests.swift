@@ -41,7 +41,7 @@ struct MacroFixtureTests {
         #expect(result["validate"] == "ok")
     }
 
-    @Test("the release build links with --gc-sections; the Swift records, their JSON for the tool and the C note stay")
+    @Test("a release build with --gc-sections keeps the Swift records and their JSON, which beehive check reads")
     func releaseSections() throws {
         let build = try MacroFixturePackage.build("release")
         let link = build.log.split(separator: "\n").filter { $0.contains("-o") && $0.contains("/MacroApp ") }
@@ -54,6 +54,13 @@ struct MacroFixtureTests {
         }
         let notes = try Command.run("readelf", ["-nW", binary])
         #expect(notes.contains("BeeHive"), "\(notes)")
+        // The tool reads the Swift records' JSON copies, which no note names, without calling that a mistake.
+        let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("beehive").path
+        let check = try Command.run(tool, ["check", binary])
+        #expect(check.contains("checked 11 records in 1 file: no problems"), "\(check)")
+        let inspect = try Command.run(tool, ["inspect", binary])
+        #expect(inspect.contains("beehive_swift_services+0x0"), "\(inspect)")
     }
 
     @Test("a host and a plugin annotated in Swift only: the host at first use, the plugin after dlopen and rescan")
