@@ -209,6 +209,9 @@ BH_HIDDEN size_t bh_keep_swift_records(bh_scanner *s, const bh_image *image, uns
 /* ---- typed_records.c ---- */
 BH_HIDDEN void bh_check_typed_records(bh_scanner *s, const bh_image *image, const char *name, unsigned char *bytes,
                                       size_t size);
+/* Whether `address` lies in an executable PT_LOAD segment of the image: typed records' and Swift records' accessors
+ * must. */
+BH_HIDDEN int bh_in_code(const bh_image *image, uint64_t address);
 
 /* ---- scanner.c ---- */
 BH_HIDDEN void bh_forget_image(bh_scanner *s, bh_image *image);

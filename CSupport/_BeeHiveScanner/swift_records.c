@@ -178,14 +178,8 @@ size_t bh_keep_swift_records(bh_scanner *s, const bh_image *image, unsigned char
         } else if (record_kind < 1 || record_kind > 3) {
             problem = "expected record kind 1 (service), 2 (module) or 3 (route)";
         } else {
-            int inside = 0;
-            for (size_t i = 0; i < image->phnum && !inside; i++) {
-                const ElfW(Phdr) *ph = &image->phdrs[i];
-                uintptr_t start = image->base + ph->p_vaddr;
-                inside = ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && accessor >= start &&
-                         accessor - start < ph->p_memsz;
-            }
-            if (!inside) problem = "expected its accessor inside an executable segment of the image";
+            if (!bh_in_code(image, accessor))
+                problem = "expected its accessor inside an executable segment of the image";
         }
         if (problem)
             bh_add_problem(s, bh_label(image), image->id, 0,

@@ -21,6 +21,16 @@
 #define BH_TYPED_RECORD_LAYOUT ((uint32_t)BH_FORMAT_TYPED_RECORD_LAYOUT)
 #define BH_TYPED_RECORD_ACCESSOR ((size_t)BH_FORMAT_TYPED_RECORD_ACCESSOR_OFFSET)
 
+int bh_in_code(const bh_image *image, uint64_t address) {
+    for (size_t i = 0; i < image->phnum; i++) {
+        const ElfW(Phdr) *ph = &image->phdrs[i];
+        uintptr_t start = image->base + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && address >= start && address - start < ph->p_memsz)
+            return 1;
+    }
+    return 0;
+}
+
 void bh_check_typed_records(bh_scanner *s, const bh_image *image, const char *name, unsigned char *bytes,
                                    size_t size) {
     const char *label = bh_label(image);
@@ -53,14 +63,8 @@ void bh_check_typed_records(bh_scanner *s, const bh_image *image, const char *na
             problem = "expected layout version " BH__FORMAT_STR(BH_FORMAT_TYPED_RECORD_LAYOUT)
                       " (the record was written by another version of BeeHive)";
         } else {
-            int inside = 0;
-            for (size_t i = 0; i < image->phnum && !inside; i++) {
-                const ElfW(Phdr) *ph = &image->phdrs[i];
-                uintptr_t start = image->base + ph->p_vaddr;
-                inside = ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && accessor >= start &&
-                         accessor - start < ph->p_memsz;
-            }
-            if (!inside) problem = "expected its accessor inside an executable segment of the image";
+            if (!bh_in_code(image, accessor))
+                problem = "expected its accessor inside an executable segment of the image";
         }
         if (problem) {
             bh_add_problem(s, label, image->id, 0,

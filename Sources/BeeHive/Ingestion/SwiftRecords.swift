@@ -62,13 +62,8 @@ enum SwiftRecords {
         _ accessor: _BeeHiveTypedRecord.Accessor, into buffer: UnsafeMutableRawPointer
     ) -> Outcome {
         let size = MemoryLayout<Text>.size
-        buffer.initializeMemory(as: UInt8.self, repeating: 0, count: size)
-        var stamp = UInt64.random(in: 1...UInt64.max)
-        var expected: any Any.Type = StaticString.self
-        let wrote = withUnsafePointer(to: &expected) { type in
-            withUnsafePointer(to: &stamp) { hint in accessor(buffer, UnsafeRawPointer(type), UnsafeRawPointer(hint)) }
-        }
-        guard wrote else {
+        guard let stamp = _BeeHiveTypedRecord.call(accessor, expecting: StaticString.self, into: buffer, size: size)
+        else {
             return .failure("its accessor answered that it gives no JSON text (expected a BeeHive record of version 3)")
         }
         guard buffer.load(as: UInt64.self) == stamp else {  // the stamp is the first field

@@ -379,13 +379,10 @@ enum TypedRecords {
         _ accessor: _BeeHiveTypedRecord.Accessor, into buffer: UnsafeMutableRawPointer
     ) -> Outcome {
         let size = MemoryLayout<_BeeHiveTypedRecord>.size
-        buffer.initializeMemory(as: UInt8.self, repeating: 0, count: size)
-        var stamp = UInt64.random(in: 1...UInt64.max)
-        var expected: any Any.Type = _BeeHiveTypedRecord.self
-        let wrote = withUnsafePointer(to: &expected) { type in
-            withUnsafePointer(to: &stamp) { hint in accessor(buffer, UnsafeRawPointer(type), UnsafeRawPointer(hint)) }
-        }
-        guard wrote else {
+        guard
+            let stamp = _BeeHiveTypedRecord.call(
+                accessor, expecting: _BeeHiveTypedRecord.self, into: buffer, size: size)
+        else {
             return .failure(
                 "its accessor answered that it makes no record for this copy of BeeHive (a plugin built with a "
                     + "BeeHive of its own, or a record of another kind)")
