@@ -26,6 +26,7 @@ enum SwiftRecords {
         let buffer = UnsafeMutableRawPointer.allocate(
             byteCount: MemoryLayout<Text>.size, alignment: MemoryLayout<Text>.alignment)
         defer { buffer.deallocate() }
+        let stamp = UInt64.random(in: 1...UInt64.max)
         var offset = 0
         while offset + size <= bytes.count {
             defer { offset += size }
@@ -39,7 +40,7 @@ enum SwiftRecords {
                 default: nil
                 }
             guard let kind, let accessor = UnsafeRawPointer(bitPattern: address) else { continue }  // checked in C
-            switch text(unsafeBitCast(accessor, to: _BeeHiveTypedRecord.Accessor.self), into: buffer) {
+            switch text(unsafeBitCast(accessor, to: _BeeHiveTypedRecord.Accessor.self), stamp: stamp, into: buffer) {
             case .success(let json):
                 let record = RawRecord(
                     offset: offset,
@@ -57,12 +58,13 @@ enum SwiftRecords {
         case failure(String)
     }
 
-    /// Calls a text accessor with the guard, into `buffer` once zeroed.
+    /// Calls a text accessor with the guard (`StaticString.self` and `stamp`), into `buffer` once zeroed.
     private static func text(
-        _ accessor: _BeeHiveTypedRecord.Accessor, into buffer: UnsafeMutableRawPointer
+        _ accessor: _BeeHiveTypedRecord.Accessor, stamp: UInt64, into buffer: UnsafeMutableRawPointer
     ) -> Outcome {
         let size = MemoryLayout<Text>.size
-        guard let stamp = _BeeHiveTypedRecord.call(accessor, expecting: StaticString.self, into: buffer, size: size)
+        guard
+            _BeeHiveTypedRecord.call(accessor, expecting: StaticString.self, stamp: stamp, into: buffer, size: size)
         else {
             return .failure("its accessor answered that it gives no JSON text (expected a BeeHive record of version 3)")
         }

@@ -151,19 +151,21 @@ public struct _BeeHiveTypedRecord: Sendable {
         return true
     }
 
-    /// Calls `accessor` with a guard, as its readers do: the type they expect and a fresh stamp, into `buffer` zeroed
-    /// over `size` bytes first. Returns the stamp when the accessor says it wrote, nil when it answered "not mine";
-    /// the caller checks that the stamp is where it belongs before it reads anything else.
+    /// Calls `accessor` with a guard, as its readers do: the type they expect and a stamp (random and non-zero, drawn
+    /// once per reading: the buffer is zeroed before each call), into `buffer` zeroed over `size` bytes first. Returns
+    /// whether the accessor says it wrote; the caller checks that the stamp is where it belongs before it reads
+    /// anything else.
     static func call(
-        _ accessor: Accessor, expecting expected: any Any.Type, into buffer: UnsafeMutableRawPointer, size: Int
-    ) -> UInt64? {
+        _ accessor: Accessor, expecting expected: any Any.Type, stamp: UInt64, into buffer: UnsafeMutableRawPointer,
+        size: Int
+    ) -> Bool {
         buffer.initializeMemory(as: UInt8.self, repeating: 0, count: size)
-        var stamp = UInt64.random(in: 1...UInt64.max)
+        var stamp = stamp
         var expected = expected
         let wrote = withUnsafePointer(to: &expected) { type in
             withUnsafePointer(to: &stamp) { hint in accessor(buffer, UnsafeRawPointer(type), UnsafeRawPointer(hint)) }
         }
-        return wrote ? stamp : nil
+        return wrote
     }
 
     /// Where ``stamp`` lies in a record: read as raw bytes before the reader trusts the rest.

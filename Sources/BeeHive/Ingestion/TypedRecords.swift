@@ -301,11 +301,12 @@ enum TypedRecords {
                     byteCount: MemoryLayout<_BeeHiveTypedRecord>.size,
                     alignment: MemoryLayout<_BeeHiveTypedRecord>.alignment)
                 defer { buffer.deallocate() }
+                let stamp = UInt64.random(in: 1...UInt64.max)  // one per binding: the buffer is zeroed before each call
                 // An image unloaded since its records were added, by a hive that has not rescanned since, is not
                 // called into: its records are dropped (that hive's rescan withdraws its registrations).
                 for section in sections where section.isMapped {
                     section.forEach { offset, accessor in
-                        switch call(accessor, into: buffer) {
+                        switch call(accessor, stamp: stamp, into: buffer) {
                         case .success(let value): made.append(value, imageID: section.imageID)
                         case .failure(let reason): failures.append((section, offset, reason))
                         }
@@ -376,12 +377,12 @@ enum TypedRecords {
     /// Calls an accessor with this copy's guard, into `buffer` (room for one record) once zeroed; reads a record only
     /// once its stamp shows that this library wrote it, and moves it out, leaving `buffer` uninitialized.
     private static func call(
-        _ accessor: _BeeHiveTypedRecord.Accessor, into buffer: UnsafeMutableRawPointer
+        _ accessor: _BeeHiveTypedRecord.Accessor, stamp: UInt64, into buffer: UnsafeMutableRawPointer
     ) -> Outcome {
         let size = MemoryLayout<_BeeHiveTypedRecord>.size
         guard
-            let stamp = _BeeHiveTypedRecord.call(
-                accessor, expecting: _BeeHiveTypedRecord.self, into: buffer, size: size)
+            _BeeHiveTypedRecord.call(
+                accessor, expecting: _BeeHiveTypedRecord.self, stamp: stamp, into: buffer, size: size)
         else {
             return .failure(
                 "its accessor answered that it makes no record for this copy of BeeHive (a plugin built with a "
