@@ -91,15 +91,15 @@ struct RecordBytesTests {
     }
 
     @Test("each annotation writes one Swift record: kind bhiv, version 3, an accessor, its record kind, 0 reserved")
-    func swiftRecord() {
+    func swiftRecord() throws {
         let source = MacroExpansion.expand(Self.cases[2].source).source
         #expect(source.contains(#"@section("swift5_tests") @used"#))
         #expect(source.contains("(UInt32, UInt32, BeeHive::_BeeHiveTypedRecord.Accessor, UInt, UInt) = ("), "\(source)")
         #expect(source.contains("0x6268_6976, 3,"), "\(source)")
         #expect(source.contains("}, 1, 0)"), "\(source)")
         // The accessor gives the JSON text (the same text as the tool's copy) or the typed record, by its guard.
-        let json = try? #require(MacroExpansion.recordText(Self.cases[2].source))
-        let literal = (json ?? "").replacingOccurrences(of: "\\", with: "\\\\")
+        let json = try #require(MacroExpansion.recordText(Self.cases[2].source))
+        let literal = json.replacingOccurrences(of: "\\", with: "\\\\")
             .replacingOccurrences(of: "\"", with: "\\\"")
         #expect(source.contains("BeeHive::_BeeHiveTypedRecord.write(\n"), "\(source)")
         #expect(source.contains("json: \"\(literal)\", .service("), "\(source)")
