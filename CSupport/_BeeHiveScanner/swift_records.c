@@ -177,9 +177,8 @@ size_t bh_keep_swift_records(bh_scanner *s, const bh_image *image, unsigned char
             problem = "expected version 3 (the record was written by another version of BeeHive)";
         } else if (record_kind < 1 || record_kind > 3) {
             problem = "expected record kind 1 (service), 2 (module) or 3 (route)";
-        } else {
-            if (!bh_in_code(image, accessor))
-                problem = "expected its accessor inside an executable segment of the image";
+        } else if (!bh_in_code(image, accessor)) {
+            problem = "expected its accessor inside an executable segment of the image";
         }
         if (problem)
             bh_add_problem(s, bh_label(image), image->id, 0,

@@ -62,9 +62,8 @@ void bh_check_typed_records(bh_scanner *s, const bh_image *image, const char *na
         } else if (layout != BH_TYPED_RECORD_LAYOUT) {
             problem = "expected layout version " BH__FORMAT_STR(BH_FORMAT_TYPED_RECORD_LAYOUT)
                       " (the record was written by another version of BeeHive)";
-        } else {
-            if (!bh_in_code(image, accessor))
-                problem = "expected its accessor inside an executable segment of the image";
+        } else if (!bh_in_code(image, accessor)) {
+            problem = "expected its accessor inside an executable segment of the image";
         }
         if (problem) {
             bh_add_problem(s, label, image->id, 0,
