@@ -39,6 +39,7 @@ extern void swift_enumerateAllMetadataSections(bool (*body)(const bh_metadata_se
 typedef struct {
     uintptr_t base_address, start;
     size_t length;
+    size_t order; /* in the runtime's list: later is newer */
 } bh_tests_range;
 
 typedef struct {
@@ -49,7 +50,8 @@ typedef struct {
 /*
  * The runtime keeps the sections of every image it ever registered: an image unloaded with dlclose leaves a pointer
  * to memory that is gone, or that a later image reuses. So each entry is copied carefully (a fault is an entry
- * skipped), and of two entries for one base address the later one, registered by the image loaded last, wins.
+ * skipped), and of two entries for one base address the later one, registered by the image loaded last, wins
+ * (bh_latest_ranges).
  */
 static bool bh_collect_tests(const bh_metadata_sections *registered, void *context) {
     bh_tests_ranges *ranges = context;
@@ -57,16 +59,28 @@ static bool bh_collect_tests(const bh_metadata_sections *registered, void *conte
     if (bh_copy_memory(1, &sections, (uintptr_t)registered, sizeof sections) != 0) return true;
     if (sections.version < BH_TESTS_OLDEST_VERSION) return true;
     const bh_metadata_range *tests = &sections.ranges[BH_TESTS_RANGE];
-    bh_tests_range range = {(uintptr_t)sections.base_address, tests->start, tests->length};
-    for (size_t i = 0; i < ranges->count; i++) {
-        if (ranges->items[i].base_address != range.base_address) continue;
-        ranges->items[i] = range;
-        return true;
-    }
-    if (tests->length > 0 &&
-        bh_reserve((void **)&ranges->items, &ranges->capacity, ranges->count, sizeof *ranges->items))
-        ranges->items[ranges->count++] = range;
+    if (!bh_reserve((void **)&ranges->items, &ranges->capacity, ranges->count, sizeof *ranges->items)) return true;
+    ranges->items[ranges->count] =
+        (bh_tests_range){(uintptr_t)sections.base_address, tests->start, tests->length, ranges->count};
+    ranges->count++;
     return true;
+}
+
+static int bh_compare_ranges(const void *a, const void *b) {
+    const bh_tests_range *x = a, *y = b;
+    if (x->base_address != y->base_address) return x->base_address < y->base_address ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Sorts the ranges by base address and keeps, of each address, the one registered last: n log n in the images. */
+static void bh_latest_ranges(bh_tests_ranges *ranges) {
+    qsort(ranges->items, ranges->count, sizeof *ranges->items, bh_compare_ranges);
+    size_t kept = 0;
+    for (size_t i = 0; i < ranges->count; i++) {
+        if (kept > 0 && ranges->items[kept - 1].base_address == ranges->items[i].base_address) kept--;
+        ranges->items[kept++] = ranges->items[i];
+    }
+    ranges->count = kept;
 }
 
 typedef struct {
@@ -125,18 +139,23 @@ void bh_want_swift_tests(bh_scanner *s, bh_image *image, uintptr_t start, size_t
     }
 }
 
-/* A candidate without a copy: an image's program headers follow its ELF header, which the runtime names. */
+/* A candidate without a copy: an image's program headers follow its ELF header, which the runtime names. The ranges
+ * are sorted by that address: one binary search per image. */
 static int bh_visit_swift(struct dl_phdr_info *info, size_t size, void *data) {
     (void)size;
     bh_swift_walk *walk = data;
     uintptr_t headers = (uintptr_t)info->dlpi_phdr;
-    for (size_t r = 0; r < walk->ranges->count; r++) {
-        const bh_tests_range *range = &walk->ranges->items[r];
-        if (range->base_address > headers || headers - range->base_address > 4096) continue;
-        bh_image *image = bh_current_image(walk->scanner, info);
-        if (image && !image->swift_located && range->length > 0) bh_locate_tests(walk->scanner, image, info, range);
-        break;
+    size_t low = 0, high = walk->ranges->count; /* the first range whose address lies above the headers */
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (walk->ranges->items[middle].base_address <= headers) low = middle + 1;
+        else high = middle;
     }
+    if (low == 0) return 0;
+    const bh_tests_range *range = &walk->ranges->items[low - 1];
+    if (headers - range->base_address > 4096 || range->length == 0) return 0;
+    bh_image *image = bh_current_image(walk->scanner, info);
+    if (image && !image->swift_located) bh_locate_tests(walk->scanner, image, info, range);
     return 0;
 }
 
@@ -152,6 +171,7 @@ void bh_find_swift_records(bh_scanner *s) {
     s->swift_subs = s->subs;
     bh_tests_ranges ranges = {0};
     swift_enumerateAllMetadataSections(bh_collect_tests, &ranges);
+    bh_latest_ranges(&ranges);
     if (ranges.count > 0) {
         bh_swift_walk walk = {s, &ranges};
         dl_iterate_phdr(bh_visit_swift, &walk);
