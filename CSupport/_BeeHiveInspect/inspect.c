@@ -169,6 +169,8 @@ typedef struct {
     size_t symbol_capacity;
     const char **descriptors;
     size_t descriptor_capacity;
+    const char **api_records, **api_markers;
+    size_t api_record_capacity, api_marker_capacity;
     const char **problems;
     size_t problem_capacity;
 } bh_reader;
@@ -505,6 +507,66 @@ static void bh_read_record_section(bh_reader *r, unsigned index, const GElf_Shdr
     if (!section->error) section->error = "cannot be read";
 }
 
+/* ---- API versions ------------------------------------------------------------------ */
+
+/* A section's bytes, read whole into the arena when it lies inside the image and is at most `max` bytes; NULL
+ * otherwise (the caller skips it: API versions are checked where they can be read). */
+static unsigned char *bh_read_bytes(bh_reader *r, const GElf_Shdr *shdr, uint64_t max) {
+    if (shdr->sh_type == SHT_NOBITS || shdr->sh_size == 0 || shdr->sh_size > max ||
+        !bh_inside(r, shdr->sh_offset, shdr->sh_size))
+        return NULL;
+    unsigned char *bytes = bh_alloc(&r->owner->arena, (size_t)shdr->sh_size + 1);
+    if (!bytes || bh_pread(r->owner->fd, bytes, (size_t)shdr->sh_size, r->base + shdr->sh_offset) != 0) return NULL;
+    bytes[shdr->sh_size] = 0;
+    return bytes;
+}
+
+/* Adds the text at `text` (`length` bytes) to a list of strings of the image. */
+static void bh_add_string(bh_reader *r, const char ***list, size_t *capacity, size_t *count, const char *text,
+                          size_t length) {
+    bh_arena *arena = &r->owner->arena;
+    char *copy = bh_strndup(arena, text, length);
+    if (copy && bh_grow(arena, list, capacity, *count, sizeof **list)) (*list)[(*count)++] = copy;
+}
+
+/* The JSON records of beehive_swift_apis: NUL-terminated texts, one after another (zeros between them are
+ * padding). */
+static void bh_read_api_records(bh_reader *r, const GElf_Shdr *shdr) {
+    const unsigned char *bytes = bh_read_bytes(r, shdr, BH_INSPECT_MAX_RECORD_SECTION);
+    if (!bytes) return;
+    size_t size = (size_t)shdr->sh_size;
+    for (size_t at = 0; at < size;) {
+        size_t length = strnlen((const char *)bytes + at, size - at);
+        if (length > 0)
+            bh_add_string(r, &r->api_records, &r->api_record_capacity, &r->image->api_record_count,
+                          (const char *)bytes + at, length);
+        at += length + 1;
+    }
+    r->image->api_records = r->api_records;
+}
+
+/* The API markers in a section of read-only data: each "beehive-api:" that starts a NUL-terminated text of at most
+ * BH_INSPECT_MAX_API_MARKER bytes. Linear: the search resumes after each match. */
+static void bh_find_api_markers(bh_reader *r, const GElf_Shdr *shdr) {
+    static const char prefix[] = "beehive-api:";
+    const size_t prefix_length = sizeof prefix - 1;
+    if (shdr->sh_size < prefix_length) return;
+    const unsigned char *bytes = bh_read_bytes(r, shdr, BH_INSPECT_MAX_READ_ONLY_SECTION);
+    if (!bytes) return;
+    size_t size = (size_t)shdr->sh_size;
+    const unsigned char *at = bytes, *end = bytes + size;
+    while ((size_t)(end - at) >= prefix_length) {
+        const unsigned char *found = memmem(at, (size_t)(end - at), prefix, prefix_length);
+        if (!found) break;
+        size_t length = strnlen((const char *)found, (size_t)(end - found));
+        if (length <= BH_INSPECT_MAX_API_MARKER && found + length < end)
+            bh_add_string(r, &r->api_markers, &r->api_marker_capacity, &r->image->api_marker_count,
+                          (const char *)found, length);
+        at = found + (length > 0 ? length : 1);
+    }
+    r->image->api_markers = r->api_markers;
+}
+
 /* ---- Symbols ---------------------------------------------------------------------- */
 
 /* A string of a string table, read on its own (a few bytes, not the whole table); NULL if out of bounds. */
@@ -750,6 +812,11 @@ static void bh_read_image(bh_reader *r) {
         int named_by_note;
         if (bh_wanted(r, name, &kind, &named_by_note))
             bh_read_record_section(r, (unsigned)elf_ndxscn(scn), &shdr, name, kind, named_by_note);
+        else if (strcmp(name, BH_FORMAT_SWIFT_APIS_SECTION) == 0)
+            bh_read_api_records(r, &shdr);
+        else if ((r->owner->flags & BH_INSPECT_TYPE_DESCRIPTORS) && shdr.sh_type == SHT_PROGBITS &&
+                 (shdr.sh_flags & (SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR)) == SHF_ALLOC)
+            bh_find_api_markers(r, &shdr);
     }
     if (unreadable)
         bh_problem(r,

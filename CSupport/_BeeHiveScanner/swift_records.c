@@ -195,8 +195,8 @@ size_t bh_keep_swift_records(bh_scanner *s, const bh_image *image, unsigned char
             /* another library's (swift-testing's tests): zeroed below, without a word */
         } else if (version != BH_FORMAT_SWIFT_RECORD_VERSION) {
             problem = "expected version 3 (the record was written by another version of BeeHive)";
-        } else if (record_kind < 1 || record_kind > 3) {
-            problem = "expected record kind 1 (service), 2 (module) or 3 (route)";
+        } else if (record_kind < 1 || record_kind > BH_FORMAT_SWIFT_RECORD_KIND_API) {
+            problem = "expected record kind 1 (service), 2 (module), 3 (route) or 4 (API)";
         } else if (!bh_in_code(image, accessor)) {
             problem = "expected its accessor inside an executable segment of the image";
         }

@@ -30,6 +30,8 @@ package enum RecordFormat {
     package static let swiftRecordSize = Int(BH_FORMAT_SWIFT_RECORD_SIZE)
     package static let swiftRecordAccessorOffset = Int(BH_FORMAT_SWIFT_RECORD_ACCESSOR_OFFSET)
     package static let swiftRecordKindOffset = Int(BH_FORMAT_SWIFT_RECORD_KIND_OFFSET)
+    /// The record kind of an API record (`@BeeHiveAPI`): no typed record, a protocol's version.
+    package static let swiftRecordKindAPI = UInt(BH_FORMAT_SWIFT_RECORD_KIND_API)
     /// The sections that hold the JSON of Swift records for the `beehive` tool, by the kind of their records.
     package static let swiftJSONSections: [(name: String, kind: RecordKind)] = [
         (BH_FORMAT_SWIFT_SERVICES_SECTION, .services), (BH_FORMAT_SWIFT_MODULES_SECTION, .modules),

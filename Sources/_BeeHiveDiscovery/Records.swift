@@ -47,10 +47,12 @@ public struct ServiceRecord: Sendable, Hashable {
     public let rank: Int
     /// Its properties: the keys `"property:<name>"` with string values.
     public let properties: [String: String]
+    /// The version of the service's API the implementation was built against (`"api":"2.1"`), when the record says.
+    public let api: APIVersion?
 
     public init(
         service: String, implementation: String, name: String? = nil, location: RecordLocation? = nil, rank: Int = 0,
-        properties: [String: String] = [:]
+        properties: [String: String] = [:], api: APIVersion? = nil
     ) {
         self.service = service
         self.implementation = implementation
@@ -58,11 +60,13 @@ public struct ServiceRecord: Sendable, Hashable {
         self.location = location
         self.rank = rank
         self.properties = properties
+        self.api = api
     }
 
     /// The forms, for messages.
     public static let expectedForms =
         #"{"<service>":"<impl>"} or {"service":"…","impl":"…"[,"name":"…"][,"rank":N][,"property:<name>":"…"…]"#
+        + #"[,"api":"<MAJOR.MINOR.PATCH>"]"#
         + #"[,"file":"…","line":…]}"#
 
     /// The prefix of a property's key in a record: `"property:region":"eu"`.
@@ -81,6 +85,7 @@ public struct ServiceRecord: Sendable, Hashable {
             var line: Int?
             var rank = 0
             var properties: [String: String] = [:]
+            var api: APIVersion?
             for field in fields {
                 switch field.key {
                 case "service": service = try field.nonEmptyString()
@@ -91,6 +96,12 @@ public struct ServiceRecord: Sendable, Hashable {
                         throw RecordError(.shape, "expected an integer for \"rank\"; found \(field.value)")
                     }
                     rank = n
+                case "api":
+                    guard case .string(let text) = field.value, let version = APIVersion(text) else {
+                        throw RecordError(
+                            .shape, "expected a version (\(APIVersion.expectedForm)) for \"api\"; found \(field.value)")
+                    }
+                    api = version
                 case let key where key.hasPrefix(Self.propertyPrefix) && key.count > Self.propertyPrefix.count:
                     guard case .string(let value) = field.value else {
                         throw RecordError(.shape, "expected a string for \"\(key)\"; found \(field.value)")
@@ -100,7 +111,7 @@ public struct ServiceRecord: Sendable, Hashable {
                     guard try RecordLocation.read(field, file: &file, line: &line) else {
                         throw RecordError(
                             .shape,
-                            "expected only the keys service, impl, name, rank, property:<name>, file, line; found "
+                            "expected only the keys service, impl, name, rank, property:<name>, api, file, line; found "
                                 + "\"\(field.key)\"")
                     }
                 }
@@ -110,7 +121,8 @@ public struct ServiceRecord: Sendable, Hashable {
             }
             self.init(
                 service: service, implementation: impl, name: name,
-                location: try RecordLocation.make(file: file, line: line), rank: rank, properties: properties)
+                location: try RecordLocation.make(file: file, line: line), rank: rank, properties: properties,
+                api: api)
         } else if fields.count == 1 {
             self.init(service: try fields[0].nonEmptyString(key: true), implementation: try fields[0].nonEmptyString())
         } else {

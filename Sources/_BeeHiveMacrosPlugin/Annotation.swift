@@ -12,6 +12,9 @@ struct Annotation {
     let pairs: [(key: String, value: RecordBytes.Value)]
     /// A `_BeeHiveTypedRecord` expression: `.service(…)` or `.type(…)`, relative to `_BeeHiveTypedRecord`.
     let typedRecord: String
+    /// For a service, the expression that gives the version of its API the code is compiled against (a call of
+    /// `_beeHiveAPIVersion`, which `@BeeHiveAPI` overloads for its protocol); nil for other records.
+    var apiMarker: String? = nil
 
     /// Where the declarations go, which decides how they are declared.
     enum Placement {
@@ -46,8 +49,8 @@ struct Annotation {
                 \(raw: RecordBytes.swiftRecordKindLiteral), \(raw: RecordBytes.swiftRecordVersion),
                 { out, type, hint in
                     BeeHive::_BeeHiveTypedRecord.write(
-                        json: "\(raw: Self.swiftStringContents(json))", .\(raw: typedRecord), to: out, type: type,
-                        hint: hint)
+                        json: "\(raw: Self.swiftStringContents(json))",\(raw: apiMarker.map { " api: \($0)," } ?? "")
+                        .\(raw: typedRecord), to: out, type: type, hint: hint)
                 }, \(raw: kind.rawValue), 0)
             """,
         ]

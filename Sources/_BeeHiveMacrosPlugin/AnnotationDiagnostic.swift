@@ -19,6 +19,7 @@ struct AnnotationDiagnostic: DiagnosticMessage, Error {
         case unknownLevel
         case routeNotLiteral
         case misplaced
+        case malformedVersion
     }
 
     let code: Code

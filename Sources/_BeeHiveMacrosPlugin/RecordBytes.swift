@@ -19,12 +19,15 @@ enum RecordBytes {
         case service = 1
         case module = 2
         case route = 3
+        /// A protocol's API version (`@BeeHiveAPI`), `BH_FORMAT_SWIFT_RECORD_KIND_API`.
+        case api = 4
 
         var jsonSection: String {
             switch self {
             case .service: "beehive_swift_services"
             case .module: "beehive_swift_mods"
             case .route: "beehive_swift_routes"
+            case .api: "beehive_swift_apis"
             }
         }
     }

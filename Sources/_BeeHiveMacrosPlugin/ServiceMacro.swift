@@ -78,7 +78,9 @@ func serviceAnnotation(
         + "named: \"\(Annotation.swiftStringContents(implementation.recordName))\", "
         + "serviceNamed: \"\(Annotation.swiftStringContents(service.recordName))\", "
         + "upcast: { \(check).implementationOfTheService($0) })"
-    let annotation = Annotation(kind: .service, pairs: pairs, typedRecord: typed)
+    let annotation = Annotation(
+        kind: .service, pairs: pairs, typedRecord: typed,
+        apiMarker: "_beeHiveAPIVersion(\(check).Service.self)")
     return ServiceAnnotation(annotation: annotation, written: written, service: service, implementation: implementation)
 }
 

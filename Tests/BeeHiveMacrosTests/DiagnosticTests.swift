@@ -122,6 +122,18 @@ struct DiagnosticTests {
             mentions: ["route handler", "found 'handler'"], freestanding: true),
         Case(
             source: "#BeeHiveMod(Box<Int>.self)", code: "genericType", mentions: ["'Box<Int>'"], freestanding: true),
+        Case(
+            source: "@BeeHiveAPI(\"2.x\")\npublic protocol Prices {}", code: "malformedVersion",
+            mentions: ["MAJOR.MINOR or MAJOR.MINOR.PATCH", "found \"2.x\""]),
+        Case(
+            source: "enum Shop {\n    @BeeHiveAPI(\"1.0\")\n    protocol Prices {}\n}", code: "misplaced",
+            mentions: ["a protocol declared at file scope", "'Prices'"]),
+        Case(
+            source: "@BeeHiveAPI(\"1.0\")\nstruct Prices {}", code: "notAType",
+            mentions: ["attached to a protocol"]),
+        Case(
+            source: "@BeeHiveAPI(version)\nprotocol Prices {}", code: "argumentNotLiteral",
+            mentions: ["API's version as a string literal"]),
     ]
 
     @Test("each mistake is one error at the annotation, saying what was expected and what was found", arguments: cases)

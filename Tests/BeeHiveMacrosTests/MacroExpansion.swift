@@ -17,6 +17,7 @@ enum MacroExpansion {
         "BeeHiveService": MacroSpec(type: ServiceMacro.self, conformances: ["ServiceImplementation"]),
         "BeeHiveMod": MacroSpec(type: ModuleMacro.self),
         "BeeHiveRoute": MacroSpec(type: RouteMacro.self),
+        "BeeHiveAPI": MacroSpec(type: APIMacro.self),
     ]
 
     /// The freestanding forms, expanded separately (one name per macro in a spec table).

@@ -102,9 +102,10 @@ struct RecordBytesTests {
         let literal = json.replacingOccurrences(of: "\\", with: "\\\\")
             .replacingOccurrences(of: "\"", with: "\\\"")
         #expect(source.contains("BeeHive::_BeeHiveTypedRecord.write(\n"), "\(source)")
-        #expect(source.contains("json: \"\(literal)\", .service("), "\(source)")
+        #expect(source.contains("json: \"\(literal)\", api: _beeHiveAPIVersion("), "\(source)")
+        #expect(source.contains("Service.self),\n"), "the version of the API it is built for: \(source)")
         // The accessor writes only for the copy of BeeHive that asks (the guard), and says whether it wrote.
-        #expect(source.contains("to: out, type: type,\n"), "\(source)")
+        #expect(source.contains("to: out, type: type, hint: hint)"), "\(source)")
         #expect(
             source.contains(
                 ".service(__macro_local_23BeeHiveConformanceCheckfMu_.Service.self, implementation: "
@@ -125,6 +126,23 @@ struct RecordBytesTests {
         #expect(
             route.contains(
                 #".type(App::UserRoute.self as any BeeHiveRouter::RouteHandler.Type, named: "App.UserRoute")"#))
+    }
+
+    @Test("@BeeHiveAPI declares the protocol's version for its clients, and writes an API record with the JSON copy")
+    func apiRecord() throws {
+        let source = MacroExpansion.expand("@BeeHiveAPI(\"2.1\")\npublic protocol Prices {}").source
+        // Overload resolution prefers it, in every client, to BeeHive's generic `_beeHiveAPIVersion` (which gives "").
+        #expect(
+            source.contains(
+                "@_alwaysEmitIntoClient\npublic func _beeHiveAPIVersion(_: (any Prices).Type) -> StaticString {\n"
+                    + "    \"beehive-api:App.Prices@2.1.0\"\n}"), "\(source)")
+        #expect(source.contains(#"@section("beehive_swift_apis") @used"#), "\(source)")
+        #expect(source.contains("}, 4, 0)"), "record kind 4: \(source)")
+        let json = try #require(MacroExpansion.recordText("@BeeHiveAPI(\"2.1\")\npublic protocol Prices {}"))
+        #expect(json == #"{"api":"App.Prices","version":"2.1.0","file":"App/Tracker.swift","line":1}"#)
+        let internalAPI = MacroExpansion.expand("@BeeHiveAPI(\"3.0.7\")\nprotocol Prices {}").source
+        #expect(internalAPI.contains("\nfunc _beeHiveAPIVersion(_: (any Prices).Type) -> StaticString {"))
+        #expect(!internalAPI.contains("@_alwaysEmitIntoClient"), "an internal protocol's clients are its module")
     }
 }
 #endif

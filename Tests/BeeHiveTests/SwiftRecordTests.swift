@@ -43,7 +43,7 @@ struct SwiftRecordTests {
     func text() throws {
         let entries = Self.texts(of: Self.section())
         #expect(entries.count == 1, "the zeroed entry is skipped")
-        guard case .record(let record, let kind)? = entries.first else {
+        guard case .record(let record, let kind, _)? = entries.first else {
             Issue.record("expected a record, found \(entries)")
             return
         }
@@ -58,7 +58,7 @@ struct SwiftRecordTests {
     @Test("the record kind decides what the text declares: 2 a module, 3 a route")
     func kinds() {
         for (raw, expected) in [(UInt(2), RecordKind.modules), (3, .routes)] {
-            guard case .record(_, let kind)? = Self.texts(of: Self.section(recordKind: raw)).first else {
+            guard case .record(_, let kind, _)? = Self.texts(of: Self.section(recordKind: raw)).first else {
                 Issue.record("expected a record of kind \(raw)")
                 continue
             }
@@ -105,7 +105,7 @@ struct SwiftRecordTests {
     @Test(
         "each malformed record of this binary is reported with its section and offset; another library's is not",
         arguments: [
-            "expected version 3", "expected record kind 1 (service), 2 (module) or 3 (route)",
+            "expected version 3", "expected record kind 1 (service), 2 (module), 3 (route) or 4 (API)",
             "expected its accessor inside an executable segment", "gives no JSON text", "did not write the stamp",
         ])
     func hostileEntries(_ expected: String) {

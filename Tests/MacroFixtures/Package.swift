@@ -9,6 +9,12 @@ import PackageDescription
 
 let beehiveTraits: Set<Package.Dependency.Trait> = Context.environment["BEEHIVE_MACRO_PLUGIN"] == nil ? ["Macros"] : []
 
+/// Plugins of ShopAPI's price service: built against the API as it is, and three that stand for builds against
+/// other versions of it.
+let shopPlugins = ["ShopPrices", "ShopPricesLegacy", "ShopPricesNewer", "ShopPricesUnversioned"]
+let dynamicBeeHive: Target.Dependency = .product(name: "BeeHiveDynamic", package: "BeeHive")
+let shopAPI: Target.Dependency = .product(name: "ShopAPI", package: "ShopAPI")
+
 let package = Package(
     name: "BeeHiveMacroFixtures",
     products: [
@@ -16,10 +22,13 @@ let package = Package(
         .executable(name: "MacroPluginHost", targets: ["MacroPluginHost"]),
         // A plugin annotated in Swift only; host and plugin share BeeHiveDynamic (with the macros) and PluginAPI.
         .library(name: "MacroPlugin", type: .dynamic, targets: ["MacroPlugin"]),
-    ],
+        // A host of a versioned API (ShopAPI, @BeeHiveAPI), and plugins built against several versions of it.
+        .executable(name: "ShopHost", targets: ["ShopHost"]),
+    ] + shopPlugins.map { .library(name: $0, type: .dynamic, targets: [$0]) },
     dependencies: [
         .package(name: "BeeHive", path: "../..", traits: beehiveTraits),
         .package(path: "../Fixtures/PluginAPI"),
+        .package(path: "ShopAPI"),
     ],
     targets: [
         // A second module whose services are annotated in Swift.
@@ -48,5 +57,6 @@ let package = Package(
                 .product(name: "PluginAPI", package: "PluginAPI"), .product(name: "BeeHiveDynamic", package: "BeeHive"),
             ]
         ),
-    ]
+        .executableTarget(name: "ShopHost", dependencies: [shopAPI, dynamicBeeHive]),
+    ] + shopPlugins.map { .target(name: $0, dependencies: [shopAPI, dynamicBeeHive]) }
 )

@@ -104,6 +104,14 @@ typedef struct {
     int defines_runtime_marker;
     const char *runtime_marker_section;
     uint64_t runtime_marker_offset;
+    /* The JSON of the API records the Swift macros wrote (@BeeHiveAPI: {"api":…,"version":…}), from the
+     * beehive_swift_apis section, in order. */
+    const char *const *api_records;
+    size_t api_record_count;
+    /* With BH_INSPECT_TYPE_DESCRIPTORS: every API marker ("beehive-api:<protocol>@<version>", NUL-terminated) in the
+     * image's read-only data: the versions of service APIs that its code was compiled against. */
+    const char *const *api_markers;
+    size_t api_marker_count;
     /* Problems of this image (malformed note, unreadable section header table, …): one line each. */
     const char *const *problems;
     size_t problem_count;
@@ -140,6 +148,9 @@ enum {
 #define BH_INSPECT_MAX_NOTE_SECTION ((unsigned)BH_FORMAT_MAX_NOTE_BYTES)
 #define BH_INSPECT_MAX_SYMBOL_TABLE (1024u << 20)
 #define BH_INSPECT_MAX_MEMBERS 1000000u
+/* Read-only data searched for API markers, per section; and the length of one marker. */
+#define BH_INSPECT_MAX_READ_ONLY_SECTION (256u << 20)
+#define BH_INSPECT_MAX_API_MARKER 1024u
 
 /* Reads `path`. Returns NULL only when out of memory; otherwise a file whose `error` says if it was unreadable. */
 bh_inspect_file *bh_inspect_open(const char *path, int flags);

@@ -62,6 +62,13 @@ public struct HiveError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let slowObserver = Code("slowObserver")
         /// A timeline's Chrome Trace file (``HiveTimeline/write(to:)``, `BEEHIVE_TRACE`) could not be written.
         public static let timelineNotWritten = Code("timelineNotWritten")
+        /// A service's implementation was built against a version of the service's API (`@BeeHiveAPI`) that the
+        /// process does not serve: another major version, or a newer minor version than the loaded API module's. The
+        /// registration was refused (a plugin with such a record is refused whole).
+        public static let incompatibleAPIVersion = Code("incompatibleAPIVersion")
+        /// A plugin's implementation of a versioned service says no version it was built against (built before the
+        /// protocol declared one, or a C record without `"api"`): it joined, unchecked.
+        public static let unversionedImplementation = Code("unversionedImplementation")
 
         /// The code's name, for example `serviceNotFound`.
         public var description: String { name }

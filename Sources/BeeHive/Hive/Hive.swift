@@ -29,6 +29,8 @@ public final class Hive: Sendable {
     let pluginTable = PluginTable()
     /// The uses of plugins' services that a retire waits for (`withService(_:)`).
     let leases = LeaseTable()
+    /// The versions of service APIs that loaded images declare (`@BeeHiveAPI`), which plugins are checked against.
+    let servedAPIs = LockedValue(ServedAPIs())
     private let observersBox = LockedValue<ServiceObservers?>(nil)
 
     /// The observers of service registrations, if any was ever added.

@@ -78,6 +78,7 @@ extension Hive {
 
         for image in batch.unloadedImages {
             TypedRecords.remove(image: image.id)
+            servedAPIs.withLock { $0.withdraw(image: image.id) }
             let withdrawal = state.withLock {
                 $0.withdraw(image: image.id, reason: "its image \(image.path) was unloaded")
             }
@@ -120,6 +121,8 @@ extension Hive {
             }
             first = end
         }
+        problems += serve(parsed.apis)
+        problems += checkAPIVersions(of: &parsed.services, isPlugin: false)
         problems += add(services: parsed.services, modules: parsed.modules, routes: parsed.routes)
         report.services = parsed.services.count
         report.modules = parsed.modules.count
@@ -137,11 +140,12 @@ extension Hive {
         return (report, problems)
     }
 
-    /// The services, modules and routes that records declare.
+    /// The services, modules, routes and API versions that records declare.
     struct ParsedRecords {
         var services: [ServiceEntry] = []
         var modules: [ModuleDeclaration] = []
         var routes: [RouteDeclaration] = []
+        var apis: [APIDeclaration] = []
     }
 
     /// Parses the records of one section (of services, modules or routes, or the Swift macros' records) into
@@ -153,8 +157,12 @@ extension Hive {
         case .swiftRecords:
             SwiftRecords.forEachText(in: section) { entry in
                 switch entry {
-                case .record(let record, let kind):
-                    parse(record, as: kind, of: section, files: &lastFile, into: &parsed, problems: &problems)
+                case .record(let record, let kind, let api):
+                    parse(
+                        record, as: kind, of: section, files: &lastFile, into: &parsed, problems: &problems,
+                        apiMarker: api)
+                case .api(let record):
+                    parseAPI(record, of: section, into: &parsed, problems: &problems)
                 case .failure(let offset, let reason):
                     problems.append(
                         Diagnostic(
@@ -175,26 +183,24 @@ extension Hive {
         }
     }
 
-    /// Parses one JSON record of `section` as a record of `kind` into `parsed`; keeps its problem.
+    /// Parses one JSON record of `section` as a record of `kind` into `parsed`; keeps its problem. A Swift service
+    /// record's `apiMarker` says which version of its service's API it was built against (`""`: none).
     private func parse(
         _ record: RawRecord, as kind: RecordKind, of section: RecordSection, files lastFile: inout String?,
-        into parsed: inout ParsedRecords, problems: inout [Diagnostic]
+        into parsed: inout ParsedRecords, problems: inout [Diagnostic], apiMarker: StaticString = ""
     ) {
-        func source(_ location: RecordLocation? = nil) -> RegistrationSource {
-            .annotation(
-                image: section.imagePath, section: section.sectionName, offset: record.offset,
-                sectionFileOffset: section.fileOffset, imageID: section.imageID, file: location?.file,
-                line: location?.line ?? 0)
-        }
+        let source = { (location: RecordLocation?) in Self.source(of: record, in: section, at: location) }
         do {
             switch kind {
             case .services:
                 let r = try RecordParser.parseService(record, files: &lastFile)
+                let built = apiMarker.utf8CodeUnitCount == 0 ? r.api : Self.version(inMarker: apiMarker)
                 parsed.services.append(
                     ServiceEntry(
                         ServiceRegistration(
                             service: r.service, name: r.name, implementation: r.implementation,
-                            source: source(r.location), rank: r.rank, properties: r.properties),
+                            source: source(r.location), rank: r.rank, properties: r.properties,
+                            apiVersion: built?.description),
                         .typeName(r.implementation)))
             case .modules:
                 let r = try ModuleRecord(RecordParser.parse(record))
@@ -207,12 +213,50 @@ extension Hive {
                 break  // no JSON of their own: the caller reads them
             }
         } catch let error as RecordError {
-            problems.append(Diagnostic(.error, HiveError(recordError: error, record: record, source: source())))
+            problems.append(Diagnostic(.error, HiveError(recordError: error, record: record, source: source(nil))))
         } catch let error as HiveError {
-            problems.append(Diagnostic(.error, HiveError(error.code, error.message, source: source())))
+            problems.append(Diagnostic(.error, HiveError(error.code, error.message, source: source(nil))))
         } catch {
-            problems.append(Diagnostic(.error, HiveError(.malformedRecord, "\(error)", source: source())))
+            problems.append(Diagnostic(.error, HiveError(.malformedRecord, "\(error)", source: source(nil))))
         }
+    }
+
+    /// Parses an API record (`@BeeHiveAPI`) of `section` into `parsed`; keeps its problem.
+    private func parseAPI(
+        _ record: RawRecord, of section: RecordSection, into parsed: inout ParsedRecords,
+        problems: inout [Diagnostic]
+    ) {
+        do throws(RecordError) {
+            let api = try APIRecord(RecordParser.parse(record))
+            parsed.apis.append(
+                APIDeclaration(
+                    record: api, source: Self.source(of: record, in: section, at: api.location),
+                    imageID: section.imageID))
+        } catch {
+            problems.append(
+                Diagnostic(
+                    .error,
+                    HiveError(recordError: error, record: record, source: Self.source(of: record, in: section))))
+        }
+    }
+
+    /// Where `record` of `section` is: the annotation's file and line when the record says, and its place.
+    private static func source(
+        of record: RawRecord, in section: RecordSection, at location: RecordLocation? = nil
+    ) -> RegistrationSource {
+        .annotation(
+            image: section.imagePath, section: section.sectionName, offset: record.offset,
+            sectionFileOffset: section.fileOffset, imageID: section.imageID, file: location?.file,
+            line: location?.line ?? 0)
+    }
+
+    /// The version that a service record's API marker gives (`beehive-api:ShopAPI.PriceService@2.1.0`).
+    private static func version(inMarker marker: StaticString) -> APIVersion? {
+        APIVersion.parse(
+            marker: String(
+                decoding: UnsafeRawBufferPointer(start: marker.utf8Start, count: marker.utf8CodeUnitCount),
+                as: UTF8.self))?
+            .version
     }
 }
 

@@ -10,14 +10,16 @@ internal import _BeeHiveDiscovery
 /// accessor lies in the image's code; an accessor runs no code of the program's, only BeeHive's
 /// ``_BeeHiveTypedRecord/write(json:_:to:type:hint:)`` that the macro calls.
 enum SwiftRecords {
-    /// What one entry gave: its JSON record and the kind it declares, or why it gave none.
+    /// What one entry gave: its JSON record and the kind it declares (for a service, with the version of its API
+    /// that it was built against, `""` for none), an API record (`@BeeHiveAPI`), or why it gave none.
     enum Entry {
-        case record(RawRecord, RecordKind)
+        case record(RawRecord, RecordKind, api: StaticString)
+        case api(RawRecord)
         case failure(offset: Int, String)
     }
 
-    /// What a text accessor writes: the reader's stamp, then the record's JSON.
-    typealias Text = (stamp: UInt64, json: StaticString)
+    /// What a text accessor writes: the reader's stamp, the record's JSON, and the API marker of a service record.
+    typealias Text = (stamp: UInt64, json: StaticString, api: StaticString)
 
     /// Calls `body` with the JSON record of each entry of `section`, in order.
     static func forEachText(in section: RecordSection, _ body: (Entry) -> Void) {
@@ -32,21 +34,24 @@ enum SwiftRecords {
             defer { offset += size }
             let address = bytes.loadUnaligned(
                 fromByteOffset: offset + RecordFormat.swiftRecordAccessorOffset, as: UInt.self)
-            let kind: RecordKind? =
-                switch bytes.loadUnaligned(fromByteOffset: offset + RecordFormat.swiftRecordKindOffset, as: UInt.self) {
-                case 1: .services
-                case 2: .modules
-                case 3: .routes
-                default: nil
-                }
-            guard let kind, let accessor = UnsafeRawPointer(bitPattern: address) else { continue }  // checked in C
+            let recordKind = bytes.loadUnaligned(
+                fromByteOffset: offset + RecordFormat.swiftRecordKindOffset, as: UInt.self)
+            // Kinds and accessors are checked in C; 1 service, 2 module, 3 route, 4 API.
+            guard (1...RecordFormat.swiftRecordKindAPI).contains(recordKind),
+                let accessor = UnsafeRawPointer(bitPattern: address)
+            else { continue }
             switch text(unsafeBitCast(accessor, to: _BeeHiveTypedRecord.Accessor.self), stamp: stamp, into: buffer) {
-            case .success(let json):
+            case .success(let text):
                 let record = RawRecord(
                     offset: offset,
-                    bytes: UnsafeRawBufferPointer(start: json.utf8Start, count: json.utf8CodeUnitCount),
+                    bytes: UnsafeRawBufferPointer(start: text.json.utf8Start, count: text.json.utf8CodeUnitCount),
                     isTerminated: true)
-                body(.record(record, kind))
+                switch recordKind {
+                case 1: body(.record(record, .services, api: text.api))
+                case 2: body(.record(record, .modules, api: ""))
+                case 3: body(.record(record, .routes, api: ""))
+                default: body(.api(record))
+                }
             case .failure(let reason):
                 body(.failure(offset: offset, reason))
             }
@@ -54,7 +59,7 @@ enum SwiftRecords {
     }
 
     private enum Outcome {
-        case success(StaticString)
+        case success(Text)
         case failure(String)
     }
 
@@ -71,6 +76,6 @@ enum SwiftRecords {
         guard buffer.load(as: UInt64.self) == stamp else {  // the stamp is the first field
             return .failure("its accessor reported success but did not write the stamp it was given")
         }
-        return .success(buffer.load(as: Text.self).json)
+        return .success(buffer.load(as: Text.self))
     }
 }

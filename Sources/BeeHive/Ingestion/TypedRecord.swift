@@ -128,17 +128,20 @@ public struct _BeeHiveTypedRecord: Sendable {
     /// or its typed record when `type` points to this copy's `_BeeHiveTypedRecord.self`; `hint` points to the
     /// reader's non-zero stamp. Says whether it wrote; builds nothing when the guard fails.
     ///
-    /// The text is written as `(stamp: UInt64, json: StaticString)`.
+    /// The text is written as `(stamp: UInt64, json: StaticString, api: StaticString)`.
     ///
     /// - Parameters:
     ///   - json: The record's JSON text, as the macro wrote it.
+    ///   - api: For a service, what `_beeHiveAPIVersion(Service.self)` gives where the annotation is compiled: the
+    ///     version of the service's API it was built against (`beehive-api:ShopAPI.PriceService@2.1.0`), or `""`
+    ///     when the protocol declares none.
     ///   - record: The typed record, built only when asked for.
     ///   - out: Uninitialised memory for the text or the typed record.
     ///   - type: The reader's expected type: a pointer to an `Any.Type` value.
     ///   - hint: The reader's stamp: a pointer to a `UInt64`.
     /// - Returns: Whether `out` was initialised.
     public static func write(
-        json: StaticString, _ record: @autoclosure () -> Self, to out: UnsafeMutableRawPointer,
+        json: StaticString, api: StaticString = "", _ record: @autoclosure () -> Self, to out: UnsafeMutableRawPointer,
         type: UnsafeRawPointer, hint: UnsafeRawPointer?
     ) -> Bool {
         guard type.load(as: Any.Type.self) == StaticString.self else {
@@ -147,7 +150,7 @@ public struct _BeeHiveTypedRecord: Sendable {
         guard let hint else { return false }
         let stamp = hint.loadUnaligned(as: UInt64.self)
         guard stamp != 0 else { return false }
-        out.initializeMemory(as: SwiftRecords.Text.self, to: (stamp, json))
+        out.initializeMemory(as: SwiftRecords.Text.self, to: (stamp, json, api))
         return true
     }
 

@@ -116,8 +116,12 @@ enum TypedRecords {
                 let address = bytes.loadUnaligned(fromByteOffset: offset + accessorOffset, as: UInt.self)
                 guard bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self) == magic,
                     bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self) == version,
-                    address != 0
-                else { continue }  // padding, or an entry the scanner reported and zeroed
+                    address != 0,
+                    !isSwift
+                        || bytes.loadUnaligned(
+                            fromByteOffset: offset + RecordFormat.swiftRecordKindOffset, as: UInt.self)
+                            != RecordFormat.swiftRecordKindAPI
+                else { continue }  // padding, an entry the scanner reported and zeroed, or an API record (no type)
                 words[2 * count] = UInt(offset)
                 words[2 * count + 1] = address
                 count += 1

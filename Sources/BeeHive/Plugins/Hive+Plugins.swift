@@ -387,6 +387,7 @@ extension Hive {
             parse(section, into: &parsed, problems: &problems)
         }
         problems += Self.protocolsDefinedTwice(by: parsed.services, hostImages: image.claim.hostImages)
+        problems += checkAPIVersions(of: &parsed.services, own: parsed.apis, isPlugin: true)
         let errors = problems.filter { $0.severity == .error }
         if !errors.isEmpty {
             let outcome = PluginTable.Outcome.refused(problems)

@@ -15,6 +15,9 @@ public struct ServiceRegistration: Sendable, Hashable, CustomStringConvertible {
     /// Properties that say what this implementation is (`["region": "eu"]`), for
     /// ``Hive/services(_:where:)``; empty unless the registration says otherwise.
     public let properties: [String: String]
+    /// The version of the service's API (`@BeeHiveAPI`) the implementation was built against, `2.1.0`; `nil` when
+    /// the protocol declared none where it was compiled, or the record does not say (a C record without `"api"`).
+    public let apiVersion: String?
 
     /// Creates a registration.
     ///
@@ -25,9 +28,10 @@ public struct ServiceRegistration: Sendable, Hashable, CustomStringConvertible {
     ///   - source: Where the registration came from.
     ///   - rank: Its rank among the registrations of the same service and name; higher serves first.
     ///   - properties: What this implementation is, for ``Hive/services(_:where:)``.
+    ///   - apiVersion: The version of the service's API the implementation was built against, if known.
     public init(
         service: String, name: String? = nil, implementation: String, source: RegistrationSource, rank: Int = 0,
-        properties: [String: String] = [:]
+        properties: [String: String] = [:], apiVersion: String? = nil
     ) {
         self.service = service
         self.name = name
@@ -35,6 +39,7 @@ public struct ServiceRegistration: Sendable, Hashable, CustomStringConvertible {
         self.source = source
         self.rank = rank
         self.properties = properties
+        self.apiVersion = apiVersion
     }
 
     /// The service and its name as one string: `App.Cache` or `App.Cache[memory]`.

@@ -46,6 +46,7 @@ struct ProgramCheck {
         findings += duplicates()
         findings += secondBeeHives()
         findings += secondProtocolCopies()
+        findings += apiVersions()
         findings += types()
         return findings
     }
@@ -313,6 +314,65 @@ struct ProgramCheck {
             }
         }
         return findings
+    }
+
+    /// Every service record whose code was compiled against a version of its service's API (`@BeeHiveAPI`) that the
+    /// files given do not serve (another major version, or a newer minor version), as the host refuses it at load
+    /// (`incompatibleAPIVersion`); and, as notes, a plugin's services that say no version of a versioned API.
+    ///
+    /// The version served is the one declared by the executable when it declares it, otherwise by a file without
+    /// records (the protocols' shared library), otherwise by the first file. A record's version is the one the API
+    /// markers of its image's read-only data give for its service (the text of `_beeHiveAPIVersion`, compiled into
+    /// the image by the Swift macros).
+    private func apiVersions() -> [Finding] {
+        let images = linkedImages
+        var served: [String: (record: APIRecord, label: String)] = [:]
+        for order in 0...2 {
+            for image in images where Self.servingOrder(image) == order {
+                for api in image.symbols.declaredAPIs where served[api.api] == nil {
+                    served[api.api] = (api, image.label)
+                }
+            }
+        }
+        guard !served.isEmpty else { return [] }
+        var findings: [Finding] = []
+        for image in images {
+            for record in image.image.validRecords where record.kind == .service {
+                guard let service = record.service, let host = served[service] else { continue }
+                let serving = host.record.version
+                let declared = host.record.location.map { "\($0.file):\($0.line) in \(host.label)" } ?? host.label
+                let location = "\(image.label): \(record.place)"
+                guard let built = image.symbols.builtAgainst[service] else {
+                    guard image.image.type == .sharedLibrary else { continue }
+                    findings.append(
+                        Finding(
+                            severity: .note, code: "unversionedImplementation", location: location,
+                            message:
+                                "expected \(record.implementation ?? "the implementation") to say which version of "
+                                + "\(service)'s API it was built against (\(serving) is served, declared at "
+                                + "\(declared)); found none, so a host lets it join unchecked",
+                            path: image.file.path))
+                    continue
+                }
+                guard !serving.accepts(builtAgainst: built) else { continue }
+                findings.append(
+                    Finding(
+                        severity: .problem, code: "incompatibleAPIVersion", location: location,
+                        message:
+                            "expected an implementation of \(service) built against its API \(serving.acceptedRange) "
+                            + "(\(serving) is served, declared at \(declared)); found "
+                            + "\(record.implementation ?? "one") built against \(built), which the host refuses at "
+                            + "load (incompatibleAPIVersion): rebuild it against the API module the host loads",
+                        path: image.file.path))
+            }
+        }
+        return findings
+    }
+
+    /// Which file's API declarations are served first: the executable's, then those of files without records (the
+    /// protocols' library), then the others.
+    private static func servingOrder(_ image: LinkedImage) -> Int {
+        image.image.type == .executable ? 0 : image.image.records.isEmpty ? 1 : 2
     }
 
     // MARK: - Names

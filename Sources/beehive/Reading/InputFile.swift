@@ -21,6 +21,11 @@ struct InputFile: Sendable {
         /// Where the image defines `beehive_core_runtime_marker` itself (`.text+0x1a2b0`), as every copy of
         /// BeeHive's core does; nil when it does not, or type descriptors were not asked for.
         var runtimeMarker: String?
+        /// The API versions the image declares (`@BeeHiveAPI`), from its `beehive_swift_apis` records.
+        var declaredAPIs: [APIRecord] = []
+        /// The versions of service APIs the image's code was compiled against, by protocol name, from the API
+        /// markers in its read-only data; empty unless type descriptors were asked for.
+        var builtAgainst: [String: APIVersion] = [:]
     }
 
     /// The most records of one file that are decoded and kept; the others are counted in
@@ -72,7 +77,15 @@ struct InputFile: Sendable {
                         definedTypes: Set(descriptors.compactMap(TypeDescriptorName.typeName(ofDescriptor:))),
                         definedProtocols: Set(descriptors.compactMap(TypeDescriptorName.protocolName(ofDescriptor:))),
                         definedGlobals: image.defined_globals < 0 ? nil : Int(image.defined_globals),
-                        runtimeMarker: Self.runtimeMarker(of: image)
+                        runtimeMarker: Self.runtimeMarker(of: image),
+                        declaredAPIs: Self.strings(image.api_records, image.api_record_count).compactMap { json in
+                            var json = json
+                            return json.withUTF8 { try? APIRecord(RecordParser.parse(UnsafeRawBufferPointer($0))) }
+                        },
+                        builtAgainst: Dictionary(
+                            Self.strings(image.api_markers, image.api_marker_count).compactMap {
+                                APIVersion.parse(marker: $0)
+                            }, uniquingKeysWith: max)
                     ))
             }
             if omitted > 0 { report.omittedRecords = omitted }

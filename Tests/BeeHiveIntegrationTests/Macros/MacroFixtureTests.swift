@@ -78,4 +78,46 @@ struct MacroFixtureTests {
         #expect(result["implementation"] == "MacroPlugin.MacroPluginGreeter")
         #expect(result["diagnostics"] == "0")
     }
+
+    @Test("plugins built against another API version (@BeeHiveAPI) are refused before they join, offline and live")
+    func apiVersions() throws {
+        let products = try MacroFixturePackage.build("debug").products
+        func library(_ name: String) -> String { products.appendingPathComponent("lib\(name).so").path }
+        let plugins = ["ShopPricesLegacy", "ShopPricesNewer", "ShopPrices", "ShopPricesUnversioned"].map(library)
+        let output = try Command.run(products.appendingPathComponent("ShopHost").path, plugins)
+        let result = Command.keyValues(output)
+        #expect(result["libShopPricesLegacy.so"] == "refused:incompatibleAPIVersion", "\(output)")
+        #expect(result["libShopPricesNewer.so"] == "refused:incompatibleAPIVersion", "\(output)")
+        // Neither refusal changes what later calls accept.
+        #expect(result["libShopPrices.so"] == "loaded:1", "\(output)")
+        #expect(result["libShopPricesUnversioned.so"] == "loaded:1", "\(output)")
+        #expect(result["unversioned"] == "1", "an unversioned plugin joins with a warning: \(output)")
+        #expect(result["implementation"] == "ShopPrices.CurrentPrices")
+        #expect(result["apiVersion"] == "2.1.0", "the version the plugin was built against")
+        #expect(result["price"] == "30")
+        let problems = output.split(separator: "\n").filter { $0.hasPrefix("problem=") }
+        #expect(
+            problems.contains {
+                $0.contains("ShopAPI.PriceService built against its API 2.0 through 2.1.x")
+                    && $0.contains("ShopPricesLegacy.LegacyPrices was built against 1.4.0")
+                    && $0.contains("ShopAPI/PriceService.swift:4")
+            }, "names the service, the plugin's version, the host's range and where it is declared: \(problems)")
+        #expect(problems.contains { $0.contains("ShopPricesNewer.NewerPrices was built against 2.3.0") })
+
+        // Offline: the same verdicts from the files alone.
+        let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("beehive").path
+        let host = [products.appendingPathComponent("ShopHost").path, library("ShopAPI")]
+        for (plugin, version) in [("ShopPricesLegacy", "1.4.0"), ("ShopPricesNewer", "2.3.0")] {
+            let check = try #require(throws: Command.Failure.self) {
+                try Command.run(tool, ["check"] + host + [library(plugin)])
+            }
+            #expect(check.description.contains("incompatibleAPIVersion"), "\(check)")
+            #expect(check.description.contains("built against \(version)"), "\(check)")
+        }
+        let good = try Command.run(tool, ["check"] + host + [library("ShopPrices")])
+        #expect(!good.contains("incompatibleAPIVersion"), "\(good)")
+        let unversioned = try Command.run(tool, ["check"] + host + [library("ShopPricesUnversioned")])
+        #expect(unversioned.contains("unversionedImplementation"), "\(unversioned)")
+    }
 }

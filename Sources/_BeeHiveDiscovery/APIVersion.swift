@@ -1,0 +1,114 @@
+/// The version of a service protocol's API (`MAJOR.MINOR.PATCH`), as `@BeeHiveAPI("2.1.0")` declares it on the
+/// protocol and as a plugin's records say it was built against; shared by the runtime and the `beehive` tool.
+///
+/// A host serving version `2.1.0` accepts what was built against `2.0.0` through `2.1.x`: the same major version and
+/// a minor version no newer than the host's (semantic versioning: a minor version adds, a major version breaks).
+public struct APIVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let major: Int
+    public let minor: Int
+    public let patch: Int
+
+    /// The form, for messages.
+    public static let expectedForm = "MAJOR.MINOR or MAJOR.MINOR.PATCH, decimal numbers of at most 9 digits"
+
+    /// Parses `2.1` or `2.1.0`; nil for anything else (a sign, a prefix `v`, a pre-release or build suffix, leading
+    /// spaces).
+    public init?(_ text: some StringProtocol) {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2 || parts.count == 3 else { return nil }
+        var numbers: [Int] = []
+        for part in parts {
+            guard !part.isEmpty, part.count <= 9, part.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                let number = Int(part)
+            else { return nil }
+            numbers.append(number)
+        }
+        self.init(major: numbers[0], minor: numbers[1], patch: numbers.count == 3 ? numbers[2] : 0)
+    }
+
+    public init(major: Int, minor: Int, patch: Int = 0) {
+        self.major = major
+        self.minor = minor
+        self.patch = patch
+    }
+
+    public var description: String { "\(major).\(minor).\(patch)" }
+
+    /// Whether a host serving this version accepts what was built against `built`: the same major version, and a
+    /// minor version no newer.
+    public func accepts(builtAgainst built: APIVersion) -> Bool {
+        built.major == major && built.minor <= minor
+    }
+
+    /// The versions a host serving this one accepts, for messages: `2.0 through 2.1`.
+    public var acceptedRange: String { minor == 0 ? "\(major).0.x" : "\(major).0 through \(major).\(minor).x" }
+
+    public static func < (lhs: APIVersion, rhs: APIVersion) -> Bool {
+        (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
+    }
+
+    /// The prefix of the text that a protocol's version function (`_beeHiveAPIVersion`, written by `@BeeHiveAPI`)
+    /// returns, and that a plugin built against that protocol therefore carries in its read-only data:
+    /// `beehive-api:ShopAPI.PriceService@2.1.0`.
+    public static let markerPrefix = "beehive-api:"
+
+    /// The protocol's name and version that `marker` gives (`beehive-api:ShopAPI.PriceService@2.1.0`); nil for
+    /// other text.
+    public static func parse(marker: some StringProtocol) -> (api: String, version: APIVersion)? {
+        guard marker.hasPrefix(markerPrefix), let at = marker.lastIndex(of: "@") else { return nil }
+        let name = marker[marker.index(marker.startIndex, offsetBy: markerPrefix.count)..<at]
+        guard !name.isEmpty, let version = APIVersion(marker[marker.index(after: at)...]) else { return nil }
+        return (String(name), version)
+    }
+}
+
+/// An API record: the protocol `api` declares its API at `version` (`@BeeHiveAPI("2.1.0")`), which is the version a
+/// process serves when the image holding the record is loaded.
+public struct APIRecord: Sendable, Hashable {
+    /// The protocol's module-qualified name.
+    public let api: String
+    public let version: APIVersion
+    public let location: RecordLocation?
+
+    public init(api: String, version: APIVersion, location: RecordLocation? = nil) {
+        self.api = api
+        self.version = version
+        self.location = location
+    }
+
+    /// The form, for messages.
+    public static let expectedForms = #"{"api":"<protocol>","version":"<MAJOR.MINOR.PATCH>"[,"file":"…","line":…]}"#
+
+    /// Reads an API record from its parsed form.
+    public init(_ parsed: ParsedRecord) throws(RecordError) {
+        guard case .object(let fields) = parsed else {
+            throw RecordError(.shape, "expected \(Self.expectedForms); found a bare string")
+        }
+        var api: String?
+        var version: APIVersion?
+        var file: String?
+        var line: Int?
+        for field in fields {
+            switch (field.key, field.value) {
+            case ("api", .string(let name)) where !name.isEmpty: api = name
+            case ("version", .string(let text)):
+                guard let parsed = APIVersion(text) else {
+                    throw RecordError(
+                        .shape, "expected a version (\(APIVersion.expectedForm)) for \"version\"; found \"\(text)\"")
+                }
+                version = parsed
+            case ("api", _), ("version", _):
+                throw RecordError(.shape, "expected a non-empty string for \"\(field.key)\"; found \(field.value)")
+            default:
+                guard try RecordLocation.read(field, file: &file, line: &line) else {
+                    throw RecordError(.shape, "expected only the keys api, version, file, line; found \"\(field.key)\"")
+                }
+            }
+        }
+        guard let api, let version else {
+            throw RecordError(
+                .shape, "expected \(Self.expectedForms); found no \"\(api == nil ? "api" : "version")\" key")
+        }
+        self.init(api: api, version: version, location: try RecordLocation.make(file: file, line: line))
+    }
+}
