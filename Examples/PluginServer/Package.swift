@@ -27,6 +27,8 @@ let package = Package(
         // Two plugins that offer one service at different ranks: the higher serves, the lower when it leaves.
         .library(name: "PricesStandard", type: .dynamic, targets: ["PricesStandard"]),
         .library(name: "PricesPremium", type: .dynamic, targets: ["PricesPremium"]),
+        // A price plugin built for an older major version of the API (1.3; the server serves 2.0): refused.
+        .library(name: "PricesLegacy", type: .dynamic, targets: ["PricesLegacy"]),
     ],
     dependencies: [
         // `name:` lets the targets say `package: "BeeHive"` whatever the clone's folder is called.
@@ -45,5 +47,5 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         )
-    ] + ["HelloV1", "HelloV2", "PricesStandard", "PricesPremium"].map(plugin)
+    ] + ["HelloV1", "HelloV2", "PricesStandard", "PricesPremium", "PricesLegacy"].map(plugin)
 )

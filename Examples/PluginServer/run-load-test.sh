@@ -22,7 +22,7 @@ export PATH="/opt/swift/usr/bin:$PATH"
 echo "== building ($configuration)"
 swift build -c "$configuration" --package-path "$here" 2>&1 | grep -E "error|warning: |Build" | grep -v "unhandled; explicitly declare" || true
 bin="$(swift build -c "$configuration" --package-path "$here" --show-bin-path)"
-for product in PluginServer libHelloV1.so libHelloV2.so libPricesStandard.so libPricesPremium.so; do
+for product in PluginServer libHelloV1.so libHelloV2.so libPricesStandard.so libPricesPremium.so libPricesLegacy.so; do
     [[ -e "$bin/$product" ]] || { echo "missing $bin/$product"; exit 1; }
 done
 
@@ -143,6 +143,13 @@ echo "$retired$after_retire after the retire; $reloaded$after_reload"
 echo "== ranks: a premium price plugin (rank 10) beside the standard one (rank 0), then retired"
 price() { curl -s "$base/price/apple"; }
 standard_first="$(price)"
+# A plugin built for PluginServerAPI 1.3 (the server serves 2.0.0): refused before it joins, and no later load is
+# affected by it.
+legacy="$(curl -s -X POST "$base/admin/load/legacy?path=$bin/libPricesLegacy.so")"
+echo "$legacy" | head -3
+[[ "$legacy" == *"load of legacy failed"*"[refused]"*"incompatibleAPIVersion"* &&
+    "$legacy" == *"PricesLegacy.LegacyPrices was built against 1.3.0"* && "$(price)" == "apple: 10 (standard)" ]] ||
+    { echo "FAILED: the legacy plugin (API 1.3) was not refused as expected"; exit 1; }
 premium_loaded="$(curl -s -X POST "$base/admin/load/premium?path=$bin/libPricesPremium.so")"
 premium_serves="$(price)"
 all_prices="$(curl -s "$base/prices/apple" | tr '\n' ';')"

@@ -127,6 +127,18 @@
               "{\"service\":\"" #service "\",\"impl\":\"" #impl "\",\"name\":\"" #name "\"" BH__WHERE "}")
 
 /*
+ * Registers `impl` for `service`, built against version `api` (a string literal, "MAJOR.MINOR.PATCH") of the service
+ * protocol's API (@BeeHiveAPI): a host serving another major version, or an older minor version, refuses it.
+ *
+ *     BH_VERSIONED_SERVICE(Shop.PriceService, Shop.FastPrices, "2.1.0")
+ *
+ * {"service":…,"impl":…,"api":…,"file":…,"line":…}.
+ */
+#define BH_VERSIONED_SERVICE(service, impl, api)                                                                   \
+    BH_RECORD(BH_SERVICES_SECTION,                                                                                 \
+              "{\"service\":\"" #service "\",\"impl\":\"" #impl "\",\"api\":\"" api "\"" BH__WHERE "}")
+
+/*
  * Registers `impl` for `service` with a rank (an integer constant: among registrations of one service, the
  * highest serves, and the next takes over when it leaves) and up to four properties, pairs of string literals:
  *

@@ -342,7 +342,7 @@ struct ProgramCheck {
                 let serving = host.record.version
                 let declared = host.record.location.map { "\($0.file):\($0.line) in \(host.label)" } ?? host.label
                 let location = "\(image.label): \(record.place)"
-                guard let built = image.symbols.builtAgainst[service] else {
+                guard let built = record.api.flatMap(APIVersion.init) ?? image.symbols.builtAgainst[service] else {
                     guard image.image.type == .sharedLibrary else { continue }
                     findings.append(
                         Finding(

@@ -58,6 +58,7 @@ enum RecordDecoder {
                 record.name = service.name
                 record.rank = service.rank == 0 ? nil : service.rank
                 record.properties = service.properties.isEmpty ? nil : service.properties
+                record.api = service.api?.description
                 record.written(service.location)
             case .modules:
                 let module = try ModuleRecord(RecordParser.parse(raw))

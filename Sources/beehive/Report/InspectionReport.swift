@@ -191,6 +191,9 @@ struct InspectionReport: Codable, Sendable, Equatable {
         var rank: Int?
         /// Services: the properties, when the record gives any.
         var properties: [String: String]?
+        /// Services: the version of the service's API the implementation was built against, when the record says
+        /// (`"api"`, a C record; a Swift record's version is in its image's read-only data, not in its JSON).
+        var api: String?
         /// Modules: the module type's name.
         var module: String?
         /// Modules: the level (basic 0, normal 1, application 2, or the integer given); default 1.
