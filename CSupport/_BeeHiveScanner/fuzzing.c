@@ -1,7 +1,8 @@
 /*
  * fuzzing.c — for tests and fuzzing only (bh_scanner_fuzzing.h): the reader of image files (elf_sections.c, with
  * libelf) run on bytes that stand for the file of a loaded image with records, and the in-memory locator (notes.c,
- * swift_records.c, located.c) run on bytes that stand for a loaded image. Not for production use: nothing in BeeHive calls it.
+ * swift_records.c, located.c) run on bytes that stand for a loaded image. Not for production use: nothing in BeeHive
+ * calls it.
  */
 #define _GNU_SOURCE
 #include "bh_scanner_fuzzing.h"
