@@ -12,7 +12,10 @@
 #include "elf_library.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 /* NULL until loaded; `&unavailable` once libelf was looked for and not found. */
 static const bh_elf_library *loaded;
@@ -42,13 +45,27 @@ static int bh_elf_resolve(void *handle, bh_elf_library *library) {
     return library->version(EV_CURRENT) != EV_NONE;
 }
 
-const bh_elf_library *bh_libelf(void) {
+/* Whether a failed dlopen may succeed later: the process cannot open a file now (no descriptor, no memory). dlopen
+ * does not say why it failed (errno is not reliably set), so one open of "/" tells. */
+static int bh_elf_transient_failure(void) {
+    int probe = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int error = probe < 0 ? errno : 0;
+    if (probe >= 0) close(probe);
+    return error == EMFILE || error == ENFILE || error == ENOMEM || error == EAGAIN || error == EINTR ? error : 0;
+}
+
+const bh_elf_library *bh_libelf_load(int *error) {
+    *error = 0;
     const bh_elf_library *known = __atomic_load_n(&loaded, __ATOMIC_ACQUIRE);
     if (known == NULL) {
         const bh_elf_library *found = &unavailable;
         bh_elf_library *library = calloc(1, sizeof *library);
         void *handle = library ? dlopen("libelf.so.1", RTLD_NOW | RTLD_LOCAL) : NULL;
         if (handle != NULL && bh_elf_resolve(handle, library)) found = library;
+        if (handle == NULL && (*error = library ? bh_elf_transient_failure() : ENOMEM) != 0) {
+            free(library); /* not published: a later call tries again */
+            return NULL;
+        }
         const bh_elf_library *expected = NULL;
         if (__atomic_compare_exchange_n(&loaded, &expected, found, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
             known = found;
@@ -59,6 +76,11 @@ const bh_elf_library *bh_libelf(void) {
         }
     }
     return known == &unavailable ? NULL : known;
+}
+
+const bh_elf_library *bh_libelf(void) {
+    int error;
+    return bh_libelf_load(&error);
 }
 
 const bh_elf_library *bh_libelf_if_loaded(void) {

@@ -52,6 +52,11 @@ typedef struct {
  */
 __attribute__((visibility("hidden"))) const bh_elf_library *bh_libelf(void);
 
+/* The same; when it returns NULL, `*error` is 0 if libelf is missing for good (not installed, or a function
+ * missing), or an errno value whose cause can pass (EMFILE, ENFILE, ENOMEM, …): then nothing is remembered, and a
+ * later call tries again. */
+__attribute__((visibility("hidden"))) const bh_elf_library *bh_libelf_load(int *error);
+
 /* libelf's functions if an earlier bh_libelf() loaded them, else NULL; never loads anything, takes no lock. */
 __attribute__((visibility("hidden"))) const bh_elf_library *bh_libelf_if_loaded(void);
 

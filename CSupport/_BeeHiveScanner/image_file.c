@@ -177,8 +177,17 @@ void bh_open_image(bh_scanner *s, bh_image *image, bh_lazy_maps *lazy) {
     }
     if (!bh_libelf_if_loaded() && !bh_libelf_missing()) {
         /* Stays pending: dlopen takes the loader's lock, so the scan loads libelf once this scanner's lock is
-         * released (scanner.c), then reads this image again. */
-        s->wants_libelf = 1;
+         * released (scanner.c), then reads this image again; or, when that load failed for a cause that can pass, at
+         * the next scan. */
+        if (!s->libelf_error) {
+            s->wants_libelf = 1;
+        } else if (!image->transient_reported) {
+            bh_add_problem(s, label, image->id, 1,
+                           "cannot load libelf (libelf.so.1) to read the image file's sections: %s; will retry at the "
+                           "next rescan",
+                           strerror(s->libelf_error));
+            image->transient_reported = 1;
+        }
         return;
     }
 

@@ -193,21 +193,25 @@ static void bh_scan_locked(bh_scanner *s, int counts_as_scan) {
 /*
  * When an image waits for libelf (image_file.c), loads it with the scanner's lock released, and returns 1: the scan
  * must run again. dlopen takes the loader's lock, and a thread that holds it (in a plugin's constructor) may be
- * waiting for this scanner's lock. At most once per scanner that meets such an image before libelf is loaded: then
- * it is loaded, or known to be missing, and no image waits for it. Call with the lock held.
+ * waiting for this scanner's lock. At most once per scan: then libelf is loaded, or known to be missing, or could not
+ * be loaded for a cause that can pass (no file descriptor left), and the images wait for the next scan, with a
+ * warning. Call with the lock held.
  */
 static int bh_load_libelf_unlocked(bh_scanner *s) {
     if (!s->wants_libelf) return 0;
     s->wants_libelf = 0;
     pthread_mutex_unlock(&s->lock);
-    bh_libelf();
+    int error = 0;
+    bh_libelf_load(&error);
     pthread_mutex_lock(&s->lock);
+    s->libelf_error = error; /* the images wait for the next scan (image_file.c) */
     return 1;
 }
 
 size_t bh_scanner_scan(bh_scanner *s) {
     pthread_mutex_lock(&s->lock);
     size_t before = s->section_count;
+    s->libelf_error = 0;
     bh_scan_locked(s, 1);
     while (bh_load_libelf_unlocked(s)) {
         if (s->section_count < before) before = 0; /* drained by another thread meanwhile */
@@ -229,6 +233,7 @@ void bh_scanner_drain(bh_scanner *s, void *context, bh_section_fn on_section, bh
                       bh_unload_fn on_unload) {
     pthread_mutex_lock(&s->lock);
     if (s->pending > 0 || bh_swift_search_due(s)) {
+        s->libelf_error = 0;
         bh_scan_locked(s, 0);
         while (bh_load_libelf_unlocked(s)) bh_scan_locked(s, 0);
     }

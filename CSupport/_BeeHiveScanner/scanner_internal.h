@@ -101,6 +101,9 @@ struct bh_scanner {
     /* An image waits for its file to be read and libelf is not loaded yet: the scan loads it with no lock held
      * (scanner.c), then reads again. */
     int wants_libelf;
+    /* This scan's load of libelf failed for a cause that can pass (an errno value, EMFILE…): images that need it
+     * stay pending, with a warning, until the next scan. */
+    int libelf_error;
     size_t pending;
     unsigned long long adds, subs;
     uint64_t generation;
