@@ -41,9 +41,10 @@ let package = Package(
             linkerSettings: [.linkedLibrary("elf"), .linkedLibrary("z")]
         ),
         fuzzer("ELFInspectFuzzer", ["CInspectReader"]),
-        // The load-time scanner's reader of image files (CSupport/_BeeHiveScanner/sections.c), through its entry for
-        // fuzzing (fuzzing.c): the scanner's files compiled from the main package's (every one but plugins.c, which
-        // nothing here calls), instrumented for coverage like the Swift code.
+        // The load-time scanner's reader of image files (CSupport/_BeeHiveScanner/elf_sections.c, with libelf, which it
+        // dlopens), through its entry for fuzzing (fuzzing.c): the scanner's files compiled from the main package's
+        // (every one but plugins.c and plugin_files.c, which nothing here calls), instrumented for coverage like the
+        // Swift code.
         .target(name: "CScannerSections", cSettings: [.unsafeFlags(["-fsanitize=fuzzer-no-link,address"])]),
         // Not on the BeeHive product, which links the same scanner, uninstrumented: its symbols would be defined twice.
         .executableTarget(name: "ELFSectionsFuzzer", dependencies: ["FuzzCheck", "CScannerSections"]),

@@ -1,11 +1,13 @@
 /*
- * fuzzing.c — for tests and fuzzing only (bh_scanner_fuzzing.h): the reader of image files (sections.c) run on bytes
- * that stand for the file of a loaded image with records, and the in-memory locator (notes.c, swift_records.c,
- * located.c) run on bytes that stand for a loaded image. Not for production use: nothing in BeeHive calls it.
+ * fuzzing.c — for tests and fuzzing only (bh_scanner_fuzzing.h): the reader of image files (elf_sections.c, with
+ * libelf) run on bytes that stand for the file of a loaded image with records, and the in-memory locator (notes.c,
+ * swift_records.c, located.c) run on bytes that stand for a loaded image. Not for production use: nothing in BeeHive
+ * calls it.
  */
 #define _GNU_SOURCE
-#include "scanner_internal.h"
 #include "bh_scanner_fuzzing.h"
+#include "elf_library.h"
+#include "scanner_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -17,7 +19,7 @@
 /*
  * The file's own program header table, when it lies inside the file with entries of this process's size: what the
  * loader would have mapped, so that bh_scan_file finds the file to be the loaded image and goes on to the section
- * headers. With PN_XNUM the count is section 0's sh_info, as sections.c reads it. Returns the count (0: none).
+ * headers. With PN_XNUM the count is section 0's sh_info, as libelf reads it. Returns the count (0: none).
  */
 static size_t bh_file_phdrs(const unsigned char *bytes, size_t size, ElfW(Phdr) **phdrs) {
     ElfW(Ehdr) ehdr;
@@ -105,6 +107,7 @@ static void bh_fuzz_hand_out(bh_scanner *s, const bh_image *image, void *context
 int bh_fuzz_scan_file(const void *bytes, size_t size, void *context, bh_section_fn on_section,
                       bh_problem_fn on_problem, bh_fuzz_scan *result) {
     memset(result, 0, sizeof *result);
+    bh_libelf(); /* loaded here, as the scan loads it, with no lock held; missing, every reading says so */
     int fd = bh_memfd_of(bytes, size);
     if (fd < 0) return -1;
     bh_scanner *s = bh_fuzz_scanner(bytes, size);

@@ -1,10 +1,11 @@
 /*
- * image_file.c — after the walk, each marked image is opened through the kernel's mapping of it
- * (/proc/self/map_files, or the path /proc/self/maps gives, checked by device and inode), never blocking and only
- * if it is a regular file; then sections.c reads it. After unloads, an image whose mapping now belongs to another
- * file, or to its file rewritten in place, is told apart here.
+ * image_file.c — after the walk, each marked image whose sections no note places in memory (record format 1 or 2) is
+ * opened through the kernel's mapping of it (/proc/self/map_files, or the path /proc/self/maps gives, checked by device
+ * and inode), never blocking and only if it is a regular file; then elf_sections.c reads it with libelf. After
+ * unloads, an image whose mapping now belongs to another file, or to its file rewritten in place, is told apart here.
  */
 #define _GNU_SOURCE
+#include "elf_library.h"
 #include "scanner_internal.h"
 
 #include <errno.h>
@@ -172,6 +173,21 @@ void bh_open_image(bh_scanner *s, bh_image *image, bh_lazy_maps *lazy) {
     if (image->is_vdso || !path[0]) { /* no file behind it */
         image->pending = 0;
         s->pending--;
+        return;
+    }
+    if (!bh_libelf_if_loaded() && !bh_libelf_missing()) {
+        /* Stays pending: dlopen takes the loader's lock, so the scan loads libelf once this scanner's lock is
+         * released (scanner.c), then reads this image again; or, when that load failed for a cause that can pass, at
+         * the next scan. */
+        if (!s->libelf_error) {
+            s->wants_libelf = 1;
+        } else if (!image->transient_reported) {
+            bh_add_problem(s, label, image->id, 1,
+                           "cannot load libelf (libelf.so.1) to read the image file's sections: %s; will retry at the "
+                           "next rescan",
+                           strerror(s->libelf_error));
+            image->transient_reported = 1;
+        }
         return;
     }
 

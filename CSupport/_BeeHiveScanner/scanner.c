@@ -12,13 +12,14 @@
  * 2. After the walk, the record sections that a note of format version 3 places in memory (the linker's
  *    __start_ and __stop_ bounds) are copied from there (located.c): for images written by this version's
  *    beehive.h, nothing else is needed, and no file is opened.
- * 3. Sections no note places (format 1 and 2: the Swift macros' images, older C images) are read from the
- *    image's file: each such image is opened through the kernel's mapping of it
+ * 3. Sections no note places (format 1 and 2: the Swift macros' and C macros' images of BeeHive before format 3)
+ *    are read from the image's file: each such image is opened through the kernel's mapping of it
  *    (/proc/self/map_files, or the path /proc/self/maps gives, checked by device and inode), never
- *    blocking and only if it is a regular file. Its section headers are read with pread, bounded by the
- *    file's size (no mapping, so a file truncated since load gives an error, not SIGBUS); every section with a
- *    listed name is checked (allocated, inside a readable loaded segment, where its address says)
- *    and read from the file into memory. Records are parsed later, in Swift.
+ *    blocking and only if it is a regular file. Its section headers are read with libelf (ELF_C_READ: pread,
+ *    no mapping, so a file truncated since load gives an error, not SIGBUS), loaded with dlopen the first time
+ *    such an image is met, with no lock of the scanner held; every section with a listed name is checked
+ *    (allocated, inside a readable loaded segment, where its address says) and read from the file into memory.
+ *    Records are parsed later, in Swift.
  *
  * Identity. An image is known by its load address, program-header address and name; when an image
  * was unloaded since the last walk (dlpi_subs moved), also by the hash of its notes (GNU build-id
@@ -27,8 +28,9 @@
  * Every image gets an id, never reused, that travels with its sections, problems and unloading.
  */
 #define _GNU_SOURCE
-#include "scanner_internal.h"
 #include "bh_pinning.h"
+#include "elf_library.h"
+#include "scanner_internal.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -188,10 +190,33 @@ static void bh_scan_locked(bh_scanner *s, int counts_as_scan) {
     }
 }
 
+/*
+ * When an image waits for libelf (image_file.c), loads it with the scanner's lock released, and returns 1: the scan
+ * must run again. dlopen takes the loader's lock, and a thread that holds it (in a plugin's constructor) may be
+ * waiting for this scanner's lock. At most once per scan: then libelf is loaded, or known to be missing, or could not
+ * be loaded for a cause that can pass (no file descriptor left), and the images wait for the next scan, with a
+ * warning. Call with the lock held.
+ */
+static int bh_load_libelf_unlocked(bh_scanner *s) {
+    if (!s->wants_libelf) return 0;
+    s->wants_libelf = 0;
+    pthread_mutex_unlock(&s->lock);
+    int error = 0;
+    bh_libelf_load(&error);
+    pthread_mutex_lock(&s->lock);
+    s->libelf_error = error; /* the images wait for the next scan (image_file.c) */
+    return 1;
+}
+
 size_t bh_scanner_scan(bh_scanner *s) {
     pthread_mutex_lock(&s->lock);
     size_t before = s->section_count;
+    s->libelf_error = 0;
     bh_scan_locked(s, 1);
+    while (bh_load_libelf_unlocked(s)) {
+        if (s->section_count < before) before = 0; /* drained by another thread meanwhile */
+        bh_scan_locked(s, 0);
+    }
     size_t found = s->section_count - before;
     pthread_mutex_unlock(&s->lock);
     return found;
@@ -207,7 +232,11 @@ void bh_scanner_mark(bh_scanner *s) {
 void bh_scanner_drain(bh_scanner *s, void *context, bh_section_fn on_section, bh_problem_fn on_problem,
                       bh_unload_fn on_unload) {
     pthread_mutex_lock(&s->lock);
-    if (s->pending > 0 || bh_swift_search_due(s)) bh_scan_locked(s, 0);
+    if (s->pending > 0 || bh_swift_search_due(s)) {
+        s->libelf_error = 0;
+        bh_scan_locked(s, 0);
+        while (bh_load_libelf_unlocked(s)) bh_scan_locked(s, 0);
+    }
     for (size_t i = 0; i < s->unloaded_count; i++)
         if (on_unload) on_unload(context, s->unloaded[i].image_path, s->unloaded[i].image_id);
     for (size_t i = 0; i < s->problem_count; i++) {

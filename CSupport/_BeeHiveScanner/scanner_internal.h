@@ -9,7 +9,8 @@
  *   notes.c          notes read from memory (PT_NOTE) and the sections they name (through bh_note.h)
  *   located.c        after the walk: record sections whose bounds the note gives (format 3), copied from memory
  *   image_file.c     after the walk: where the kernel mapped an image's file, opening it, checking it is the same
- *   sections.c       the record sections of an opened file: its section headers read with pread, bounded
+ *   elf_sections.c   the record sections of an opened file (record format 1 or 2), read with libelf, bounded
+ *   elf_library.c    libelf, loaded on demand (dlopen, RTLD_LOCAL) outside every lock
  *   typed_records.c  the bounds of typed records: magic, layout version, an accessor inside executable code
  *   support.c        small helpers: ids, clocks, strings, arrays, hashes, problems, careful memory reads
  */
@@ -97,6 +98,12 @@ struct bh_scanner {
     pthread_mutex_t lock;
     int flags;
     int walked;
+    /* An image waits for its file to be read and libelf is not loaded yet: the scan loads it with no lock held
+     * (scanner.c), then reads again. */
+    int wants_libelf;
+    /* This scan's load of libelf failed for a cause that can pass (an errno value, EMFILE…): images that need it
+     * stay pending, with a warning, until the next scan. */
+    int libelf_error;
     size_t pending;
     unsigned long long adds, subs;
     uint64_t generation;
@@ -185,7 +192,7 @@ BH_HIDDEN int bh_locate(const bh_image *image, bh_lazy_maps *lazy, char *link, s
 BH_HIDDEN void bh_open_image(bh_scanner *s, bh_image *image, bh_lazy_maps *lazy);
 BH_HIDDEN int bh_same_file(bh_image *image, bh_lazy_maps *lazy);
 
-/* ---- sections.c ---- */
+/* ---- elf_sections.c ---- */
 BH_HIDDEN void bh_scan_file(bh_scanner *s, bh_image *image, int fd, off_t file_size);
 BH_HIDDEN void bh_queue_section(bh_scanner *s, bh_image *image, const char *name, bh_kind kind, unsigned char *bytes,
                                 size_t size, uint64_t file_offset, uint64_t address, unsigned index);

@@ -1,5 +1,5 @@
 /*
- * bh_scanner_fuzzing.h — internal, for tests and fuzzing only: the scanner's reader of image files (sections.c)
+ * bh_scanner_fuzzing.h — internal, for tests and fuzzing only: the scanner's reader of image files (elf_sections.c)
  * run on bytes that stand for an image's file, and its in-memory locator on bytes that stand for a loaded image. Not for production use: nothing in BeeHive calls it.
  *
  * Not API. The ELFSectionsFuzzer harness (Fuzz/) compiles the scanner's files with this one and calls it.

@@ -7,8 +7,9 @@ import Glibc
 import Musl
 #endif
 
-/// Fuzzes the load-time scanner's reader of image files (`CSupport/_BeeHiveScanner/sections.c`, the same C files), and
-/// its in-memory locator of record format 3 (`notes.c`, `located.c`, through `bh_fuzz_locate`: see `locate`):
+/// Fuzzes the load-time scanner's reader of image files (`CSupport/_BeeHiveScanner/elf_sections.c`, the same C files,
+/// with libelf), and its in-memory locator of record format 3 (`notes.c`, `located.c`, through `bh_fuzz_locate`: see
+/// `locate`):
 /// `bh_scan_file` on the input as the file of a loaded image with records, through `bh_fuzz_scan_file`
 /// (`fuzzing.c`). The image has load address 0, the four default record sections wanted, and the program headers of
 /// the input's own table, so that the reader finds the file to be the loaded image and goes on to its section

@@ -418,6 +418,60 @@ struct HostileImageTests {
         #expect(found.first?.message.contains("2147483647 bytes") == true)
     }
 
+    // MARK: - libelf, loaded on demand
+
+    @Test("libelf is loaded only when an image of format 2 is read, RTLD_LOCAL (not in the global scope)")
+    func libelfOnDemand() throws {
+        let folder = try LabFolder()
+        let current = try folder.plugin("alpha.so", from: "alpha.c")
+        let older = try folder.plugin("bravo.so", from: "bravo.c", format: 2)
+        var script = LabScript()
+        script.rescan()
+        script.open(current)
+        script.rescan()
+        let before = script.libelf()
+        script.open(older)
+        script.rescan()
+        let after = script.libelf()
+        let services = script.services()
+        let diagnostics = script.diagnostics()
+        let run = try PluginLab.run(script)
+
+        try #require(run.outcome.succeeded, "\(run)")
+        #expect(run.value(before, "libelf") == "loaded:no global:no", "format 3 only: no file, no libelf: \(run)")
+        #expect(run.value(after, "libelf") == "loaded:yes global:no", "format 2 read with libelf: \(run)")
+        #expect(
+            Set(run.services(services).map(\.name)) == [
+                "Lab.AlphaService", "Lab.AlphaService[fast]", "Lab.BravoService", "Lab.BravoService[fast]",
+            ], "\(run)")
+        #expect(run.diagnostics(diagnostics).isEmpty, "\(run)")
+    }
+
+    @Test("an image of the Swift macros' format 2 (the expansion written out): its records register, read with libelf")
+    func swiftFormat2() throws {
+        let folder = try LabFolder()
+        let plugin = try folder.swiftFormat2Plugin("libSwiftTwo.so")
+        var script = LabScript()
+        script.rescan()
+        let before = script.libelf()
+        script.open(plugin)
+        script.rescan()
+        let after = script.libelf()
+        let services = script.services()
+        let modules = script.modules()
+        let diagnostics = script.diagnostics()
+        let run = try PluginLab.run(script)
+
+        try #require(run.outcome.succeeded, "\(run)")
+        #expect(run.value(before, "libelf") == "loaded:no global:no", "\(run)")
+        #expect(run.value(after, "libelf") == "loaded:yes global:no", "\(run)")
+        #expect(
+            run.services(services).map { "\($0.name) -> \($0.detail)" } == ["SwiftTwo.Clock -> SwiftTwo.SystemClock"],
+            "\(run)")
+        #expect(run.modules(modules).map(\.name) == ["SwiftTwo.StartModule"], "\(run)")
+        #expect(run.diagnostics(diagnostics).isEmpty, "\(run)")
+    }
+
     // MARK: - Format 3: records in memory
 
     /// A file that lies about a loaded image (format 2's tests above).

@@ -36,6 +36,8 @@ struct LabScript {
     @discardableResult mutating func validateRoutes() -> Step { add("validate-routes") }
     @discardableResult mutating func diagnostics() -> Step { add("diagnostics") }
     @discardableResult mutating func counts() -> Step { add("counts") }
+    /// Whether libelf is in the process, and in the loader's global scope: `loaded:yes|no global:yes|no`.
+    @discardableResult mutating func libelf() -> Step { add("libelf") }
     @discardableResult mutating func chdir(_ directory: String) -> Step { add("chdir:\(directory)") }
     @discardableResult mutating func truncate(_ path: String, to size: Int) -> Step { add("truncate:\(path):\(size)") }
     @discardableResult mutating func replaceWithFIFO(_ path: String) -> Step { add("mkfifo-replace:\(path)") }
@@ -252,6 +254,18 @@ final class LabFolder {
             "cc", ["-shared", "-fPIC", "-Wl,-z,separate-code", "-I", include] + version + flags + [file, "-o", output])
         // Writable by everyone, so that a run as an unprivileged user can rewrite it in place.
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: output)
+        return output
+    }
+
+    /// Compiles Tests/Fixtures/SwiftFormat2/Records.swift (an image of record format 2 as the Swift macros wrote it
+    /// before format 3, written out) into the shared library `name` of this folder: `swiftc -emit-library`, about
+    /// two seconds, no BeeHive needed.
+    @discardableResult
+    func swiftFormat2Plugin(_ name: String) throws -> String {
+        let output = path(name)
+        let file = FixturePackage.path.appendingPathComponent("SwiftFormat2/Records.swift").path
+        try Command.run(
+            "swiftc", ["-emit-library", "-parse-as-library", "-module-name", "SwiftTwo", file, "-o", output])
         return output
     }
 }

@@ -26,6 +26,8 @@
 //   bootstrap                   Hive.bootstrap(_:) with default options; prints ok or the error
 //   remove-all-routers          Router.removeAllRouters(); prints the schemes left
 //   validate-routes             Router.validateDeclaredRoutes(in: .shared); prints ok, or one line per problem
+//   libelf                      whether libelf.so.1 is in the process (loaded:yes|no) and whether its symbols are in
+//                               the loader's global scope (global:yes|no); loads nothing
 //   resolve:<type>              registers <type> (a module-qualified name) as an implementation of PluginLab.LabService
 //                               and creates it by name; prints what it made, or the error
 //   exit                        flushes and leaves with _exit(0)
@@ -269,6 +271,12 @@ for (index, step) in CommandLine.arguments.dropFirst().enumerated() {
         } catch {
             emit(index, "resolve", "error \(error)")
         }
+    case "libelf":
+        // RTLD_NOLOAD finds a loaded library without loading it; RTLD_DEFAULT (nil) looks in the global scope only.
+        let handle = dlopen("libelf.so.1", RTLD_NOW | RTLD_NOLOAD)
+        if let handle { dlclose(handle) }
+        let global = dlsym(nil, "elf_begin") != nil
+        emit(index, "libelf", "loaded:\(handle != nil ? "yes" : "no") global:\(global ? "yes" : "no")")
     case "exit":
         leave()
     default:

@@ -1,11 +1,17 @@
 /*
- * sections.c — the record sections of an opened image file. Its ELF header, program headers, section headers and
- * section name table are read with pread (no mapping, so a file truncated since load gives an error, not SIGBUS),
- * each checked against the file's size before it is read; every section with a name the notes give is checked
- * (allocated, inside a readable loaded segment, where its address says) and read into memory: JSON records from the
- * file, typed records (which hold relocated pointers) from memory. Records are parsed later, in Swift.
+ * elf_sections.c — the record sections of an opened image file of record format 1 or 2 (no note places them in
+ * memory), read with libelf (elf_library.c, loaded on demand outside every lock: scanner.c) in ELF_C_READ mode:
+ * pread, no mapping, so a file truncated since load gives an error, not SIGBUS. libelf parses the headers (extended
+ * numbering included) and bounds every table it reads by the file's size; what it does not check is checked here
+ * first, so that every problem is named: the file must be of this process's class and byte order with the loaded
+ * image's program headers; the section header table must have entries of this class's size and lie inside the file;
+ * the section name table must be a string table inside the file, ended by a NUL (so that every name libelf hands out
+ * ends inside it, at O(1) each). Every section with a name the notes give is checked (allocated, inside a readable
+ * loaded segment, where its address says) and read into memory: JSON records from the file, typed records (which
+ * hold relocated pointers) from memory. Records are parsed later, in Swift.
  */
 #define _GNU_SOURCE
+#include "elf_library.h"
 #include "scanner_internal.h"
 
 #include <errno.h>
@@ -59,31 +65,25 @@ static int bh_inside_file(off_t file_size, uint64_t offset, uint64_t count, uint
     return offset <= total && (size == 0 || count <= (total - offset) / size);
 }
 
-/* Does the file's program header table equal the one the loader mapped? Catches a file rewritten since load.
- * `phnum` is the file's count (e_phnum, or section 0's sh_info when e_phnum is PN_XNUM). */
-static int bh_phdrs_match(int fd, off_t file_size, const ElfW(Ehdr) *ehdr, size_t phnum, const bh_image *image) {
-    if (phnum != image->phnum) return 0;
+/* Does the file's program header table equal the one the loader mapped? Catches a file rewritten since load. */
+static int bh_phdrs_match(const bh_elf_library *elf, bh_elf *file, const Elf64_Ehdr *ehdr, const bh_image *image) {
+    size_t phnum = 0;
+    if (elf->getphdrnum(file, &phnum) != 0 || phnum != image->phnum) return 0;
     if (phnum == 0) return 1;
-    if (ehdr->e_phentsize != sizeof(ElfW(Phdr)) ||
-        !bh_inside_file(file_size, ehdr->e_phoff, phnum, sizeof(ElfW(Phdr))))
-        return 0;
-    ElfW(Phdr) chunk[16];
-    for (size_t i = 0; i < phnum; i += 16) {
-        size_t n = phnum - i < 16 ? phnum - i : 16;
-        if (bh_pread_all(fd, chunk, n * sizeof *chunk, ehdr->e_phoff + i * sizeof *chunk) != n * sizeof *chunk)
+    if (ehdr->e_phentsize != sizeof(ElfW(Phdr))) return 0;
+    for (size_t i = 0; i < phnum; i++) {
+        Elf64_Phdr ph;
+        if (i > (size_t)__INT_MAX__ || elf->getphdr(file, (int)i, &ph) == NULL) return 0;
+        const ElfW(Phdr) *mem = &image->phdrs[i];
+        if (ph.p_type != mem->p_type || ph.p_offset != mem->p_offset || ph.p_vaddr != mem->p_vaddr ||
+            ph.p_filesz != mem->p_filesz || ph.p_memsz != mem->p_memsz || ph.p_flags != mem->p_flags)
             return 0;
-        for (size_t k = 0; k < n; k++) {
-            const ElfW(Phdr) *ph = &chunk[k], *mem = &image->phdrs[i + k];
-            if (ph->p_type != mem->p_type || ph->p_offset != mem->p_offset || ph->p_vaddr != mem->p_vaddr ||
-                ph->p_filesz != mem->p_filesz || ph->p_memsz != mem->p_memsz || ph->p_flags != mem->p_flags)
-                return 0;
-        }
     }
     return 1;
 }
 
 /* Checks one wanted section and reads it from the file. */
-static void bh_read_section(bh_scanner *s, bh_image *image, int fd, off_t file_size, const ElfW(Shdr) *shdr,
+static void bh_read_section(bh_scanner *s, bh_image *image, int fd, off_t file_size, const Elf64_Shdr *shdr,
                             const char *name, bh_kind kind, unsigned index) {
     const char *label = bh_label(image);
     if (!(shdr->sh_flags & SHF_ALLOC) || shdr->sh_type == SHT_NOBITS) {
@@ -151,6 +151,8 @@ static void bh_read_section(bh_scanner *s, bh_image *image, int fd, off_t file_s
         bh_queue_section(s, image, name, kind, bytes, size, shdr->sh_offset, shdr->sh_addr, index);
         return;
     }
+    /* The bytes the section header describes, checked above: one pread into the queued buffer (elf_getdata would
+     * read them into a buffer of libelf's, to be copied again). */
     size_t done = bh_pread_all(fd, bytes, size, shdr->sh_offset);
     if (done < size) {
         bh_add_problem(s, label, image->id, 0,
@@ -174,158 +176,159 @@ static int bh_name_table_holds(const char *table, size_t size, const char *name)
     return memmem(table, size, needle, length + 2) != NULL;
 }
 
-/* An image file's section headers and section name table, read whole and bounded by the file's size. */
-typedef struct {
-    ElfW(Shdr) *headers;
-    size_t count;
-    char *names;
-    size_t names_size;
-} bh_section_table;
-
-static void bh_section_table_free(bh_section_table *table) {
-    free(table->headers);
-    free(table->names);
-    memset(table, 0, sizeof *table);
-}
-
 /* The names the notes want, for messages: "beehive_services" or "beehive_services, …". */
 #define BH_WANTED_FORMAT "%zu record sections its BeeHive note names (%s%s)"
 #define BH_WANTED_ARGS(image) \
     (image)->wanted.count, (image)->wanted.items[0].name, (image)->wanted.count > 1 ? ", …" : ""
 
+/* An opened file's section name table, as libelf read it. */
+typedef struct {
+    size_t index;
+    const char *bytes;
+    size_t size;
+} bh_name_table;
+
 /*
- * Reads the section header table and the section name table of an ELF file of our class and byte order (checked
- * by the caller), with extended numbering (e_shnum 0 or e_shstrndx SHN_XINDEX: the counts are in section 0).
- * Everything read lies inside the file, so the memory is at most the file's size. Returns 0, or -1 after adding
+ * Checks the section header table and the section name table of an ELF file of our class and byte order (checked by
+ * the caller) before its sections are visited: libelf takes a table that runs past the end of the file for no table,
+ * and reads entries of its class's size whatever e_shentsize says. Returns the number of sections, or 0 after adding
  * a problem.
  */
-static int bh_read_section_table(bh_scanner *s, bh_image *image, int fd, off_t file_size, const ElfW(Ehdr) *ehdr,
-                                 bh_section_table *table) {
+static size_t bh_check_section_tables(bh_scanner *s, bh_image *image, const bh_elf_library *elf, bh_elf *file,
+                                      off_t file_size, const Elf64_Ehdr *ehdr, bh_name_table *names) {
     const char *label = bh_label(image);
-    memset(table, 0, sizeof *table);
-    ElfW(Shdr) first;
-    uint64_t count = ehdr->e_shnum;
-    int table_inside = ehdr->e_shoff != 0 && ehdr->e_shentsize == sizeof(ElfW(Shdr)) &&
-                       bh_inside_file(file_size, ehdr->e_shoff, count ? count : 1, sizeof(ElfW(Shdr)));
-    if (table_inside && count == 0) { /* extended numbering, or no sections */
-        count = bh_pread_all(fd, &first, sizeof first, ehdr->e_shoff) == sizeof first ? first.sh_size : 0;
-        table_inside = bh_inside_file(file_size, ehdr->e_shoff, count, sizeof(ElfW(Shdr)));
-    }
-    if (ehdr->e_shoff == 0 || (table_inside && count == 0)) {
+    size_t count = 0;
+    if (ehdr->e_shoff == 0) {
         bh_add_problem(s, label, image->id, 0,
                        "the image has no section headers (stripped with --strip-sections?); expected them to "
                        "locate the " BH_WANTED_FORMAT "; their records were not read",
                        BH_WANTED_ARGS(image));
-        return -1;
+        return 0;
     }
     if (ehdr->e_shentsize != sizeof(ElfW(Shdr))) {
         bh_add_problem(s, label, image->id, 0,
                        "the image's section headers are %u bytes each; expected %zu, to locate the " BH_WANTED_FORMAT
                        "; their records were not read",
                        (unsigned)ehdr->e_shentsize, sizeof(ElfW(Shdr)), BH_WANTED_ARGS(image));
-        return -1;
+        return 0;
     }
-    if (!table_inside) {
-        bh_add_problem(s, label, image->id, 0,
-                       "the image's %llu section headers at file offset 0x%llx lie past the end of the file "
-                       "(%lld bytes: truncated since it was loaded?); expected them inside the file to locate the "
-                       BH_WANTED_FORMAT "; their records were not read",
-                       (unsigned long long)(count ? count : 1), (unsigned long long)ehdr->e_shoff,
-                       (long long)file_size, BH_WANTED_ARGS(image));
-        return -1;
+    if (elf->getshdrnum(file, &count) != 0 || count == 0) {
+        /* libelf counts none when e_shnum's table, or the first header that holds the count (e_shnum 0), does not
+         * fit in the file; a first header that fits and counts 0 means no sections. */
+        if (ehdr->e_shnum == 0 && bh_inside_file(file_size, ehdr->e_shoff, 1, sizeof(ElfW(Shdr))))
+            bh_add_problem(s, label, image->id, 0,
+                           "the image has no section headers (e_shnum 0, and the first header at file offset 0x%llx "
+                           "counts none, or more than the file holds); expected them to locate the " BH_WANTED_FORMAT
+                           "; their records were not read",
+                           (unsigned long long)ehdr->e_shoff, BH_WANTED_ARGS(image));
+        else
+            bh_add_problem(s, label, image->id, 0,
+                           "the image's %llu section headers at file offset 0x%llx lie past the end of the file "
+                           "(%lld bytes: truncated since it was loaded?); expected them inside the file to locate "
+                           "the " BH_WANTED_FORMAT "; their records were not read",
+                           (unsigned long long)(ehdr->e_shnum ? ehdr->e_shnum : 1),
+                           (unsigned long long)ehdr->e_shoff, (long long)file_size, BH_WANTED_ARGS(image));
+        return 0;
     }
-    size_t bytes = (size_t)count * sizeof(ElfW(Shdr));
-    table->headers = malloc(bytes);
-    if (!table->headers) {
-        bh_add_problem(s, label, image->id, 0, "out of memory reading %llu section headers",
-                       (unsigned long long)count);
-        return -1;
-    }
-    if (bh_pread_all(fd, table->headers, bytes, ehdr->e_shoff) != bytes) {
+    Elf64_Shdr first;
+    bh_elf_scn *zero = elf->getscn(file, 0);
+    if (zero == NULL || elf->getshdr(zero, &first) == NULL) {
         bh_add_problem(s, label, image->id, 0,
                        "the image's section headers could not be read from the file (truncated since it was "
                        "loaded?); expected them to locate the " BH_WANTED_FORMAT "; their records were not read",
                        BH_WANTED_ARGS(image));
-        bh_section_table_free(table);
-        return -1;
+        return 0;
     }
-    table->count = (size_t)count;
-    uint64_t index = ehdr->e_shstrndx == SHN_XINDEX ? table->headers[0].sh_link : ehdr->e_shstrndx;
-    const ElfW(Shdr) *names = index != SHN_UNDEF && index < count ? &table->headers[index] : NULL;
-    const char *problem = !names                                                    ? "no such section"
-                          : names->sh_type != SHT_STRTAB                            ? "not a string table"
-                          : !bh_inside_file(file_size, names->sh_offset, 1, names->sh_size) ? "past the end of the file"
-                                                                                    : NULL;
-    if (!problem && names->sh_size > 0) {
-        table->names = malloc((size_t)names->sh_size);
-        if (!table->names || bh_pread_all(fd, table->names, (size_t)names->sh_size, names->sh_offset) !=
-                                 (size_t)names->sh_size)
-            problem = table->names ? "truncated since it was loaded?" : "out of memory";
-        else
-            table->names_size = (size_t)names->sh_size;
-    }
+    size_t index = 0;
+    Elf64_Shdr header;
+    bh_elf_scn *table = NULL;
+    bh_elf_data *data = NULL;
+    const char *problem = NULL;
+    if (elf->getshdrstrndx(file, &index) != 0 || index == SHN_UNDEF || index >= count ||
+        (table = elf->getscn(file, index)) == NULL || elf->getshdr(table, &header) == NULL)
+        problem = "no such section";
+    else if (header.sh_type != SHT_STRTAB)
+        problem = "not a string table";
+    else if (!bh_inside_file(file_size, header.sh_offset, 1, header.sh_size))
+        problem = "past the end of the file";
+    else if (header.sh_size == 0)
+        problem = "empty";
+    else if ((data = elf->rawdata(table, NULL)) == NULL || data->buffer == NULL || data->size != header.sh_size)
+        problem = "truncated since it was loaded?";
+    else if (((const char *)data->buffer)[data->size - 1] != '\0')
+        problem = "not ended by a NUL byte";
     if (problem) {
         bh_add_problem(s, label, image->id, 0,
                        "the section name table cannot be read (section %llu of %llu: %s); expected it to locate the "
                        BH_WANTED_FORMAT "; their records were not read",
                        (unsigned long long)index, (unsigned long long)count, problem, BH_WANTED_ARGS(image));
-        bh_section_table_free(table);
-        return -1;
+        return 0;
     }
-    return 0;
+    names->index = index;
+    names->bytes = data->buffer;
+    names->size = data->size;
+    return count;
 }
 
-/* A section's name, or NULL when sh_name lies outside the name table or its name is not ended by a NUL there. */
-static const char *bh_section_name(const bh_section_table *table, const ElfW(Shdr) *shdr) {
-    if (shdr->sh_name >= table->names_size) return NULL;
-    const char *name = table->names + shdr->sh_name;
-    return memchr(name, 0, table->names_size - shdr->sh_name) ? name : NULL;
-}
-
-/* Reads the wanted sections of an opened image file. */
+/* Reads the wanted sections of an opened image file. libelf must be loaded (bh_libelf_if_loaded). */
 void bh_scan_file(bh_scanner *s, bh_image *image, int fd, off_t file_size) {
     const char *label = bh_label(image);
-    ElfW(Ehdr) ehdr;
-    size_t n = bh_pread_all(fd, &ehdr, sizeof ehdr, 0);
-    if (n < SELFMAG || memcmp(ehdr.e_ident, ELFMAG, SELFMAG) != 0 || n < sizeof ehdr) {
-        unsigned char magic[4] = {0};
-        memcpy(magic, &ehdr, n < sizeof magic ? n : sizeof magic);
+    const bh_elf_library *elf = bh_libelf_if_loaded();
+    if (!elf) {
         bh_add_problem(s, label, image->id, 0,
-                       "expected an ELF file; found %s (%lld bytes, starting %02x %02x %02x %02x); its records were "
-                       "not read",
-                       n == 0                                                 ? "an empty file"
-                       : n < SELFMAG || memcmp(ehdr.e_ident, ELFMAG, SELFMAG) ? "a file without the ELF magic"
-                                                                               : "an ELF header cut short",
-                       (long long)file_size, magic[0], magic[1], magic[2], magic[3]);
+                       "the image's record sections are found by its section headers (record format 1 or 2), which "
+                       "BeeHive reads with libelf; expected libelf.so.1 (package libelf1); found none; its records "
+                       "were not read");
+        return;
+    }
+    bh_elf *file = elf->begin(fd, BH_ELF_C_READ, NULL);
+    Elf64_Ehdr ehdr;
+    if (file == NULL || elf->kind(file) != BH_ELF_K_ELF || elf->getehdr(file, &ehdr) == NULL) {
+        unsigned char magic[4] = {0};
+        size_t n = bh_pread_all(fd, magic, sizeof magic, 0);
+        int elf_magic = n == sizeof magic && memcmp(magic, ELFMAG, SELFMAG) == 0;
+        if (elf_magic && (uint64_t)file_size >= sizeof(Elf64_Ehdr))
+            /* An ELF class, byte order or version libelf does not know, or a count of sections it refuses. */
+            bh_add_problem(s, label, image->id, 0,
+                           "the file on disk differs from the loaded image (libelf cannot read its ELF header: another "
+                           "class, byte order or version, or a section count past 2^32; rebuilt or rewritten since it "
+                           "was loaded?); its records were not read");
+        else
+            bh_add_problem(s, label, image->id, 0,
+                           "expected an ELF file; found %s (%lld bytes, starting %02x %02x %02x %02x); its records "
+                           "were not read",
+                           file_size == 0 ? "an empty file"
+                           : !elf_magic   ? "a file without the ELF magic"
+                                          : "an ELF header cut short",
+                           (long long)file_size, magic[0], magic[1], magic[2], magic[3]);
+        if (file) elf->end(file);
         return;
     }
     /* The loaded image is of this process's class and byte order: a file of another is not the one loaded. */
-    size_t phnum = ehdr.e_phnum;
-    if (phnum == PN_XNUM) {
-        ElfW(Shdr) first;
-        phnum = ehdr.e_shoff && bh_inside_file(file_size, ehdr.e_shoff, 1, sizeof first) &&
-                        bh_pread_all(fd, &first, sizeof first, ehdr.e_shoff) == sizeof first
-                    ? first.sh_info
-                    : 0;
-    }
     if (ehdr.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
         ehdr.e_ident[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB) ||
-        !bh_phdrs_match(fd, file_size, &ehdr, phnum, image)) {
+        !bh_phdrs_match(elf, file, &ehdr, image)) {
         bh_add_problem(s, label, image->id, 0,
                        "the file on disk differs from the loaded image (its program headers changed: rebuilt or "
                        "rewritten since it was loaded); its records were not read");
+        elf->end(file);
         return;
     }
-    bh_section_table table;
-    if (bh_read_section_table(s, image, fd, file_size, &ehdr, &table) != 0) return;
+    bh_name_table names = {0};
+    size_t count = bh_check_section_tables(s, image, elf, file, file_size, &ehdr, &names);
+    if (count == 0) {
+        elf->end(file);
+        return;
+    }
     /* How many headers carry each wanted name, and the first one's index: only the first is read, so that a file of
      * N bytes with N/64 headers of one name costs one read of that section, not N/64 of them. */
     size_t found[BH_MAX_WANTED] = {0};
     unsigned first[BH_MAX_WANTED] = {0};
     size_t unreadable = 0;
-    for (size_t index = 1; index < table.count; index++) { /* section 0 is the null section */
-        const ElfW(Shdr) *shdr = &table.headers[index];
-        const char *name = bh_section_name(&table, shdr);
+    for (bh_elf_scn *scn = elf->nextscn(file, NULL); scn; scn = elf->nextscn(file, scn)) { /* from section 1 */
+        size_t index = elf->ndxscn(scn);
+        Elf64_Shdr shdr;
+        const char *name = elf->getshdr(scn, &shdr) ? elf->strptr(file, names.index, shdr.sh_name) : NULL;
         if (!name) {
             unreadable++;
             continue;
@@ -336,7 +339,7 @@ void bh_scan_file(bh_scanner *s, bh_image *image, int fd, off_t file_size) {
             if (name[0] != wanted[0] || strcmp(name, wanted) != 0) continue;
             if (found[w]++ > 0) continue;
             first[w] = (unsigned)index;
-            bh_read_section(s, image, fd, file_size, shdr, name, image->wanted.items[w].kind, (unsigned)index);
+            bh_read_section(s, image, fd, file_size, &shdr, name, image->wanted.items[w].kind, (unsigned)index);
         }
     }
     /* beehive.h names every kind of section in the note, so a missing one normally means no records of that
@@ -358,12 +361,12 @@ void bh_scan_file(bh_scanner *s, bh_image *image, int fd, off_t file_size) {
                            "headers have names that cannot be read (corrupt sh_name or string table); expected readable "
                            "section headers; records in them may be lost",
                            name, unreadable);
-        else if (bh_name_table_holds(table.names ? table.names : "", table.names_size, name))
+        else if (bh_name_table_holds(names.bytes, names.size, name))
             bh_add_problem(s, label, image->id, 0,
                            "the section name table holds %s, but no section header carries that name (a corrupt "
                            "sh_name?); expected the header of the record section the BeeHive note names; its records "
                            "were not read",
                            name);
     }
-    bh_section_table_free(&table);
+    elf->end(file);
 }

@@ -1,0 +1,2 @@
+/* The scanner's elf_library.c, compiled as it is: the same file, not a copy (see include/bh_scanner_fuzzing.h). */
+#include "../../../CSupport/_BeeHiveScanner/elf_library.c"

@@ -1,2 +1,0 @@
-/* The scanner's sections.c, compiled as it is: the same file, not a copy (see include/bh_scanner_fuzzing.h). */
-#include "../../../CSupport/_BeeHiveScanner/sections.c"
