@@ -66,7 +66,7 @@ extension HiveReport.Service {
             rank: registration.rank == 0 ? nil : registration.rank,
             properties: registration.properties.isEmpty ? nil : registration.properties, scope: scope,
             state: state ?? current, reason: reason, source: .init(registration.source),
-            plugin: plugin(registration.source))
+            plugin: plugin(registration.source), apiVersion: registration.apiVersion)
     }
 }
 

@@ -47,6 +47,8 @@ public struct HiveReport: Codable, Sendable, Hashable {
         public var source: Source
         /// The plugin it came with: the plugin's path, when it came from an active plugin.
         public var plugin: String?
+        /// The version of the service's API it was built against (`@BeeHiveAPI`), when known.
+        public var apiVersion: String?
     }
 
     /// What a service registration is now.
