@@ -159,6 +159,15 @@ targets += [
     .executableTarget(
         name: "ScanCost", dependencies: [.product(name: "BeeHive", package: "BeeHive")], path: "Sources/ScanCost"),
 ]
+// The size of `hive.report()` as JSON for a tier's program, and the time to make it (issue 31): only when the BeeHive
+// measured has the report, so that an older checkout (BEEHIVE_PATH) still builds.
+let beehiveRoot = beehivePath.hasPrefix("/") ? beehivePath : "\(packageDirectory)/\(beehivePath)"
+if FileManager.default.fileExists(atPath: "\(beehiveRoot)/Sources/BeeHive/Report/HiveReport.swift") {
+    targets.append(
+        .executableTarget(
+            name: "ReportSize", dependencies: ["RegistrationKit", .product(name: "BeeHive", package: "BeeHive")],
+            path: "Sources/ReportSize"))
+}
 
 let package = Package(
     name: "BeeHiveBenchmarks",

@@ -38,7 +38,8 @@ struct InputFile: Sendable {
     ///   - typeDescriptors: Also read the symbol tables' Swift type descriptors (slower: whole symbol tables).
     ///   - recordLimit: How many records of the file to decode and keep at most.
     ///   - offline: The report to register, image by image, the record sections that the load-time scanner would
-    ///     read (those a note names, loaded into memory or in an object file); nil for none.
+    ///     read (those a note names, loaded into memory or in an object file, and the JSON copies of the Swift
+    ///     macros' records); nil for none.
     init(
         path: String, typeDescriptors: Bool = false, recordLimit: Int = InputFile.maximumRecords,
         registeringInto offline: OfflineReport? = nil
@@ -132,6 +133,7 @@ struct InputFile: Sendable {
         let label = image.member.map { "\(path)(\(String(cString: $0)))" } ?? path
         // The sections a process would register, read while their bytes are here.
         var registered: [RecordSection] = []
+        var swiftCopies: [RecordSection] = []  // last, as a process reads swift5_tests after the note's sections
         let imageID = offline?.nextImageID() ?? 0
         let imagePath =
             offline == nil ? label : OfflineReport.imagePath(path, member: image.member.map { String(cString: $0) })
@@ -161,14 +163,20 @@ struct InputFile: Sendable {
             budget -= records.count
             omitted += beyond
             result.records += records
-            if offline != nil, section.named_by_note != 0, type == .object || section.flags & Self.allocFlag != 0 {
-                registered.append(
+            // A process reads the Swift macros' records through their `swift5_tests` entries, whose accessors only
+            // it can call; the tool reads the JSON copies of the same records instead, which no note names.
+            let isSwiftCopy = RecordFormat.swiftJSONSections.contains { $0.name == name }
+            if offline != nil, section.named_by_note != 0 || isSwiftCopy,
+                type == .object || section.flags & Self.allocFlag != 0
+            {
+                let readable =
                     RecordSection(
                         imagePath: imagePath, imageID: imageID, sectionName: name, kind: recordKind(section.kind),
-                        fileOffset: section.file_offset, sectionIndex: Int(section.index), bytes: view.bytes))
+                        fileOffset: section.file_offset, sectionIndex: Int(section.index), bytes: view.bytes)
+                if isSwiftCopy { swiftCopies.append(readable) } else { registered.append(readable) }
             }
         }
-        offline?.hive.registerRecords(of: registered)
+        offline?.hive.registerRecords(of: registered + swiftCopies)
         return result
     }
 

@@ -1,3 +1,4 @@
+import BeeHive
 import BeeHiveTestSupport
 import Foundation
 import Testing
@@ -63,6 +64,49 @@ struct MacroFixtureTests {
         #expect(inspect.contains("beehive_swift_services+0x0"), "\(inspect)")
     }
 
+    @Test("MacroApp's report from its file equals its hive's report (Swift records read from their JSON copies)")
+    func offlineReport() throws {
+        let app = try product("MacroApp")
+        let live = try JSONDecoder().decode(HiveReport.self, from: Data(try Command.run(app, ["--report"]).utf8))
+        let offline = try Self.offlineReport([app])
+        #expect(offline.services.count == 9, "\(offline.services)")
+        #expect(offline.services.allSatisfy { $0.state == .declared && $0.source.image == app })
+        #expect(offline.services.contains { $0.source.section == "beehive_swift_services" })
+        #expect(live.services.contains { $0.source.section == "swift5_tests" })
+        #expect(offline.modules.map(\.module) == ["MacroApp.NetworkModule"])
+        #expect(offline.routes.map(\.pattern) == ["app://user/:id"])
+        #expect(offline.fromRecords == live.fromRecords)
+    }
+
+    @Test("a Swift-annotated host and plugin: the report from the files equals the host's after dlopen")
+    func offlinePluginReport() throws {
+        let files = try ["MacroPluginHost", "libMacroPlugin.so", "libPluginAPI.so", "libBeeHiveDynamic.so"].map {
+            try product($0)
+        }
+        let output = try Command.run(files[0], [files[1], "--report"])
+        let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("report=") }, "\(output)")
+        let live = try JSONDecoder().decode(HiveReport.self, from: Data(line.dropFirst("report=".count).utf8))
+        let offline = try Self.offlineReport(files)
+        #expect(
+            Set(offline.services.map(\.implementation)) == [
+                "MacroPluginHost.HostGreeter", "MacroPlugin.MacroPluginGreeter",
+            ])
+        #expect(offline.fromRecords == live.fromRecords)
+    }
+
+    /// The real path of a debug product of Tests/MacroFixtures: a process names its images so.
+    private func product(_ name: String) throws -> String {
+        try MacroFixturePackage.build("debug").products.appendingPathComponent(name).resolvingSymlinksInPath().path
+    }
+
+    /// `beehive inspect --format report` of `files`, decoded.
+    private static func offlineReport(_ files: [String]) throws -> HiveReport {
+        let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("beehive").path
+        return try JSONDecoder().decode(
+            HiveReport.self, from: Data(try Command.run(tool, ["inspect", "--format", "report"] + files).utf8))
+    }
+
     @Test("a host and a plugin annotated in Swift only: the host at first use, the plugin after dlopen and rescan")
     func plugin() throws {
         let products = try MacroFixturePackage.build("debug").products
@@ -119,5 +163,43 @@ struct MacroFixtureTests {
         #expect(!good.contains("incompatibleAPIVersion"), "\(good)")
         let unversioned = try Command.run(tool, ["check"] + host + [library("ShopPricesUnversioned")])
         #expect(unversioned.contains("unversionedImplementation"), "\(unversioned)")
+    }
+}
+
+extension HiveReport {
+    /// The report as a process and `beehive inspect --format report` both tell it (Docs/Report.md, "Read from
+    /// files"): registrations from records only, each `declared` (or `waiting`), and a Swift macro record's source
+    /// without where each side read it (the process its `swift5_tests` entry, the tool its JSON copy): the record is
+    /// named by its kind, `file:line` and image.
+    var fromRecords: HiveReport {
+        func common(_ source: Source) -> Source {
+            guard let section = source.section, section == "swift5_tests" || section.hasPrefix("beehive_swift_") else {
+                return source
+            }
+            var source = source
+            source.section = nil
+            source.offset = nil
+            source.description = ""
+            return source
+        }
+        var result = self
+        result.services = services.filter { $0.source.kind != "code" }.map { service in
+            var service = service
+            if service.state == .bound || service.state == .created { service.state = .declared }
+            service.source = common(service.source)
+            return service
+        }
+        result.modules = modules.filter { $0.source.kind != "code" }.map { module in
+            var module = module
+            module.source = common(module.source)
+            return module
+        }
+        result.routes = routes.map { route in
+            var route = route
+            route.source = common(route.source)
+            return route
+        }
+        result.problems = problems.filter { $0.source != nil && $0.source?.kind != "code" }
+        return result
     }
 }

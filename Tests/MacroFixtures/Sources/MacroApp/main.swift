@@ -1,7 +1,22 @@
 // Prints what the shared hive registered from this executable's records (Swift macros and one C macro) and how
-// each resolves, as key=value lines.
+// each resolves, as key=value lines; with `--report`, only the shared hive's report as JSON, before anything is
+// resolved: what `beehive inspect --format report` says of this file.
 import BeeHive
+import FoundationEssentials
 import MacroServices
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+if CommandLine.arguments.contains("--report") {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    print(String(decoding: try encoder.encode(Hive.shared.report()), as: UTF8.self))
+    exit(0)
+}
 
 func attempt(_ body: () throws -> String) -> String {
     do { return try body() } catch { return "error: \(error)" }

@@ -1,7 +1,9 @@
-// Opens the plugin named on the command line with dlopen, rescans, and prints what happened. The host itself is
-// annotated in Swift only (no C record, so no image note): its records are found through the Swift runtime alone.
+// Opens the plugin named on the command line with dlopen, rescans, and prints what happened; with `--report` after
+// the plugin's path, last the shared hive's report as JSON on one line, `report={…}`. The host itself is annotated
+// in Swift only (no C record, so no image note): its records are found through the Swift runtime alone.
 import BeeHive
 import BeeHiveMacros
+import FoundationEssentials
 import PluginAPI
 
 #if canImport(Glibc)
@@ -37,3 +39,8 @@ print("rescan=services:\(rescan.services),modules:\(rescan.modules)")
 print("after=\(greet())")
 print("implementation=\(Hive.shared.registration(for: "PluginAPI.GreeterService")?.implementation ?? "none")")
 print("diagnostics=\(Hive.shared.diagnostics.count)")
+if CommandLine.arguments.dropFirst(2).contains("--report") {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    print("report=" + String(decoding: try encoder.encode(Hive.shared.report()), as: UTF8.self))
+}
