@@ -814,8 +814,7 @@ static void bh_read_image(bh_reader *r) {
             bh_read_record_section(r, (unsigned)elf_ndxscn(scn), &shdr, name, kind, named_by_note);
         else if (strcmp(name, BH_FORMAT_SWIFT_APIS_SECTION) == 0)
             bh_read_api_records(r, &shdr);
-        else if ((r->owner->flags & BH_INSPECT_TYPE_DESCRIPTORS) && shdr.sh_type == SHT_PROGBITS &&
-                 (shdr.sh_flags & (SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR)) == SHF_ALLOC)
+        else if (shdr.sh_type == SHT_PROGBITS && (shdr.sh_flags & (SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR)) == SHF_ALLOC)
             bh_find_api_markers(r, &shdr);
     }
     if (unreadable)

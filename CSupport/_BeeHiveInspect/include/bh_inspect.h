@@ -108,7 +108,7 @@ typedef struct {
      * beehive_swift_apis section, in order. */
     const char *const *api_records;
     size_t api_record_count;
-    /* With BH_INSPECT_TYPE_DESCRIPTORS: every API marker ("beehive-api:<protocol>@<version>", NUL-terminated) in the
+    /* Every API marker ("beehive-api:<protocol>@<version>", NUL-terminated) in the
      * image's read-only data: the versions of service APIs that its code was compiled against. */
     const char *const *api_markers;
     size_t api_marker_count;

@@ -33,7 +33,7 @@ extension Hive {
                     ?? own.first(where: { $0.record.api == registration.service })
             else { return false }
             let serving = host.record.version
-            let where_ = "\(serving), declared at \(host.source)"
+            let servedAt = "\(serving), declared at \(host.source)"
             guard let text = registration.apiVersion, let built = APIVersion(text) else {
                 if isPlugin {
                     problems.append(
@@ -43,7 +43,7 @@ extension Hive {
                                 .unversionedImplementation,
                                 "expected \(registration.implementation) to say which version of "
                                     + "\(registration.service)'s API it was built against (this process serves "
-                                    + "\(where_)); it says none, so it joined unchecked. Rebuild it against the API "
+                                    + "\(servedAt)); it says none, so it joined unchecked. Rebuild it against the API "
                                     + "module, whose protocol declares its version (@BeeHiveAPI)",
                                 source: registration.source)))
                 }
@@ -56,7 +56,7 @@ extension Hive {
                     HiveError(
                         .incompatibleAPIVersion,
                         "expected an implementation of \(registration.service) built against its API "
-                            + "\(serving.acceptedRange), which this process serves (\(where_)); "
+                            + "\(serving.acceptedRange), which this process serves (\(servedAt)); "
                             + "\(registration.implementation) was built against \(built). Rebuild it against the API "
                             + "module the host loads", source: registration.source)))
             return true

@@ -14,7 +14,10 @@ struct TableRenderer {
         var out = ""
         guard file.error == nil else { return "" }
         for problem in file.problems { out += "\(file.path): error: \(problem)\n" }
-        let shown = file.images.filter { showsEmptyImages || !$0.records.isEmpty || !$0.problems.isEmpty }
+        let shown = file.images.filter {
+            showsEmptyImages || !$0.records.isEmpty || !$0.problems.isEmpty || $0.declaresAPIs != nil
+                || $0.builtAgainstAPIs != nil
+        }
         let recordCount = file.images.reduce(0) { $0 + $1.records.count }
         if file.format == .archive {
             let members = file.memberCount ?? 0
@@ -63,6 +66,12 @@ struct TableRenderer {
             if let error = section.error { out += "  error: \(error)\n" }
         }
         for problem in image.problems { out += "  error: \(problem)\n" }
+        for (api, version) in (image.declaresAPIs ?? [:]).sorted(by: { $0.key < $1.key }) {
+            out += "  declares the API of \(api), version \(version) (@BeeHiveAPI)\n"
+        }
+        for (api, version) in (image.builtAgainstAPIs ?? [:]).sorted(by: { $0.key < $1.key }) {
+            out += "  built against the API of \(api), version \(version)\n"
+        }
         return out
     }
 

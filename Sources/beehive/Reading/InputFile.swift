@@ -24,7 +24,7 @@ struct InputFile: Sendable {
         /// The API versions the image declares (`@BeeHiveAPI`), from its `beehive_swift_apis` records.
         var declaredAPIs: [APIRecord] = []
         /// The versions of service APIs the image's code was compiled against, by protocol name, from the API
-        /// markers in its read-only data; empty unless type descriptors were asked for.
+        /// markers in its read-only data.
         var builtAgainst: [String: APIVersion] = [:]
     }
 
@@ -63,8 +63,20 @@ struct InputFile: Sendable {
             var omitted = 0
             for i in 0..<f.image_count {
                 let image = f.images[i]
-                let converted = Self.image(
+                var converted = Self.image(
                     image, path: path, budget: &budget, omitted: &omitted, registeringInto: offline)
+                let declaredAPIs = Self.strings(image.api_records, image.api_record_count).compactMap { json in
+                    var json = json
+                    return json.withUTF8 { try? APIRecord(RecordParser.parse(UnsafeRawBufferPointer($0))) }
+                }
+                let builtAgainst = Dictionary(
+                    Self.strings(image.api_markers, image.api_marker_count).compactMap { APIVersion.parse(marker: $0) },
+                    uniquingKeysWith: max)
+                if !declaredAPIs.isEmpty {
+                    converted.declaresAPIs = Dictionary(
+                        declaredAPIs.map { ($0.api, $0.version.description) }, uniquingKeysWith: { first, _ in first })
+                }
+                if !builtAgainst.isEmpty { converted.builtAgainstAPIs = builtAgainst.mapValues(\.description) }
                 // Archive members without a note, a record section or a problem say nothing: left out.
                 if f.is_archive != 0 && converted.notes.isEmpty && converted.sections.isEmpty
                     && converted.problems.isEmpty && image.descriptor_count == 0
@@ -78,16 +90,8 @@ struct InputFile: Sendable {
                         definedTypes: Set(descriptors.compactMap(TypeDescriptorName.typeName(ofDescriptor:))),
                         definedProtocols: Set(descriptors.compactMap(TypeDescriptorName.protocolName(ofDescriptor:))),
                         definedGlobals: image.defined_globals < 0 ? nil : Int(image.defined_globals),
-                        runtimeMarker: Self.runtimeMarker(of: image),
-                        declaredAPIs: Self.strings(image.api_records, image.api_record_count).compactMap { json in
-                            var json = json
-                            return json.withUTF8 { try? APIRecord(RecordParser.parse(UnsafeRawBufferPointer($0))) }
-                        },
-                        builtAgainst: Dictionary(
-                            Self.strings(image.api_markers, image.api_marker_count).compactMap {
-                                APIVersion.parse(marker: $0)
-                            }, uniquingKeysWith: max)
-                    ))
+                        runtimeMarker: Self.runtimeMarker(of: image), declaredAPIs: declaredAPIs,
+                        builtAgainst: builtAgainst))
             }
             if omitted > 0 { report.omittedRecords = omitted }
         }

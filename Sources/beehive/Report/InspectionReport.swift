@@ -76,6 +76,11 @@ struct InspectionReport: Codable, Sendable, Equatable {
         var records: [Record]
         /// Problems of the image: a malformed note, unreadable section headers, a truncated file, ….
         var problems: [String]
+        /// The service APIs whose version the image declares (`@BeeHiveAPI`), protocol → version; absent when none.
+        var declaresAPIs: [String: String]?
+        /// The versions of service APIs the image's code was compiled against, protocol → version (from the API
+        /// markers in its read-only data); absent when none.
+        var builtAgainstAPIs: [String: String]?
     }
 
     /// What an ELF image is.

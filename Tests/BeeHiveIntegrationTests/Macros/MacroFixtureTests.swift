@@ -163,6 +163,10 @@ struct MacroFixtureTests {
         #expect(!good.contains("incompatibleAPIVersion"), "\(good)")
         let unversioned = try Command.run(tool, ["check"] + host + [library("ShopPricesUnversioned")])
         #expect(unversioned.contains("unversionedImplementation"), "\(unversioned)")
+        // What each file declares and was built against, as inspect shows it.
+        let inspect = try Command.run(tool, ["inspect", library("ShopAPI"), library("ShopPricesLegacy")])
+        #expect(inspect.contains("declares the API of ShopAPI.PriceService, version 2.1.0"), "\(inspect)")
+        #expect(inspect.contains("built against the API of ShopAPI.PriceService, version 1.4.0"), "\(inspect)")
     }
 }
 
