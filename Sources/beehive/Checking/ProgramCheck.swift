@@ -321,9 +321,9 @@ struct ProgramCheck {
     /// (`incompatibleAPIVersion`); and, as notes, a plugin's services that say no version of a versioned API.
     ///
     /// The version served is the one declared by the executable when it declares it, otherwise by a file without
-    /// records (the protocols' shared library), otherwise by the first file. A record's version is the one the API
-    /// markers of its image's read-only data give for its service (the text of `_beeHiveAPIVersion`, compiled into
-    /// the image by the Swift macros).
+    /// records (the protocols' shared library), otherwise by the first file. A record's version is its `"api"` key (a
+    /// C record), or the one the API markers of its image's read-only data give for its service (the text of
+    /// `_beeHiveAPIVersion`, compiled into the image where the Swift macros call it).
     private func apiVersions() -> [Finding] {
         let images = linkedImages
         var served: [String: (record: APIRecord, label: String)] = [:]
