@@ -96,12 +96,7 @@ public struct ServiceRecord: Sendable, Hashable {
                         throw RecordError(.shape, "expected an integer for \"rank\"; found \(field.value)")
                     }
                     rank = n
-                case "api":
-                    guard case .string(let text) = field.value, let version = APIVersion(text) else {
-                        throw RecordError(
-                            .shape, "expected a version (\(APIVersion.expectedForm)) for \"api\"; found \(field.value)")
-                    }
-                    api = version
+                case "api": api = try field.version()
                 case let key where key.hasPrefix(Self.propertyPrefix) && key.count > Self.propertyPrefix.count:
                     guard case .string(let value) = field.value else {
                         throw RecordError(.shape, "expected a string for \"\(key)\"; found \(field.value)")
@@ -247,7 +242,59 @@ public struct RouteRecord: Sendable, Hashable {
     }
 }
 
+/// An API record: the protocol `api` declares its API at `version` (`@BeeHiveAPI("2.1.0")`), which is the version a
+/// process serves when the image holding the record is loaded.
+public struct APIRecord: Sendable, Hashable {
+    /// The protocol's module-qualified name.
+    public let api: String
+    public let version: APIVersion
+    public let location: RecordLocation?
+
+    public init(api: String, version: APIVersion, location: RecordLocation? = nil) {
+        self.api = api
+        self.version = version
+        self.location = location
+    }
+
+    /// The form, for messages.
+    public static let expectedForms = #"{"api":"<protocol>","version":"<MAJOR.MINOR.PATCH>"[,"file":"…","line":…]}"#
+
+    /// Reads an API record from its parsed form.
+    public init(_ parsed: ParsedRecord) throws(RecordError) {
+        guard case .object(let fields) = parsed else {
+            throw RecordError(.shape, "expected \(Self.expectedForms); found a bare string")
+        }
+        var api: String?
+        var version: APIVersion?
+        var file: String?
+        var line: Int?
+        for field in fields {
+            switch field.key {
+            case "api": api = try field.nonEmptyString()
+            case "version": version = try field.version()
+            default:
+                guard try RecordLocation.read(field, file: &file, line: &line) else {
+                    throw RecordError(.shape, "expected only the keys api, version, file, line; found \"\(field.key)\"")
+                }
+            }
+        }
+        guard let api, let version else {
+            throw RecordError(
+                .shape, "expected \(Self.expectedForms); found no \"\(api == nil ? "api" : "version")\" key")
+        }
+        self.init(api: api, version: version, location: try RecordLocation.make(file: file, line: line))
+    }
+}
+
 extension RecordField {
+    /// The field's value as a version (`"2.1.0"`, ``APIVersion``).
+    fileprivate func version() throws(RecordError) -> APIVersion {
+        guard case .string(let text) = value, let version = APIVersion(text) else {
+            throw RecordError(.shape, "expected a version (\(APIVersion.expectedForm)) for \"\(key)\"; found \(value)")
+        }
+        return version
+    }
+
     fileprivate func nonEmptyString(key: Bool = false) throws(RecordError) -> String {
         if key {
             guard !self.key.isEmpty else { throw RecordError(.shape, "expected a service name as the key; found \"\"") }
