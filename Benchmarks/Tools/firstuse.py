@@ -83,7 +83,7 @@ def program_name(mechanism: str, n: int) -> str:
 # Reference programs measured with every selection: the floor of registration and compile-time wiring (the floor of
 # first use, and the program without BeeHive of the whole-process cost).
 REFERENCES = ("floor", "wired")
-CACHED = ("beehive", "beehive-name", "dictionary", "wired", "swinject-container")
+CACHED = ("beehive", "beehive-shared", "beehive-name", "dictionary", "wired", "swinject-container")
 CACHED_CALLS = 10_000  # cached resolves per counted run (K)
 ROUTERS = ("beehive", "routingkit")
 ROUTE_COUNTS = (1_000, 10_000)

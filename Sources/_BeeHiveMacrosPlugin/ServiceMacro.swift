@@ -61,22 +61,31 @@ func serviceAnnotation(
     var pairs: [(key: String, value: RecordBytes.Value)] = [
         ("service", .string(service.recordName)), ("impl", .string(implementation.recordName)),
     ]
+    // What the JSON says besides the types is said to the typed record too, so that BeeHive registers it without
+    // parsing the JSON (properties excepted: only the JSON carries them).
+    var said = ""
     if let name = arguments.labelled["name"] {
-        pairs.append(("name", .string(try arguments.string(name, role: "service name"))))
+        let name = try arguments.string(name, role: "service name")
+        pairs.append(("name", .string(name)))
+        said += "registrationName: \"\(Annotation.swiftStringContents(name))\", "
     }
     if let rank = arguments.labelled["rank"] {
-        pairs.append(("rank", .integer(try arguments.integer(rank, role: "rank"))))
+        let rank = try arguments.integer(rank, role: "rank")
+        pairs.append(("rank", .integer(rank)))
+        said += "rank: \(rank), "
     }
+    said += "file: \"\(Annotation.swiftStringContents(site.file))\", line: \(site.line), "
     if let properties = arguments.labelled["properties"] {
         for (key, value) in try arguments.strings(properties, role: "properties") {
             pairs.append(("property:" + key, .string(value)))
         }
+        said += "hasProperties: true, "
     }
     let written = "\(arguments.macro)(\(arguments.unlabelled[serviceIndex].trimmedDescription))"
     let typed =
         "service(\(check).Service.self, implementation: \(implementation.checkedSpelling).self, "
         + "named: \"\(Annotation.swiftStringContents(implementation.recordName))\", "
-        + "serviceNamed: \"\(Annotation.swiftStringContents(service.recordName))\", "
+        + "serviceNamed: \"\(Annotation.swiftStringContents(service.recordName))\", \(said)"
         + "upcast: { \(check).implementationOfTheService($0) })"
     let annotation = Annotation(
         kind: .service, pairs: pairs, typedRecord: typed,

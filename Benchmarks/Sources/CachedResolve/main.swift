@@ -17,6 +17,8 @@ import Musl
 // first use cancel out. Mechanisms:
 //
 //     beehive              `hive.createService(CachedService.self)` of a singleton already created
+//     beehive-shared       the same through `Hive.shared.createService(CachedService.self)` (the shared hive read
+//                          each call, as a program does)
 //     beehive-name         `hive.createService(named:)` of the same singleton
 //     dictionary           a `[ObjectIdentifier: () -> Any]` of closures returning the shared instance, and `as!`
 //                          (the floor of a container keyed by type)
@@ -74,6 +76,15 @@ func resolve(_ hive: Hive) {
 }
 
 @inline(never)
+func resolveShared() {
+    do {
+        sink = try Hive.shared.createService(CachedService.self)
+    } catch {
+        fail("\(error)")
+    }
+}
+
+@inline(never)
 func resolve(_ hive: Hive, named name: String) {
     do {
         sink = try hive.createService(named: name) as AnyObject
@@ -109,7 +120,7 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-let mechanisms = ["beehive", "beehive-name", "dictionary", "wired", "swinject-container"]
+let mechanisms = ["beehive", "beehive-shared", "beehive-name", "dictionary", "wired", "swinject-container"]
 let arguments = CommandLine.arguments
 guard arguments.count == 3, mechanisms.contains(arguments[1]), let count = Int(arguments[2]), count >= 0 else {
     printError("usage: CachedResolve \(mechanisms.joined(separator: "|")) <count ≥ 0>")
@@ -131,6 +142,13 @@ case "beehive", "beehive-name":
         let name = String(reflecting: CachedService.self)
         step = { resolve(hive, named: name) }
     }
+case "beehive-shared":
+    do {
+        try Hive.shared.register(service: CachedService.self, impl: CachedServiceImpl.self)
+    } catch {
+        fail("registering: \(error)")
+    }
+    step = { resolveShared() }
 case "dictionary":
     let dictionary = Dictionary()
     step = { resolve(dictionary) }

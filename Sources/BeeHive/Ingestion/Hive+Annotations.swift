@@ -109,7 +109,7 @@ extension Hive {
                 let problemCount = problems.count
                 for section in batch.sections[first..<end] where options.registersRecords(of: section.sectionName) {
                     report.sections += 1
-                    if section.kind.hasAccessors { TypedRecords.add(section, reporter: self) }
+                    if section.kind == .types { TypedRecords.add(section, reporter: self) }
                     parse(section, into: &parsed, problems: &problems)
                 }
                 if arguments.isRecording {
@@ -155,12 +155,15 @@ extension Hive {
         switch section.kind {
         case .types: return
         case .swiftRecords:
-            SwiftRecords.forEachText(in: section) { entry in
+            let made = TypedRecords.MadeRecords(capacity: section.bytes.count / RecordFormat.swiftRecordSize)
+            defer { TypedRecords.keep(made, imageID: section.imageID) }
+            SwiftRecords.forEach(in: section) { entry in
                 switch entry {
-                case .record(let record, let kind, let api):
+                case .record(let record, let kind, let api, let typed):
                     parse(
                         record, as: kind, of: section, files: &lastFile, into: &parsed, problems: &problems,
-                        apiMarker: api)
+                        apiMarker: api, typed: typed)
+                    if let typed { made.append(typed, imageID: section.imageID) }
                 case .api(let record):
                     parseAPI(record, of: section, into: &parsed, problems: &problems)
                 case .failure(let offset, let reason):
@@ -184,24 +187,51 @@ extension Hive {
     }
 
     /// Parses one JSON record of `section` as a record of `kind` into `parsed`; keeps its problem. A Swift service
-    /// record's `apiMarker` says which version of its service's API it was built against (`""`: none).
+    /// record's `apiMarker` says which version of its service's API it was built against (`""`: none), and its
+    /// `typed` record, when this copy of BeeHive wrote one, gives its implementation and service as types: the
+    /// registration is then bound at once and indexed by the service's type.
     private func parse(
         _ record: RawRecord, as kind: RecordKind, of section: RecordSection, files lastFile: inout String?,
-        into parsed: inout ParsedRecords, problems: inout [Diagnostic], apiMarker: StaticString = ""
+        into parsed: inout ParsedRecords, problems: inout [Diagnostic], apiMarker: StaticString = "",
+        typed: _BeeHiveTypedRecord? = nil
     ) {
         let source = { (location: RecordLocation?) in Self.source(of: record, in: section, at: location) }
         do {
             switch kind {
             case .services:
-                let r = try RecordParser.parseService(record, files: &lastFile)
-                let built = apiMarker.utf8CodeUnitCount == 0 ? r.api : Self.version(inMarker: apiMarker)
+                let marked = apiMarker.utf8CodeUnitCount == 0 ? nil : Self.version(inMarker: apiMarker)
+                guard let typed, case .service(let service, let serviceName, let implementation, let make, let said) =
+                    typed.payload
+                else {
+                    let r = try RecordParser.parseService(record, files: &lastFile)
+                    parsed.services.append(
+                        ServiceEntry(
+                            ServiceRegistration(
+                                service: r.service, name: r.name, implementation: r.implementation,
+                                source: source(r.location), rank: r.rank, properties: r.properties,
+                                apiVersion: (marked ?? r.api)?.description),
+                            .typeName(r.implementation)))
+                    return
+                }
+                // The typed record says what the JSON says (the macro wrote both), unless the annotation has
+                // properties: then the JSON is read for them.
+                let registration: ServiceRegistration
+                if said.isComplete {
+                    registration = ServiceRegistration(
+                        service: serviceName, name: said.name, implementation: typed.name,
+                        source: source(RecordLocation(file: said.file, line: said.line)), rank: said.rank,
+                        apiVersion: marked?.description)
+                } else {
+                    let r = try RecordParser.parseService(record, files: &lastFile)
+                    registration = ServiceRegistration(
+                        service: r.service, name: r.name, implementation: r.implementation,
+                        source: source(r.location), rank: r.rank, properties: r.properties,
+                        apiVersion: (marked ?? r.api)?.description)
+                }
                 parsed.services.append(
                     ServiceEntry(
-                        ServiceRegistration(
-                            service: r.service, name: r.name, implementation: r.implementation,
-                            source: source(r.location), rank: r.rank, properties: r.properties,
-                            apiVersion: built?.description),
-                        .typeName(r.implementation)))
+                        registration, .implementation(implementation, boxes: ServiceBoxes.none.adding(service, make)),
+                        serviceType: ObjectIdentifier(service)))
             case .modules:
                 let r = try ModuleRecord(RecordParser.parse(record))
                 parsed.modules.append(try ModuleDeclaration(r, source: source(r.location)))

@@ -1,19 +1,22 @@
 internal import _BeeHiveDiscovery
 
-/// Reads the Swift macros' records (format version 3) of a `swift5_tests` section: each entry's accessor, called with
-/// the text guard, gives the record's JSON, which is then parsed as the JSON records of C annotations are.
+/// Reads the Swift macros' records (format version 3) of a `swift5_tests` section: one call of each entry's accessor
+/// gives the record's JSON and, when the record was compiled against this copy of BeeHive, its typed record too.
 ///
-/// The guard is the standard library's `StaticString` metatype and a stamp: every copy of BeeHive in a process
-/// (a plugin built with its own) reads every other copy's records, since the text is the same for all of them. The
-/// accessor writes `(stamp: UInt64, json: StaticString)` into zeroed memory; the text is read only once the stamp
-/// shows that the accessor wrote it. The scanner has checked every entry's kind, version and record kind, and that its
-/// accessor lies in the image's code; an accessor runs no code of the program's, only BeeHive's
-/// ``_BeeHiveTypedRecord/write(json:_:to:type:hint:)`` that the macro calls.
+/// Two guards, tried in turn. The *value* guard is this copy's ``Value`` metatype: an accessor compiled against this
+/// BeeHive writes its JSON, its API marker and its ``_BeeHiveTypedRecord`` at once, so that registration needs no
+/// second call and the first use no look-up by name. An accessor of another copy of BeeHive (a plugin built with its
+/// own) answers "not mine"; it is then asked with the *text* guard, the standard library's `StaticString` metatype,
+/// which every copy shares, and writes `(stamp: UInt64, json: StaticString, api: StaticString)`. Either is read only
+/// once the stamp shows that the accessor wrote it. The scanner has checked every entry's kind, version and record
+/// kind, and that its accessor lies in the image's code; an accessor runs no code of the program's, only BeeHive's
+/// ``_BeeHiveTypedRecord/write(json:api:_:to:type:hint:)`` that the macro calls.
 enum SwiftRecords {
     /// What one entry gave: its JSON record and the kind it declares (for a service, with the version of its API
-    /// that it was built against, `""` for none), an API record (`@BeeHiveAPI`), or why it gave none.
+    /// that it was built against, `""` for none) and its typed record when this copy of BeeHive wrote it, an API
+    /// record (`@BeeHiveAPI`), or why it gave none.
     enum Entry {
-        case record(RawRecord, RecordKind, api: StaticString)
+        case record(RawRecord, RecordKind, api: StaticString, typed: _BeeHiveTypedRecord?)
         case api(RawRecord)
         case failure(offset: Int, String)
     }
@@ -21,12 +24,22 @@ enum SwiftRecords {
     /// What a text accessor writes: the reader's stamp, the record's JSON, and the API marker of a service record.
     typealias Text = (stamp: UInt64, json: StaticString, api: StaticString)
 
-    /// Calls `body` with the JSON record of each entry of `section`, in order.
-    static func forEachText(in section: RecordSection, _ body: (Entry) -> Void) {
+    /// What an accessor of this copy of BeeHive writes under the value guard: the text and the typed record.
+    struct Value {
+        /// The reader's stamp, first: read as raw bytes before the rest is trusted.
+        var stamp: UInt64
+        let json: StaticString
+        let api: StaticString
+        let typed: _BeeHiveTypedRecord
+    }
+
+    /// Calls `body` with each entry of `section`, in order.
+    static func forEach(in section: RecordSection, _ body: (Entry) -> Void) {
         let bytes = section.bytes
         let size = RecordFormat.swiftRecordSize
         let buffer = UnsafeMutableRawPointer.allocate(
-            byteCount: MemoryLayout<Text>.size, alignment: MemoryLayout<Text>.alignment)
+            byteCount: Swift.max(MemoryLayout<Value>.size, MemoryLayout<Text>.size),
+            alignment: Swift.max(MemoryLayout<Value>.alignment, MemoryLayout<Text>.alignment))
         defer { buffer.deallocate() }
         let stamp = UInt64.random(in: 1...UInt64.max)
         var offset = 0
@@ -40,16 +53,15 @@ enum SwiftRecords {
             guard (1...RecordFormat.swiftRecordKindAPI).contains(recordKind),
                 let accessor = UnsafeRawPointer(bitPattern: address)
             else { continue }
-            switch text(unsafeBitCast(accessor, to: _BeeHiveTypedRecord.Accessor.self), stamp: stamp, into: buffer) {
-            case .success(let text):
+            switch call(unsafeBitCast(accessor, to: _BeeHiveTypedRecord.Accessor.self), stamp: stamp, into: buffer) {
+            case .success(let json, let api, let typed):
                 let record = RawRecord(
-                    offset: offset,
-                    bytes: UnsafeRawBufferPointer(start: text.json.utf8Start, count: text.json.utf8CodeUnitCount),
+                    offset: offset, bytes: UnsafeRawBufferPointer(start: json.utf8Start, count: json.utf8CodeUnitCount),
                     isTerminated: true)
                 switch recordKind {
-                case 1: body(.record(record, .services, api: text.api))
-                case 2: body(.record(record, .modules, api: ""))
-                case 3: body(.record(record, .routes, api: ""))
+                case 1: body(.record(record, .services, api: api, typed: typed))
+                case 2: body(.record(record, .modules, api: "", typed: typed))
+                case 3: body(.record(record, .routes, api: "", typed: typed))
                 default: body(.api(record))
                 }
             case .failure(let reason):
@@ -59,23 +71,34 @@ enum SwiftRecords {
     }
 
     private enum Outcome {
-        case success(Text)
+        case success(json: StaticString, api: StaticString, typed: _BeeHiveTypedRecord?)
         case failure(String)
     }
 
-    /// Calls a text accessor with the guard (`StaticString.self` and `stamp`), into `buffer` once zeroed.
-    private static func text(
+    /// Calls an accessor with the value guard, then, if it answers "not mine", with the text guard; into `buffer`,
+    /// zeroed before each call.
+    private static func call(
         _ accessor: _BeeHiveTypedRecord.Accessor, stamp: UInt64, into buffer: UnsafeMutableRawPointer
     ) -> Outcome {
-        let size = MemoryLayout<Text>.size
+        if _BeeHiveTypedRecord.call(
+            accessor, expecting: Value.self, stamp: stamp, into: buffer, size: MemoryLayout<Value>.size)
+        {
+            guard buffer.load(as: UInt64.self) == stamp else {  // the stamp is the first field
+                return .failure("its accessor reported success but did not write the stamp it was given")
+            }
+            let value = buffer.assumingMemoryBound(to: Value.self).move()
+            return .success(json: value.json, api: value.api, typed: value.typed)
+        }
         guard
-            _BeeHiveTypedRecord.call(accessor, expecting: StaticString.self, stamp: stamp, into: buffer, size: size)
+            _BeeHiveTypedRecord.call(
+                accessor, expecting: StaticString.self, stamp: stamp, into: buffer, size: MemoryLayout<Text>.size)
         else {
             return .failure("its accessor answered that it gives no JSON text (expected a BeeHive record of version 3)")
         }
-        guard buffer.load(as: UInt64.self) == stamp else {  // the stamp is the first field
+        guard buffer.load(as: UInt64.self) == stamp else {
             return .failure("its accessor reported success but did not write the stamp it was given")
         }
-        return .success(buffer.load(as: Text.self))
+        let text = buffer.load(as: Text.self)
+        return .success(json: text.json, api: text.api, typed: nil)
     }
 }

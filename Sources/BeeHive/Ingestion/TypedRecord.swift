@@ -42,9 +42,35 @@ public struct _BeeHiveTypedRecord: Sendable {
         /// one (its shared one when asked) boxed as that service.
         case service(
             service: any Any.Type, serviceName: String, implementation: any ServiceImplementation.Type,
-            make: ServiceMaker)
+            make: ServiceMaker, registration: Registration)
         /// A module or route handler type.
         case type(any Any.Type)
+    }
+
+    /// What a service's annotation says besides its types, as its JSON record says it: what lets this copy of
+    /// BeeHive register the service without parsing the JSON. String literals of the annotating module: reading them
+    /// allocates nothing.
+    @usableFromInline
+    struct Registration: Sendable {
+        /// The registration's name (`name:`), if any.
+        let name: String?
+        /// Its rank (`rank:`), 0 when the annotation gives none.
+        let rank: Int
+        /// Where the annotation is written: the file as `#fileID` gives it, and the line.
+        let file: String
+        let line: Int
+        /// Whether these fields are everything the JSON record says: false when the annotation gives properties,
+        /// which only the JSON carries (the record is then parsed).
+        let isComplete: Bool
+
+        @usableFromInline
+        init(name: String?, rank: Int, file: String, line: Int, isComplete: Bool) {
+            self.name = name
+            self.rank = rank
+            self.file = file
+            self.line = line
+            self.isComplete = isComplete
+        }
     }
 
     /// The reader's stamp, copied from the hint: what tells the reader that this library wrote the value, and
@@ -72,12 +98,18 @@ public struct _BeeHiveTypedRecord: Sendable {
     ///   - name: `implementation`'s module-qualified name, as the JSON record writes it.
     ///   - serviceName: `service`'s module-qualified name, as the JSON record writes it: the first use of the service
     ///     finds its registration under this name without asking the runtime to name the type.
+    ///   - registrationName: The registration's name (`name:`), if the annotation gives one.
+    ///   - rank: The registration's rank (`rank:`).
+    ///   - file: The file the annotation is written in, as `#fileID` gives it.
+    ///   - line: The annotation's line.
+    ///   - hasProperties: Whether the annotation gives properties, which only its JSON record carries.
     ///   - upcast: Converts an instance to the service: `{ $0 }`, which the compiler checks.
     /// - Returns: The record.
     @inlinable
     public static func service<Service, Implementation: ServiceImplementation>(
         _ service: Service.Type, implementation: Implementation.Type, named name: String,
-        serviceNamed serviceName: String,
+        serviceNamed serviceName: String, registrationName: String? = nil, rank: Int = 0, file: String = "",
+        line: Int = 0, hasProperties: Bool = false,
         upcast: @escaping @Sendable (Implementation) -> Service
     ) -> Self {
         Self(
@@ -87,7 +119,10 @@ public struct _BeeHiveTypedRecord: Sendable {
                 make: { shared in
                     let instance = shared ? (Implementation.sharedInstance ?? Implementation()) : Implementation()
                     return (instance, TypedInstance(upcast(instance)))
-                }))
+                },
+                registration: Registration(
+                    name: registrationName, rank: rank, file: file, line: line,
+                    isComplete: !file.isEmpty && line > 0 && !hasProperties)))
     }
 
     /// The record of a module or route handler type.
@@ -125,7 +160,8 @@ public struct _BeeHiveTypedRecord: Sendable {
 
     /// What a Swift record's accessor does (record format version 3): writes the record's JSON text when the
     /// reader asks for it (`type` points to the metatype `StaticString.self`, which every copy of BeeHive shares),
-    /// or its typed record when `type` points to this copy's `_BeeHiveTypedRecord.self`; `hint` points to the
+    /// the text and the typed record at once when `type` points to this copy's value type (its own registration), or
+    /// the typed record alone when `type` points to this copy's `_BeeHiveTypedRecord.self`; `hint` points to the
     /// reader's non-zero stamp. Says whether it wrote; builds nothing when the guard fails.
     ///
     /// The text is written as `(stamp: UInt64, json: StaticString, api: StaticString)`.
@@ -144,13 +180,19 @@ public struct _BeeHiveTypedRecord: Sendable {
         json: StaticString, api: StaticString = "", _ record: @autoclosure () -> Self, to out: UnsafeMutableRawPointer,
         type: UnsafeRawPointer, hint: UnsafeRawPointer?
     ) -> Bool {
-        guard type.load(as: Any.Type.self) == StaticString.self else {
+        let expected = type.load(as: Any.Type.self)
+        guard expected == StaticString.self || expected == SwiftRecords.Value.self else {
             return write(record(), to: out, type: type, hint: hint)
         }
         guard let hint else { return false }
         let stamp = hint.loadUnaligned(as: UInt64.self)
         guard stamp != 0 else { return false }
-        out.initializeMemory(as: SwiftRecords.Text.self, to: (stamp, json, api))
+        if expected == StaticString.self {
+            out.initializeMemory(as: SwiftRecords.Text.self, to: (stamp, json, api))
+        } else {
+            out.initializeMemory(
+                as: SwiftRecords.Value.self, to: SwiftRecords.Value(stamp: stamp, json: json, api: api, typed: record()))
+        }
         return true
     }
 

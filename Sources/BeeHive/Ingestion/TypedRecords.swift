@@ -193,6 +193,40 @@ enum TypedRecords {
         var binder: pthread_t?
         /// Images unloaded while accessors were being called: their records are not published.
         var removedWhileBinding: Set<UInt64> = []
+        /// Records that Swift records' accessors made when their hive registered them, not indexed by name yet: a
+        /// question by name indexes them (``indexKept()``); a first use by type never asks.
+        /// In a list, newest first (an array of them would make the runtime build its type at the first one).
+        var kept: MadeRecords?
+
+        /// Publishes the kept records, oldest first.
+        mutating func indexKept() {
+            guard var batch = kept else { return }
+            kept = nil
+            var batches = [batch]
+            while let next = batch.next {
+                batches.append(next)
+                batch = next
+            }
+            for batch in batches.reversed() {
+                batch.next = nil
+                batch.forEach { record, imageID in TypedRecords.publish(record, imageID: imageID, in: &self) }
+            }
+        }
+
+        /// Unlinks the kept records of the image `imageID`.
+        mutating func removeKept(image imageID: UInt64) {
+            var kept: MadeRecords?
+            var last: MadeRecords?
+            var batch = self.kept
+            while let current = batch {
+                batch = current.next
+                current.next = nil
+                guard current.imageID != imageID else { continue }
+                if let last { last.next = current } else { kept = current }
+                last = current
+            }
+            self.kept = kept
+        }
 
         /// Unlinks the pending sections that `shouldRemove` picks.
         mutating func removePending(where shouldRemove: (PendingSection) -> Bool) {
@@ -233,9 +267,20 @@ enum TypedRecords {
         }
     }
 
+    /// Keeps the typed records that Swift records' accessors of the image `imageID` made at registration, for the
+    /// questions by name (a module's or handler's type, an implementation that a C record or a file names).
+    static func keep(_ made: MadeRecords, imageID: UInt64) {
+        guard made.count > 0 else { return }
+        store.withLock { store in
+            made.next = store.kept
+            store.kept = made
+        }
+    }
+
     /// Forgets the records of an unloaded image: their accessors and closures are gone with it.
     static func remove(image imageID: UInt64) {
         store.withLock { store in
+            store.removeKept(image: imageID)
             store.removePending { $0.imageID == imageID }
             store.declared.removeAll { $0.imageID == imageID }
             store.services.removeAll { $0.declared.imageID == imageID }
@@ -246,7 +291,10 @@ enum TypedRecords {
     /// The type a typed record declares under `name`.
     static func type(named name: String) -> (any Any.Type)? {
         bindPending()
-        return store.withLock { $0.declared[name]?.type }
+        return store.withLock { store in
+            store.indexKept()
+            return store.declared[name]?.type
+        }
     }
 
     /// The service implementation a typed record declares under `name`. `service`, the service it is asked for as,
@@ -254,6 +302,7 @@ enum TypedRecords {
     static func implementation(named name: String, service: ObjectIdentifier? = nil) -> Declared? {
         bindPending()
         return store.withLock { store in
+            store.indexKept()
             if let service, let typed = store.services[service], typed.implementationName == name {
                 return typed.declared
             }
@@ -266,14 +315,18 @@ enum TypedRecords {
     /// its registrations are keyed by, known without asking the runtime to name the type.
     static func serviceName(of service: ObjectIdentifier) -> String? {
         bindPending()
-        return store.withLock { $0.services[service]?.serviceName }
+        return store.withLock { store in
+            store.indexKept()
+            return store.services[service]?.serviceName
+        }
     }
 
     /// The names of the implementations that typed records annotate with the service `service`. Calls no
     /// accessor (it may run under a hive's lock): only records bound by an earlier ``bindPending()`` count.
     static func implementationNames(annotatedWith service: ObjectIdentifier) -> [String] {
         store.withLock { store in
-            store.declared.entries.filter { $0.value.services.maker(for: service) != nil }.map(\.key)
+            store.indexKept()
+            return store.declared.entries.filter { $0.value.services.maker(for: service) != nil }.map(\.key)
         }
     }
 
@@ -341,11 +394,17 @@ enum TypedRecords {
     /// The records the accessors made, and the image of each, in memory of their own: an array of records, tuples or
     /// structs would make the runtime build the array's type (and the tuple's) at the first question, ~20 K
     /// instructions, and an object per record cost an allocation each.
-    private final class MadeRecords {
+    final class MadeRecords {
         private let records: UnsafeMutablePointer<_BeeHiveTypedRecord>
         private let imageIDs: UnsafeMutablePointer<UInt64>
         private let capacity: Int
         private(set) var count = 0
+
+        /// The next batch in a list of them (``Store/kept``).
+        var next: MadeRecords?
+
+        /// The image of the first record: every record of a kept batch comes from one section.
+        var imageID: UInt64? { count > 0 ? imageIDs[0] : nil }
 
         init(capacity: Int) {
             self.capacity = capacity
@@ -407,7 +466,7 @@ enum TypedRecords {
         switch made.payload {
         case .type(let type):
             store.declared[made.name] = Declared(type: type, implementation: nil, imageID: imageID)
-        case .service(let service, let serviceName, let implementation, let make):
+        case .service(let service, let serviceName, let implementation, let make, _):
             var published: Declared?
             store.declared.modify(
                 made.name, initial: Declared(type: implementation, implementation: implementation, imageID: imageID)

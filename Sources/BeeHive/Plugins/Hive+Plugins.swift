@@ -398,9 +398,10 @@ extension Hive {
             return (Plugin.Registered(), problems, outcome)
         }
         let imageID = image.sections.first?.imageID ?? 0
-        for section in image.sections where section.kind.hasAccessors { TypedRecords.add(section) }
+        for section in image.sections where section.kind == .types { TypedRecords.add(section) }
         let path = image.claim.mappedPath
         for entry in parsed.services {
+            if case .implementation = entry.provider { continue }  // bound by its typed record, in the plugin's code
             if let provider = Self.provider(named: entry.registration.implementation, inImage: path, id: imageID) {
                 entry.provider = provider
             }

@@ -167,10 +167,14 @@ final class ServiceEntry {
     /// Whether its registration was withdrawn (its image unloaded, its plugin upgraded or retired): an instance
     /// whose creation began before is given to the caller that asked for it, but never cached for the next ones.
     var isWithdrawn = false
+    /// The service as a type, when its registration says (a Swift annotation's typed record): the registry indexes
+    /// the entry under it while it serves, so that its first use by type finds it without naming the type.
+    let serviceType: ObjectIdentifier?
 
-    init(_ registration: ServiceRegistration, _ provider: Provider) {
+    init(_ registration: ServiceRegistration, _ provider: Provider, serviceType: ObjectIdentifier? = nil) {
         self.registration = registration
         self.provider = provider
+        self.serviceType = serviceType
     }
 }
 
@@ -265,6 +269,7 @@ struct RegistryState {
             services[key] = entry
             serviceOrder.append(key)
             if !withdrawn.isEmpty { withdrawn[key] = nil }
+            indexType(of: entry)
             observers?.post(.added, [registration])
             return entry
         }
@@ -276,11 +281,27 @@ struct RegistryState {
         shadow(holder, key: key, behind: entry)
         typeIndex.removeAll()
         sharedInstances.removeAll()
+        indexType(of: entry)
         if let observers {
             observers.post(.removed, [holder.registration])
             observers.post(.added, [registration])
         }
         return entry
+    }
+
+    /// Indexes `entry`, which now serves its key, under its service's type when its registration gives it. Other
+    /// entries are indexed by their first use by type.
+    mutating func indexType(of entry: ServiceEntry) {
+        guard let type = entry.serviceType else { return }
+        typeIndex.set(entry, for: TypeKey(type: type, name: entry.registration.name), expected: services.count)
+    }
+
+    /// Forgets the entries indexed by type and the shared instances boxed by type (registrations changed), then
+    /// indexes again the entries that serve and give their service's type.
+    mutating func reindexTypes() {
+        typeIndex.removeAll()
+        sharedInstances.removeAll()
+        for entry in services.values where entry.serviceType != nil { indexType(of: entry) }
     }
 
     /// Empties ``released`` and returns what it held, for the caller to release once the lock is released.
@@ -413,8 +434,7 @@ struct RegistryState {
             result.withdrawn += routesBefore - routes.count
             routeGeneration += 1
         }
-        typeIndex.removeAll()
-        sharedInstances.removeAll()
+        reindexTypes()
         return result
     }
 
@@ -439,8 +459,7 @@ struct RegistryState {
             if let existing = add(module) { moduleDuplicates.append(existing) }
         }
         add(routes: declarations2)
-        typeIndex.removeAll()
-        sharedInstances.removeAll()
+        reindexTypes()
         withdrawal.released += takeReleased()
         return (withdrawal, duplicates, moduleDuplicates)
     }

@@ -1,23 +1,50 @@
 /// One registered service: which implementation serves it, under which name and rank, and from where.
 public struct ServiceRegistration: Sendable, Hashable, CustomStringConvertible {
     /// The service's name: the protocol's module-qualified name, e.g. `App.UserTrackService`.
-    public let service: String
+    public var service: String { storage.service }
     /// The registration's name, for services registered more than once under different names.
-    public let name: String?
+    public var name: String? { storage.name }
     /// The implementation: a type name, or a description of the factory.
-    public let implementation: String
+    public var implementation: String { storage.implementation }
     /// Where the registration came from.
-    public let source: RegistrationSource
+    public var source: RegistrationSource { storage.source }
     /// Its rank among the registrations of the same service and name: the highest serves, the earliest of equal
     /// ranks first; the others wait and take over, highest first, when it leaves (a plugin retired or upgraded).
     /// 0 unless the registration says otherwise; registrations of equal rank are duplicates, as BeeHive's are.
-    public let rank: Int
+    public var rank: Int { storage.rank }
     /// Properties that say what this implementation is (`["region": "eu"]`), for
     /// ``Hive/services(_:where:)``; empty unless the registration says otherwise.
-    public let properties: [String: String]
+    public var properties: [String: String] { storage.properties }
     /// The version of the service's API (`@BeeHiveAPI`) the implementation was built against, `2.1.0`; `nil` when
     /// the protocol declared none where it was compiled, or the record does not say (a C record without `"api"`).
-    public let apiVersion: String?
+    public var apiVersion: String? { storage.apiVersion }
+
+    /// The fields, in one immutable object: a registration is copied with one retain (the registry, its batches and
+    /// every first use copy it), not one per string.
+    private let storage: Storage
+
+    private final class Storage: Sendable {
+        let service: String
+        let name: String?
+        let implementation: String
+        let source: RegistrationSource
+        let rank: Int
+        let properties: [String: String]
+        let apiVersion: String?
+
+        init(
+            service: String, name: String?, implementation: String, source: RegistrationSource, rank: Int,
+            properties: [String: String], apiVersion: String?
+        ) {
+            self.service = service
+            self.name = name
+            self.implementation = implementation
+            self.source = source
+            self.rank = rank
+            self.properties = properties
+            self.apiVersion = apiVersion
+        }
+    }
 
     /// Creates a registration.
     ///
@@ -33,13 +60,26 @@ public struct ServiceRegistration: Sendable, Hashable, CustomStringConvertible {
         service: String, name: String? = nil, implementation: String, source: RegistrationSource, rank: Int = 0,
         properties: [String: String] = [:], apiVersion: String? = nil
     ) {
-        self.service = service
-        self.name = name
-        self.implementation = implementation
-        self.source = source
-        self.rank = rank
-        self.properties = properties
-        self.apiVersion = apiVersion
+        storage = Storage(
+            service: service, name: name, implementation: implementation, source: source, rank: rank,
+            properties: properties, apiVersion: apiVersion)
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.storage === rhs.storage
+            || (lhs.service == rhs.service && lhs.name == rhs.name && lhs.implementation == rhs.implementation
+                && lhs.source == rhs.source && lhs.rank == rhs.rank && lhs.properties == rhs.properties
+                && lhs.apiVersion == rhs.apiVersion)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(service)
+        hasher.combine(name)
+        hasher.combine(implementation)
+        hasher.combine(source)
+        hasher.combine(rank)
+        hasher.combine(properties)
+        hasher.combine(apiVersion)
     }
 
     /// The service and its name as one string: `App.Cache` or `App.Cache[memory]`.

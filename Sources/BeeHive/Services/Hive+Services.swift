@@ -263,7 +263,7 @@ extension Hive {
         }
         guard isSingleton && shouldCache else {
             let instance = try make(made, entry, singleton: isSingleton, as: typeKey?.type)
-            telemetry.count("beehive.resolves", [("outcome", "created")])
+            telemetry.countCreated(shared: false)
             return .done(instance, entry, cachedGeneration: nil)
         }
         let claimed = state.withLock { _ in
@@ -289,9 +289,7 @@ extension Hive {
                 return (entry.generation, waited)
             }
             waited?.finish()
-            let telemetry = telemetry
-            telemetry.count("beehive.resolves", [("outcome", "created")])
-            telemetry.count("beehive.singletons.created")
+            telemetry.countCreated(shared: true)
             return .done(instance, entry, cachedGeneration: generation)
         } catch {
             let waited = state.withLock { _ in

@@ -18,10 +18,22 @@ package struct HiveTelemetry: Sendable {
     /// The factory metrics are made with now.
     private var factory: any MetricsFactory { metricsFactory ?? MetricsSystem.factory }
 
-    /// Adds `amount` to the counter `label` with `dimensions`; nothing when `amount` is 0.
-    func count(_ label: String, _ dimensions: [(String, String)] = [], by amount: Int = 1) {
+    /// Adds `amount` to the counter `label` with `dimensions`; nothing when `amount` is 0, or when the factory is
+    /// swift-metrics' no-op one (nothing bootstrapped: no counter, no dimensions made).
+    func count(_ label: String, _ dimensions: @autoclosure () -> [(String, String)] = [], by amount: Int = 1) {
         guard amount > 0 else { return }
-        Counter(label: label, dimensions: dimensions, factory: factory).increment(by: amount)
+        let factory = factory
+        guard !(factory is NOOPMetricsHandler) else { return }
+        Counter(label: label, dimensions: dimensions(), factory: factory).increment(by: amount)
+    }
+
+    /// Counts an instance made by a first use: `beehive.resolves` (outcome `created`) and, for a shared one,
+    /// `beehive.singletons.created`; the factory is read once.
+    func countCreated(shared: Bool) {
+        let factory = factory
+        guard !(factory is NOOPMetricsHandler) else { return }
+        Counter(label: "beehive.resolves", dimensions: [("outcome", "created")], factory: factory).increment()
+        if shared { Counter(label: "beehive.singletons.created", factory: factory).increment() }
     }
 
     /// Records a duration in the timer `label` with `dimensions`.
