@@ -1,4 +1,4 @@
-internal import _BeeHiveDiscovery
+@_spi(Testing) internal import _BeeHiveDiscovery
 
 /// Reads the Swift macros' records (format version 3) of a `swift5_tests` section: each entry's accessor, called with
 /// the text guard, gives the record's JSON, which is then parsed as the JSON records of C annotations are.
