@@ -43,12 +43,16 @@
 #define BH_FORMAT_BOUNDS_ENTRY_SIZE 16
 #define BH_FORMAT_BOUNDS_ENTRY_MIN_SIZE 12
 
-/* The kinds of a note's "kind=section" entries, and their prefixes. */
+/* What the records of a section declare: the one C spelling of a record kind, for the scanner (bh_scanner.h), the
+ * tool's reader (bh_inspect.h) and Swift (_BeeHiveDiscovery's `RecordKind`). The first BH_FORMAT_KIND_COUNT are
+ * the kinds of a note's "kind=section" entries (their prefixes below); BH_FORMAT_KIND_SWIFT_RECORDS is never named by
+ * a note: the scanner finds those records through the Swift runtime. */
 typedef enum {
     BH_FORMAT_KIND_SERVICES = 0,
     BH_FORMAT_KIND_MODULES = 1,
     BH_FORMAT_KIND_ROUTES = 2,
-    BH_FORMAT_KIND_TYPES = 3,
+    BH_FORMAT_KIND_TYPES = 3,         /* typed records of the Swift macros: read from memory (relocated pointers) */
+    BH_FORMAT_KIND_SWIFT_RECORDS = 4, /* the Swift macros' records of format 3, in swift5_tests */
 } bh_format_kind;
 #define BH_FORMAT_KIND_COUNT 4
 
