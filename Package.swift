@@ -63,7 +63,10 @@ let package = Package(
             providers: [.apt(["libelf-dev"])]
         ),
         // Reads section headers itself (pread, bounded): programs do not load libelf and libz (Docs/Design.md).
-        .target(name: "_BeeHiveScanner", dependencies: ["_BeeHiveFormat"], path: "CSupport/_BeeHiveScanner"),
+        // Its entry for the fuzzers (Fuzzing/) is left out: the Fuzz package compiles it, no program links it.
+        .target(
+            name: "_BeeHiveScanner", dependencies: ["_BeeHiveFormat"], path: "CSupport/_BeeHiveScanner",
+            exclude: ["Fuzzing"]),
         // The room for the Swift runtime: every read of its layouts (metadata sections, context and conformance
         // descriptors, existentials), each pointer checked against the image's readable segments (Docs/Design.md).
         .target(name: "_BeeHiveRuntime", path: "CSupport/_BeeHiveRuntime"),

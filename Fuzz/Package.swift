@@ -42,9 +42,9 @@ let package = Package(
         ),
         fuzzer("ELFInspectFuzzer", ["CInspectReader"]),
         // The load-time scanner's reader of image files (CSupport/_BeeHiveScanner/elf_sections.c, with libelf, which it
-        // dlopens), through its entry for fuzzing (fuzzing.c): the scanner's files compiled from the main package's
-        // (every one but plugins.c and plugin_files.c, which nothing here calls), instrumented for coverage like the
-        // Swift code.
+        // dlopens), through its entry for fuzzing (Fuzzing/fuzzing.c, which the main package leaves out of its scanner:
+        // only this target compiles it): the scanner's files compiled from the main package's (every one but plugins.c
+        // and plugin_files.c, which nothing here calls), instrumented for coverage like the Swift code.
         .target(name: "CScannerSections", cSettings: [.unsafeFlags(["-fsanitize=fuzzer-no-link,address"])]),
         // Not on the BeeHive product, which links the same scanner, uninstrumented: its symbols would be defined twice.
         .executableTarget(name: "ELFSectionsFuzzer", dependencies: ["FuzzCheck", "CScannerSections"]),

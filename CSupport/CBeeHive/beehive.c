@@ -2,4 +2,5 @@
 #define BH_NO_IMAGE_NOTE
 #include "beehive.h"
 
-const int bh_format_version = BH_FORMAT_VERSION;
+/* Hidden: a program that links this target exports nothing of BeeHive's. */
+__attribute__((visibility("hidden"))) const int bh_format_version = BH_FORMAT_VERSION;

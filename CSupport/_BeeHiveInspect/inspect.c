@@ -238,16 +238,6 @@ static int bh_inside(const bh_reader *r, uint64_t offset, uint64_t size) {
     return offset <= r->limit && size <= r->limit - offset;
 }
 
-/* The kind of the tool's report for a kind of the format; types are not read here (the JSON record says
- * everything a person needs). */
-static bh_inspect_kind bh_inspect_kind_of(bh_format_kind kind) {
-    switch (kind) {
-    case BH_FORMAT_KIND_MODULES: return BH_INSPECT_MODULES;
-    case BH_FORMAT_KIND_ROUTES: return BH_INSPECT_ROUTES;
-    default: return BH_INSPECT_SERVICES;
-    }
-}
-
 /* ---- Notes ------------------------------------------------------------------------ */
 
 /*
@@ -335,7 +325,7 @@ static void bh_note_entry_read(bh_reader *r, const bh_note_entry *entry) {
     if (entry->kind == BH_FORMAT_KIND_TYPES) return; /* typed records: not read by the tool */
     bh_arena *arena = &r->owner->arena;
     if (!bh_grow(arena, &r->entries, &r->entry_capacity, r->entry_count, sizeof *r->entries)) return;
-    r->entries[r->entry_count].kind = bh_inspect_kind_of(entry->kind);
+    r->entries[r->entry_count].kind = entry->kind;
     r->entries[r->entry_count].section = named->display; /* one copy per name */
     r->entry_count++;
 }
@@ -429,18 +419,18 @@ static void bh_read_note_section(bh_reader *r, unsigned index, const GElf_Shdr *
 
 /* The kind a section name has for this image: from a note, else from the default names; 0 if not a record
  * section (typed records included: the tool does not read them). One hash look-up. */
-static int bh_wanted(const bh_reader *r, const char *name, bh_inspect_kind *kind, int *named_by_note) {
+static int bh_wanted(const bh_reader *r, const char *name, bh_format_kind *kind, int *named_by_note) {
     size_t length = strlen(name);
     const bh_named_section *named = bh_named_find(r, name, length);
     if (named) {
         if (named->kind == BH_FORMAT_KIND_TYPES) return 0;
-        *kind = bh_inspect_kind_of(named->kind);
+        *kind = named->kind;
         *named_by_note = 1;
         return 1;
     }
     for (int k = 0; k < BH_FORMAT_KIND_COUNT; k++) {
         if (k == BH_FORMAT_KIND_TYPES || strcmp(bh_format_default_section((bh_format_kind)k), name) != 0) continue;
-        *kind = bh_inspect_kind_of((bh_format_kind)k);
+        *kind = (bh_format_kind)k;
         *named_by_note = 0;
         return 1;
     }
@@ -453,7 +443,7 @@ static int bh_wanted(const bh_reader *r, const char *name, bh_inspect_kind *kind
                           {BH_FORMAT_SWIFT_ROUTES_SECTION, BH_FORMAT_KIND_ROUTES}};
     for (size_t k = 0; k < sizeof swift_sections / sizeof swift_sections[0]; k++) {
         if (strcmp(swift_sections[k].name, name) != 0) continue;
-        *kind = bh_inspect_kind_of(swift_sections[k].kind);
+        *kind = swift_sections[k].kind;
         *named_by_note = 0;
         return 1;
     }
@@ -461,7 +451,7 @@ static int bh_wanted(const bh_reader *r, const char *name, bh_inspect_kind *kind
 }
 
 static void bh_read_record_section(bh_reader *r, unsigned index, const GElf_Shdr *shdr, const char *name,
-                                   bh_inspect_kind kind, int named_by_note) {
+                                   bh_format_kind kind, int named_by_note) {
     bh_arena *arena = &r->owner->arena;
     if (!bh_grow(arena, &r->sections, &r->section_capacity, r->image->section_count, sizeof *r->sections)) return;
     bh_inspect_section *section = &r->sections[r->image->section_count++];
@@ -808,7 +798,7 @@ static void bh_read_image(bh_reader *r) {
             unreadable++;
             continue;
         }
-        bh_inspect_kind kind;
+        bh_format_kind kind;
         int named_by_note;
         if (bh_wanted(r, name, &kind, &named_by_note))
             bh_read_record_section(r, (unsigned)elf_ndxscn(scn), &shdr, name, kind, named_by_note);

@@ -8,6 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What one file of _BeeHiveRuntime calls in another, not exported from the library: only what Swift calls is
+ * (include/bh_runtime.h). */
+#define BH_HIDDEN __attribute__((visibility("hidden")))
+
 /* One readable PT_LOAD segment, [start, end), of the image numbered `image`. */
 typedef struct {
     uintptr_t start;
@@ -25,24 +29,24 @@ typedef struct {
 } bh_bounds;
 
 /* Takes the snapshot (dl_iterate_phdr); returns 0 when out of memory. Release with bh_bounds_free. */
-int bh_bounds_take(bh_bounds *bounds);
-void bh_bounds_free(bh_bounds *bounds);
+BH_HIDDEN int bh_bounds_take(bh_bounds *bounds);
+BH_HIDDEN void bh_bounds_free(bh_bounds *bounds);
 
 /* The segment that holds [address, address + size), or NULL. O(log n). */
-const bh_segment *bh_bounds_find(const bh_bounds *bounds, uintptr_t address, size_t size);
+BH_HIDDEN const bh_segment *bh_bounds_find(const bh_bounds *bounds, uintptr_t address, size_t size);
 
 /* Whether [address, address + size) lies inside a readable segment of the image numbered `image`. */
-int bh_bounds_in_image(const bh_bounds *bounds, uint32_t image, uintptr_t address, size_t size);
+BH_HIDDEN int bh_bounds_in_image(const bh_bounds *bounds, uint32_t image, uintptr_t address, size_t size);
 
 /* The length of the NUL-terminated string at `address` inside `segment` (the one that holds it, or NULL), at most
  * `limit` bytes; -1 when no segment holds it, -2 when it runs to its segment's end unterminated, -3 when longer than
  * `limit`. */
-long bh_bounds_string(const bh_bounds *bounds, const bh_segment *segment, uintptr_t address, size_t limit);
+BH_HIDDEN long bh_bounds_string(const bh_bounds *bounds, const bh_segment *segment, uintptr_t address, size_t limit);
 
 /* A snapshot kept between calls, locked for the caller: taken again when it holds no segment with [address, address +
  * size) and the loader has loaded an image since (glibc's dlpi_adds); NULL (and not locked) when out of memory.
  * Unlock with bh_bounds_shared_unlock; hold it for a bounded read only. */
-const bh_bounds *bh_bounds_shared_lock(uintptr_t address, size_t size);
-void bh_bounds_shared_unlock(void);
+BH_HIDDEN const bh_bounds *bh_bounds_shared_lock(uintptr_t address, size_t size);
+BH_HIDDEN void bh_bounds_shared_unlock(void);
 
 #endif /* BH_IMAGE_BOUNDS_H */

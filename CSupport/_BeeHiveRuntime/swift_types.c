@@ -580,7 +580,9 @@ static bool bh_qualify_chain(bh_image_walk *walk, const bh_chain *chain, void *c
     return length > 0;
 }
 
-size_t bh_swift_qualified_name(const void *descriptor, char *buffer, size_t capacity) {
+/* Writes the module-qualified name of a loaded type or protocol ("Module.Outer.Inner") into `buffer`; returns its
+ * length, or 0 when the descriptor's chain cannot be read or the name does not fit. Swift does not call it: hidden. */
+BH_HIDDEN size_t bh_swift_qualified_name(const void *descriptor, char *buffer, size_t capacity) {
     bh_mangling out = {buffer, capacity};
     return capacity && bh_with_chain(descriptor, bh_qualify_chain, &out) ? strlen(buffer) : 0;
 }

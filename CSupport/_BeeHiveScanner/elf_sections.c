@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-void bh_queue_section(bh_scanner *s, bh_image *image, const char *name, bh_kind kind, unsigned char *bytes, size_t size,
+void bh_queue_section(bh_scanner *s, bh_image *image, const char *name, bh_format_kind kind, unsigned char *bytes, size_t size,
                       uint64_t file_offset, uint64_t address, unsigned index) {
     if (!bh_reserve((void **)&s->sections, &s->section_capacity, s->section_count, sizeof *s->sections)) {
         bh_add_problem(s, bh_label(image), image->id, 0, "out of memory while queueing section %s", name);
@@ -84,7 +84,7 @@ static int bh_phdrs_match(const bh_elf_library *elf, bh_elf *file, const Elf64_E
 
 /* Checks one wanted section and reads it from the file. */
 static void bh_read_section(bh_scanner *s, bh_image *image, int fd, off_t file_size, const Elf64_Shdr *shdr,
-                            const char *name, bh_kind kind, unsigned index) {
+                            const char *name, bh_format_kind kind, unsigned index) {
     const char *label = bh_label(image);
     if (!(shdr->sh_flags & SHF_ALLOC) || shdr->sh_type == SHT_NOBITS) {
         bh_add_problem(s, label, image->id, 0,
@@ -137,7 +137,7 @@ static void bh_read_section(bh_scanner *s, bh_image *image, int fd, off_t file_s
         bh_add_problem(s, label, image->id, 0, "out of memory reading section %s (%zu bytes)", name, size);
         return;
     }
-    if (kind == BH_KIND_TYPES) {
+    if (kind == BH_FORMAT_KIND_TYPES) {
         /* Typed records hold pointers that the loader relocated: read them from memory, not from the file. */
         if (bh_copy_memory(1, bytes, image->base + shdr->sh_addr, size) != 0) {
             bh_add_problem(s, label, image->id, 0,

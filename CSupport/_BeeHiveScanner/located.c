@@ -72,7 +72,7 @@ int bh_read_located(bh_scanner *s, bh_image *image) {
         }
         if (!image->is_main) image->records_hash = bh_hash_words(image->records_hash, bytes, (size_t)wanted->size);
         size_t size = (size_t)wanted->size;
-        if (wanted->kind == BH_KIND_SWIFT_RECORDS) size = bh_keep_swift_records(s, image, bytes, size);
+        if (wanted->kind == BH_FORMAT_KIND_SWIFT_RECORDS) size = bh_keep_swift_records(s, image, bytes, size);
         if (size == 0 || bh_all_zero(bytes, size)) { /* the note's NUL byte, or no record of BeeHive's */
             free(bytes);
             continue;

@@ -11,13 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-_Static_assert((int)BH_KIND_SERVICES == (int)BH_FORMAT_KIND_SERVICES && (int)BH_KIND_MODULES == (int)BH_FORMAT_KIND_MODULES &&
-                   (int)BH_KIND_ROUTES == (int)BH_FORMAT_KIND_ROUTES && (int)BH_KIND_TYPES == (int)BH_FORMAT_KIND_TYPES,
-               "bh_kind mirrors bh_format_kind");
-
 /* Adds a section name to an image's list, once per kind and name. At most BH_MAX_WANTED names (so this is linear
  * in the entries read), each at most BH_MAX_SECTION_NAME bytes; beyond that it counts what it leaves out. */
-bh_wanted *bh_want(bh_wanted_list *list, bh_kind kind, const char *name, size_t length) {
+bh_wanted *bh_want(bh_wanted_list *list, bh_format_kind kind, const char *name, size_t length) {
     if (length == 0) return NULL;
     if (length > BH_MAX_SECTION_NAME) {
         list->too_long++;
@@ -51,7 +47,7 @@ bh_wanted *bh_want(bh_wanted_list *list, bh_kind kind, const char *name, size_t 
 void bh_want_defaults(bh_wanted_list *wanted) {
     for (int k = 0; k < BH_FORMAT_KIND_COUNT; k++) {
         const char *name = bh_format_default_section((bh_format_kind)k);
-        bh_want(wanted, (bh_kind)k, name, strlen(name));
+        bh_want(wanted, (bh_format_kind)k, name, strlen(name));
     }
 }
 
@@ -142,7 +138,7 @@ static void bh_parse_note(bh_scanner *s, const char *image, uint64_t id, int rep
             break;
         }
         if (entry.known) {
-            bh_wanted *wanted = bh_want(&notes->wanted, (bh_kind)entry.kind, entry.section, entry.section_length);
+            bh_wanted *wanted = bh_want(&notes->wanted, (bh_format_kind)entry.kind, entry.section, entry.section_length);
             if (wanted && !named[entry.kind]) named[entry.kind] = (size_t)(wanted - notes->wanted.items) + 1;
         }
     }

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "bh_plugins.h"
 #include "bh_pinning.h"
+#include "scanner_internal.h"
 
 #include <dlfcn.h>
 #include <link.h>

@@ -1,7 +1,8 @@
 /*
  * scanner_internal.h — what the scanner's files share: the scanner's state, one image's state, and the
  * functions one file calls in another. Not installed (not under include/); nothing here is exported from the
- * library (BH_HIDDEN).
+ * library (BH_HIDDEN): the headers under include/ declare what Swift calls, and only that is exported
+ * (Tests/BeeHiveTests/AccessBudgetTests.swift keeps the list).
  *
  * The files, by concern:
  *   scanner.c        the scanner's life, scans, drains, identities after unloads, the startup scan
@@ -38,7 +39,7 @@
 #define BH_MAX_RESCANS 3 /* walks in one scan when images come and go meanwhile */
 
 typedef struct {
-    bh_kind kind;
+    bh_format_kind kind;
     char *name;
     /* Format version 3: the section's place in memory (link-time address and size), from the note's bounds. */
     int located;
@@ -174,7 +175,7 @@ BH_HIDDEN int bh_copy_memory(int careful, void *destination, uintptr_t address, 
 BH_HIDDEN const ElfW(Phdr) *bh_segment_of(const ElfW(Phdr) *phdrs, size_t phnum, uint64_t vaddr, uint64_t size);
 
 /* ---- notes.c ---- */
-BH_HIDDEN bh_wanted *bh_want(bh_wanted_list *list, bh_kind kind, const char *name, size_t length);
+BH_HIDDEN bh_wanted *bh_want(bh_wanted_list *list, bh_format_kind kind, const char *name, size_t length);
 BH_HIDDEN void bh_want_defaults(bh_wanted_list *wanted);
 BH_HIDDEN void bh_read_notes(bh_scanner *s, uintptr_t base, const ElfW(Phdr) *phdrs, size_t phnum, const char *image,
                              uint64_t id, int careful, int report, bh_notes *notes);
@@ -194,7 +195,7 @@ BH_HIDDEN int bh_same_file(bh_image *image, bh_lazy_maps *lazy);
 
 /* ---- elf_sections.c ---- */
 BH_HIDDEN void bh_scan_file(bh_scanner *s, bh_image *image, int fd, off_t file_size);
-BH_HIDDEN void bh_queue_section(bh_scanner *s, bh_image *image, const char *name, bh_kind kind, unsigned char *bytes,
+BH_HIDDEN void bh_queue_section(bh_scanner *s, bh_image *image, const char *name, bh_format_kind kind, unsigned char *bytes,
                                 size_t size, uint64_t file_offset, uint64_t address, unsigned index);
 
 /* ---- located.c ---- */
@@ -222,5 +223,18 @@ BH_HIDDEN int bh_in_code(const bh_image *image, uint64_t address);
 
 /* ---- scanner.c ---- */
 BH_HIDDEN void bh_forget_image(bh_scanner *s, bh_image *image);
+/* Walks the loaded images and marks those with a BeeHive note, without opening any file: what the constructor does
+ * before main. The next scan or drain opens the marked images. */
+BH_HIDDEN void bh_scanner_mark(bh_scanner *scanner);
+
+/* ---- pinning.c (bh_pinning.h has what Swift calls) ---- */
+/* Called before `main` by the startup scan. When `self` lies in the executable, every image loaded now came with the
+ * program (the executable's constructors run after its libraries'): such images are never unloaded, so they need no
+ * pin, and the first hive is spared a dlopen per image (~125 K instructions each). When BeeHive lives in a shared
+ * library (a plugin may have loaded it), nothing is assumed. Takes the loader's lock; does no I/O. */
+BH_HIDDEN void bh_pin_note_startup_images(const void *self);
+/* Whether the loaded image of base `base` and loader's name `name` registered Swift metadata (a non-empty swift5_*
+ * section) with the Swift runtime. Memory only; 0 for an image that is not loaded or a program without Swift. */
+BH_HIDDEN int bh_loaded_image_has_swift_metadata(uintptr_t base, const char *name);
 
 #endif /* BH_SCANNER_INTERNAL_H */

@@ -6,7 +6,7 @@
  * no such records); no file is read.
  *
  * After a walk, the images that registered a non-empty swift5_tests section get it as one more located section
- * (kind BH_KIND_SWIFT_RECORDS), which located.c copies and identifies like the sections a note locates. When it is
+ * (kind BH_FORMAT_KIND_SWIFT_RECORDS), which located.c copies and identifies like the sections a note locates. When it is
  * copied, the entries of other kinds (swift-testing's own) are zeroed, and BeeHive's are checked before any reader
  * may call one: version, record kind, an accessor inside the image's code.
  */
@@ -126,7 +126,7 @@ void bh_want_swift_tests(bh_scanner *s, bh_image *image, uintptr_t start, size_t
                        (unsigned long long)start, length);
         return;
     }
-    bh_wanted *wanted = bh_want(&image->wanted, BH_KIND_SWIFT_RECORDS, BH_FORMAT_SWIFT_TESTS_SECTION,
+    bh_wanted *wanted = bh_want(&image->wanted, BH_FORMAT_KIND_SWIFT_RECORDS, BH_FORMAT_SWIFT_TESTS_SECTION,
                                 strlen(BH_FORMAT_SWIFT_TESTS_SECTION));
     if (!wanted) return;
     wanted->located = 1;

@@ -1,7 +1,9 @@
-import _BeeHiveScanner
+package import _BeeHiveFormat
 
-/// What the records of a section declare.
-public enum RecordKind: String, Sendable, Hashable, CaseIterable {
+/// What the records of a section declare: the one Swift spelling of a record kind, for the runtime and the `beehive`
+/// tool (whose reports write it as its raw value, or as ``oneRecord`` for a record). Its C spelling is
+/// `bh_format_kind` (`bh_format.h`), which ``init(_:)`` reads.
+@_spi(Testing) public enum RecordKind: String, Sendable, Hashable, CaseIterable, Codable {
     /// Service records: `{"<service>":"<impl>"}` or `{"service":…,"impl":…,"name":…}`.
     case services
     /// Module records: `"<module>"` or `{"module":…,"level":…,"priority":…,"async":…}`.
@@ -14,12 +16,13 @@ public enum RecordKind: String, Sendable, Hashable, CaseIterable {
     /// gives the record's JSON text and its typed record (found in memory, not parsed as they are).
     case swiftRecords
 
-    init(_ kind: bh_kind) {
+    /// The kind of the C format's `bh_format_kind`, as the scanner and the tool's reader give it.
+    package init(_ kind: bh_format_kind) {
         switch kind {
-        case BH_KIND_MODULES: self = .modules
-        case BH_KIND_ROUTES: self = .routes
-        case BH_KIND_TYPES: self = .types
-        case BH_KIND_SWIFT_RECORDS: self = .swiftRecords
+        case BH_FORMAT_KIND_MODULES: self = .modules
+        case BH_FORMAT_KIND_ROUTES: self = .routes
+        case BH_FORMAT_KIND_TYPES: self = .types
+        case BH_FORMAT_KIND_SWIFT_RECORDS: self = .swiftRecords
         default: self = .services
         }
     }
@@ -27,6 +30,9 @@ public enum RecordKind: String, Sendable, Hashable, CaseIterable {
     /// Whether the section's entries have accessors that make typed records (``TypedRecords`` keeps them).
     package var hasAccessors: Bool { self == .types || self == .swiftRecords }
 
+    /// What one record of the kind is called, in the singular: "service", "module", "route", "type", "swiftRecord".
+    package var oneRecord: String { String(rawValue.dropLast()) }
+
     /// The section that `beehive.h` writes these records to unless told otherwise.
-    public var defaultSectionName: String { RecordFormat.defaultSection(self) }
+    package var defaultSectionName: String { RecordFormat.defaultSection(self) }
 }

@@ -8,14 +8,16 @@ import Musl
 
 /// A scalar value in a record: the JSON subset records use.
 ///
-/// The record types (this file, `Records.swift`, `RecordSection.swift`, `RecordKind.swift`) are `public`, not `package`,
-/// because the fuzzers (`Fuzz/`, a package of their own) check them; the rest of this target is `package`.
-public enum RecordValue: Sendable, Hashable, CustomStringConvertible {
+/// What the fuzzers (`Fuzz/`, a package of their own) check of the record types (this file, `Records.swift`,
+/// `RecordSection.swift`, `RecordKind.swift`) is `@_spi(Testing) public`, seen only by modules that import this one
+/// with `@_spi(Testing)`; the rest of this target is `package` (Tests/BeeHiveTests/AccessBudgetTests.swift keeps
+/// count).
+@_spi(Testing) public enum RecordValue: Sendable, Hashable, CustomStringConvertible {
     case string(String)
     case integer(Int)
     case bool(Bool)
 
-    public var description: String {
+    @_spi(Testing) public var description: String {
         switch self {
         case .string(let s): "\"\(s)\""
         case .integer(let i): String(i)
@@ -25,21 +27,21 @@ public enum RecordValue: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A record, parsed: a bare JSON string or a flat JSON object of scalar values.
-public enum ParsedRecord: Sendable, Equatable {
+@_spi(Testing) public enum ParsedRecord: Sendable, Equatable {
     case string(String)
     case object([RecordField])
 }
 
 /// One `"key": value` pair of a record object.
-public struct RecordField: Sendable, Hashable {
-    public let key: String
-    public let value: RecordValue
+@_spi(Testing) public struct RecordField: Sendable, Hashable {
+    @_spi(Testing) public let key: String
+    @_spi(Testing) public let value: RecordValue
 }
 
 /// Why a record could not be read.
-public struct RecordError: Error, Sendable, Hashable {
+@_spi(Testing) public struct RecordError: Error, Sendable, Hashable {
     /// The kind of problem.
-    public enum Kind: Sendable, Hashable {
+    @_spi(Testing) public enum Kind: Sendable, Hashable {
         /// The bytes are not the JSON the format allows.
         case syntax
         /// A string is not valid UTF-8.
@@ -50,13 +52,13 @@ public struct RecordError: Error, Sendable, Hashable {
         case shape
     }
 
-    public let kind: Kind
+    @_spi(Testing) public let kind: Kind
     /// What was expected and what was found.
-    public let message: String
+    @_spi(Testing) public let message: String
     /// The byte offset of the problem within the record, when known.
-    public let byteOffset: Int?
+    @_spi(Testing) public let byteOffset: Int?
 
-    public init(_ kind: Kind, _ message: String, at byteOffset: Int? = nil) {
+    package init(_ kind: Kind, _ message: String, at byteOffset: Int? = nil) {
         self.kind = kind
         self.message = message
         self.byteOffset = byteOffset
@@ -67,11 +69,11 @@ public struct RecordError: Error, Sendable, Hashable {
 /// integers or booleans. It reads the bytes in place and allocates only the strings it returns. Its tokens are
 /// `JSONLexer`'s, which the file reader shares; the policy is the record's: text that cannot be represented (an
 /// unpaired surrogate escape, invalid UTF-8) and integers beyond 64 bits are errors of the record.
-public struct RecordParser {
+@_spi(Testing) public struct RecordParser {
     private var lexer: JSONLexer
 
     /// Parses one record.
-    public static func parse(_ record: RawRecord) throws(RecordError) -> ParsedRecord {
+    @_spi(Testing) public static func parse(_ record: RawRecord) throws(RecordError) -> ParsedRecord {
         guard record.isTerminated else {
             throw RecordError(
                 .unterminated,
@@ -82,7 +84,7 @@ public struct RecordParser {
     }
 
     /// Parses `bytes` (without a terminating NUL).
-    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(RecordError) -> ParsedRecord {
+    package static func parse(_ bytes: UnsafeRawBufferPointer) throws(RecordError) -> ParsedRecord {
         var parser = RecordParser(bytes: bytes)
         parser.skipWhitespace()
         let result: ParsedRecord
@@ -105,7 +107,7 @@ public struct RecordParser {
     ///   - record: The record.
     ///   - files: The file name of the record before, reused when this record names the same file (the records of
     ///     one section mostly come from a few files): one string per file, not per record.
-    public static func parseService(
+    package static func parseService(
         _ record: RawRecord, files: inout String?
     ) throws(RecordError) -> ServiceRecord {
         if record.isTerminated {
@@ -122,7 +124,7 @@ public struct RecordParser {
     }
 
     /// Parses a service record (``parseService(_:files:)`` without a file name to reuse).
-    public static func parseService(_ record: RawRecord) throws(RecordError) -> ServiceRecord {
+    @_spi(Testing) public static func parseService(_ record: RawRecord) throws(RecordError) -> ServiceRecord {
         var files: String?
         return try parseService(record, files: &files)
     }

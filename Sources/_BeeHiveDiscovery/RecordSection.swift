@@ -9,26 +9,26 @@ import Musl
 /// The bytes stay valid as long as the section exists. A class, not a struct: an array of class references shares
 /// the runtime's one array type for objects, where an array of a struct makes the runtime build that array's type
 /// the first time (about 12 K instructions, once per program, at the first scan).
-public final class RecordSection: @unchecked Sendable {
+@_spi(Testing) public final class RecordSection: @unchecked Sendable {
     /// The image's file path: the path the kernel mapped (the main executable's real path).
-    public let imagePath: String
+    package let imagePath: String
     /// The loaded image's id, unique in the process and never reused (0 for sections made by hand).
-    public let imageID: UInt64
+    package let imageID: UInt64
     /// The section's name, e.g. `beehive_services`.
-    public let sectionName: String
+    package let sectionName: String
     /// What the records declare.
-    public let kind: RecordKind
+    package let kind: RecordKind
     /// The section's offset in the image file (`sh_offset`).
-    public let fileOffset: UInt64
+    package let fileOffset: UInt64
     /// The section's index in the image's section header table.
-    public let sectionIndex: Int
+    package let sectionIndex: Int
     /// The section's bytes.
-    public let bytes: UnsafeRawBufferPointer
+    package let bytes: UnsafeRawBufferPointer
     /// Whether the section owns `bytes`, a `malloc`ed block it frees when it goes away.
     private let ownsBytes: Bool
 
     /// Creates a section over `bytes`, which the caller keeps valid.
-    public init(
+    @_spi(Testing) public init(
         imagePath: String, imageID: UInt64 = 0, sectionName: String, kind: RecordKind, fileOffset: UInt64 = 0,
         sectionIndex: Int = 0, bytes: UnsafeRawBufferPointer
     ) {
@@ -66,14 +66,14 @@ public final class RecordSection: @unchecked Sendable {
     /// Records are NUL-terminated; runs of NUL bytes between them are alignment padding and are
     /// skipped. A record that reaches the end of the section without a NUL is returned with
     /// `isTerminated == false`.
-    public var records: [RawRecord] {
+    @_spi(Testing) public var records: [RawRecord] {
         var result: [RawRecord] = []
         forEachRecord { result.append($0) }
         return result
     }
 
     /// Calls `body` with each record of the section, in order, without collecting them.
-    public func forEachRecord(_ body: (RawRecord) throws -> Void) rethrows {
+    @_spi(Testing) public func forEachRecord(_ body: (RawRecord) throws -> Void) rethrows {
         var offset = 0
         let count = bytes.count
         while offset < count {
@@ -91,23 +91,23 @@ public final class RecordSection: @unchecked Sendable {
 }
 
 /// One record's bytes, without its terminating NUL.
-public struct RawRecord: @unchecked Sendable {
+@_spi(Testing) public struct RawRecord: @unchecked Sendable {
     /// Creates a record over `bytes`, found at `offset` in its section.
-    public init(offset: Int, bytes: UnsafeRawBufferPointer, isTerminated: Bool) {
+    package init(offset: Int, bytes: UnsafeRawBufferPointer, isTerminated: Bool) {
         self.offset = offset
         self.bytes = bytes
         self.isTerminated = isTerminated
     }
 
     /// The record's byte offset from the start of its section.
-    public let offset: Int
+    @_spi(Testing) public let offset: Int
     /// The record's bytes.
-    public let bytes: UnsafeRawBufferPointer
+    @_spi(Testing) public let bytes: UnsafeRawBufferPointer
     /// Whether a NUL ended the record (false: it ran to the end of the section).
-    public let isTerminated: Bool
+    @_spi(Testing) public let isTerminated: Bool
 
     /// A printable excerpt of the record for diagnostics: invalid UTF-8 is replaced, long records are cut.
-    public var excerpt: String {
+    @_spi(Testing) public var excerpt: String {
         let limit = 120
         let text = String(decoding: bytes.prefix(limit), as: UTF8.self)
         return bytes.count > limit ? text + "…" : text

@@ -1,11 +1,11 @@
 /// Where an annotation was written, from a record's `"file"` and `"line"` keys (format version 2).
-public struct RecordLocation: Sendable, Hashable {
+package struct RecordLocation: Sendable, Hashable {
     /// The annotation's file: `annotations.c` (C macros) or `Module/File.swift` (Swift macros).
-    public let file: String
+    package let file: String
     /// The annotation's line, from 1.
-    public let line: Int
+    package let line: Int
 
-    public init(file: String, line: Int) {
+    package init(file: String, line: Int) {
         self.file = file
         self.line = line
     }
@@ -37,20 +37,20 @@ public struct RecordLocation: Sendable, Hashable {
 }
 
 /// A service record: `service` is implemented by the type named `implementation`.
-public struct ServiceRecord: Sendable, Hashable {
-    public let service: String
-    public let implementation: String
-    public let name: String?
+@_spi(Testing) public struct ServiceRecord: Sendable, Hashable {
+    @_spi(Testing) public let service: String
+    @_spi(Testing) public let implementation: String
+    @_spi(Testing) public let name: String?
     /// Where the annotation was written, when the record says.
-    public let location: RecordLocation?
+    package let location: RecordLocation?
     /// Its rank among the registrations of its service and name (`"rank"`), 0 when the record has none.
-    public let rank: Int
+    package let rank: Int
     /// Its properties: the keys `"property:<name>"` with string values.
-    public let properties: [String: String]
+    package let properties: [String: String]
     /// The version of the service's API the implementation was built against (`"api":"2.1"`), when the record says.
-    public let api: APIVersion?
+    package let api: APIVersion?
 
-    public init(
+    package init(
         service: String, implementation: String, name: String? = nil, location: RecordLocation? = nil, rank: Int = 0,
         properties: [String: String] = [:], api: APIVersion? = nil
     ) {
@@ -64,16 +64,16 @@ public struct ServiceRecord: Sendable, Hashable {
     }
 
     /// The forms, for messages.
-    public static let expectedForms =
+    package static let expectedForms =
         #"{"<service>":"<impl>"} or {"service":"…","impl":"…"[,"name":"…"][,"rank":N][,"property:<name>":"…"…]"#
         + #"[,"api":"<MAJOR.MINOR.PATCH>"]"#
         + #"[,"file":"…","line":…]}"#
 
     /// The prefix of a property's key in a record: `"property:region":"eu"`.
-    public static let propertyPrefix = "property:"
+    package static let propertyPrefix = "property:"
 
     /// Reads a service record from its parsed form.
-    public init(_ parsed: ParsedRecord) throws(RecordError) {
+    @_spi(Testing) public init(_ parsed: ParsedRecord) throws(RecordError) {
         guard case .object(let fields) = parsed else {
             throw RecordError(.shape, "expected \(Self.expectedForms); found a bare string")
         }
@@ -127,21 +127,21 @@ public struct ServiceRecord: Sendable, Hashable {
 }
 
 /// A module's level as written in a record: a name (`"basic"`) or a number (`0`).
-public enum RecordLevel: Sendable, Hashable {
+package enum RecordLevel: Sendable, Hashable {
     case named(String)
     case number(Int)
 }
 
 /// A module record.
-public struct ModuleRecord: Sendable, Hashable {
-    public let module: String
-    public let level: RecordLevel?
-    public let priority: Int?
-    public let isAsync: Bool?
+@_spi(Testing) public struct ModuleRecord: Sendable, Hashable {
+    @_spi(Testing) public let module: String
+    package let level: RecordLevel?
+    package let priority: Int?
+    package let isAsync: Bool?
     /// Where the annotation was written, when the record says.
-    public let location: RecordLocation?
+    package let location: RecordLocation?
 
-    public init(
+    package init(
         module: String, level: RecordLevel? = nil, priority: Int? = nil, isAsync: Bool? = nil,
         location: RecordLocation? = nil
     ) {
@@ -153,11 +153,11 @@ public struct ModuleRecord: Sendable, Hashable {
     }
 
     /// The forms, for messages.
-    public static let expectedForms =
+    package static let expectedForms =
         #""<module>" or {"module":"…"[,"level":…,"priority":…,"async":…][,"file":"…","line":…]}"#
 
     /// Reads a module record from its parsed form.
-    public init(_ parsed: ParsedRecord) throws(RecordError) {
+    @_spi(Testing) public init(_ parsed: ParsedRecord) throws(RecordError) {
         switch parsed {
         case .string(let name):
             guard !name.isEmpty else { throw RecordError(.shape, "expected a module name; found an empty string") }
@@ -199,23 +199,23 @@ public struct ModuleRecord: Sendable, Hashable {
 }
 
 /// A route record: URLs matching `pattern` are handled by the type named `handler`.
-public struct RouteRecord: Sendable, Hashable {
-    public let pattern: String
-    public let handler: String
+@_spi(Testing) public struct RouteRecord: Sendable, Hashable {
+    @_spi(Testing) public let pattern: String
+    @_spi(Testing) public let handler: String
     /// Where the annotation was written, when the record says.
-    public let location: RecordLocation?
+    package let location: RecordLocation?
 
-    public init(pattern: String, handler: String, location: RecordLocation? = nil) {
+    package init(pattern: String, handler: String, location: RecordLocation? = nil) {
         self.pattern = pattern
         self.handler = handler
         self.location = location
     }
 
     /// The form, for messages.
-    public static let expectedForms = #"{"route":"<pattern>","handler":"<type>"[,"file":"…","line":…]}"#
+    package static let expectedForms = #"{"route":"<pattern>","handler":"<type>"[,"file":"…","line":…]}"#
 
     /// Reads a route record from its parsed form.
-    public init(_ parsed: ParsedRecord) throws(RecordError) {
+    @_spi(Testing) public init(_ parsed: ParsedRecord) throws(RecordError) {
         guard case .object(let fields) = parsed else {
             throw RecordError(.shape, "expected \(Self.expectedForms); found a bare string")
         }
@@ -244,23 +244,23 @@ public struct RouteRecord: Sendable, Hashable {
 
 /// An API record: the protocol `api` declares its API at `version` (`@BeeHiveAPI("2.1.0")`), which is the version a
 /// process serves when the image holding the record is loaded.
-public struct APIRecord: Sendable, Hashable {
+package struct APIRecord: Sendable, Hashable {
     /// The protocol's module-qualified name.
-    public let api: String
-    public let version: APIVersion
-    public let location: RecordLocation?
+    package let api: String
+    package let version: APIVersion
+    package let location: RecordLocation?
 
-    public init(api: String, version: APIVersion, location: RecordLocation? = nil) {
+    package init(api: String, version: APIVersion, location: RecordLocation? = nil) {
         self.api = api
         self.version = version
         self.location = location
     }
 
     /// The form, for messages.
-    public static let expectedForms = #"{"api":"<protocol>","version":"<MAJOR.MINOR.PATCH>"[,"file":"…","line":…]}"#
+    package static let expectedForms = #"{"api":"<protocol>","version":"<MAJOR.MINOR.PATCH>"[,"file":"…","line":…]}"#
 
     /// Reads an API record from its parsed form.
-    public init(_ parsed: ParsedRecord) throws(RecordError) {
+    package init(_ parsed: ParsedRecord) throws(RecordError) {
         guard case .object(let fields) = parsed else {
             throw RecordError(.shape, "expected \(Self.expectedForms); found a bare string")
         }

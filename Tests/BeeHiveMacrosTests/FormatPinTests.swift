@@ -61,6 +61,9 @@ struct FormatPinTests {
         #expect(Self.string("BH_FORMAT_SWIFT_MODULES_SECTION") == RecordBytes.Kind.module.jsonSection)
         #expect(Self.string("BH_FORMAT_SWIFT_ROUTES_SECTION") == RecordBytes.Kind.route.jsonSection)
         #expect(Self.string("BH_FORMAT_SWIFT_APIS_SECTION") == RecordBytes.Kind.api.jsonSection)
+        #expect(Self.integer("BH_FORMAT_SWIFT_RECORD_KIND_SERVICE") == UInt64(RecordBytes.Kind.service.rawValue))
+        #expect(Self.integer("BH_FORMAT_SWIFT_RECORD_KIND_MODULE") == UInt64(RecordBytes.Kind.module.rawValue))
+        #expect(Self.integer("BH_FORMAT_SWIFT_RECORD_KIND_ROUTE") == UInt64(RecordBytes.Kind.route.rawValue))
         #expect(Self.integer("BH_FORMAT_SWIFT_RECORD_KIND_API") == UInt64(RecordBytes.Kind.api.rawValue))
         #expect(RecordBytes.Kind.allCases.map(\.rawValue) == [1, 2, 3, 4])
     }

@@ -1,7 +1,7 @@
 import BeeHiveTestSupport
 import Foundation
 import Testing
-import _BeeHiveDiscovery
+@_spi(Testing) import _BeeHiveDiscovery
 
 @testable import BeeHive
 

@@ -1,5 +1,5 @@
 import Testing
-import _BeeHiveDiscovery
+@_spi(Testing) import _BeeHiveDiscovery
 
 @testable import BeeHive
 

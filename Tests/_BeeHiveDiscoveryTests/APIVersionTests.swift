@@ -1,5 +1,5 @@
 import Testing
-import _BeeHiveDiscovery
+@_spi(Testing) import _BeeHiveDiscovery
 
 @Suite("API versions: what @BeeHiveAPI declares and what a host accepts")
 struct APIVersionTests {

@@ -1,5 +1,5 @@
 import Testing
-import _BeeHiveDiscovery
+@_spi(Testing) import _BeeHiveDiscovery
 
 /// Parses `text` (without its NUL) as a record.
 func parse(_ text: String) throws(RecordError) -> ParsedRecord { try parseBytes(Array(text.utf8)) }

@@ -43,12 +43,16 @@
 #define BH_FORMAT_BOUNDS_ENTRY_SIZE 16
 #define BH_FORMAT_BOUNDS_ENTRY_MIN_SIZE 12
 
-/* The kinds of a note's "kind=section" entries, and their prefixes. */
+/* What the records of a section declare: the one C spelling of a record kind, for the scanner (bh_scanner.h), the
+ * tool's reader (bh_inspect.h) and Swift (_BeeHiveDiscovery's `RecordKind`). The first BH_FORMAT_KIND_COUNT are
+ * the kinds of a note's "kind=section" entries (their prefixes below); BH_FORMAT_KIND_SWIFT_RECORDS is never named by
+ * a note: the scanner finds those records through the Swift runtime. */
 typedef enum {
     BH_FORMAT_KIND_SERVICES = 0,
     BH_FORMAT_KIND_MODULES = 1,
     BH_FORMAT_KIND_ROUTES = 2,
-    BH_FORMAT_KIND_TYPES = 3,
+    BH_FORMAT_KIND_TYPES = 3,         /* typed records of the Swift macros: read from memory (relocated pointers) */
+    BH_FORMAT_KIND_SWIFT_RECORDS = 4, /* the Swift macros' records of format 3, in swift5_tests */
 } bh_format_kind;
 #define BH_FORMAT_KIND_COUNT 4
 
@@ -76,15 +80,22 @@ typedef enum {
 /* One entry per annotation in the image's swift5_tests section, found in memory through the Swift runtime's
  * registered metadata sections, in the shape of swift-testing's test content records (32 bytes): u32 kind ("bhiv"
  * read as a big-endian FourCC), u32 version, the accessor (a pointer), a uintptr record kind (1 service, 2 module,
- * 3 route, 4 API: a protocol's @BeeHiveAPI version) and a uintptr reserved for a later version (0; readers of version 3 ignore it). The accessor, called
- * with a guard, gives the record's JSON text or its typed record (Docs/RecordFormat.md, "Swift records"). */
+ * 3 route, 4 API: a protocol's @BeeHiveAPI version) and a uintptr reserved for a later version (0; readers of
+ * version 3 ignore it). The accessor, called with a guard, gives the record's JSON text or its typed record
+ * (Docs/RecordFormat.md, "Swift records"). */
 #define BH_FORMAT_SWIFT_TESTS_SECTION "swift5_tests"
 #define BH_FORMAT_SWIFT_RECORD_KIND 0x62686976
 #define BH_FORMAT_SWIFT_RECORD_VERSION 3
 #define BH_FORMAT_SWIFT_RECORD_SIZE 32
 #define BH_FORMAT_SWIFT_RECORD_ACCESSOR_OFFSET 8
 #define BH_FORMAT_SWIFT_RECORD_KIND_OFFSET 16
-/* The highest record kind of version 3: an API record ({"api":…,"version":…}). */
+/* A Swift record's record kind (not a bh_format_kind, the kind of a section: that of one record of a section of
+ * BH_FORMAT_KIND_SWIFT_RECORDS): a service, a module, a route, and the highest of version 3, an API record
+ * ({"api":…,"version":…}). The macro plugin's numbers are pinned to these
+ * (Tests/BeeHiveMacrosTests/FormatPinTests.swift). */
+#define BH_FORMAT_SWIFT_RECORD_KIND_SERVICE 1
+#define BH_FORMAT_SWIFT_RECORD_KIND_MODULE 2
+#define BH_FORMAT_SWIFT_RECORD_KIND_ROUTE 3
 #define BH_FORMAT_SWIFT_RECORD_KIND_API 4
 /* The same records' JSON, for the beehive tool, which reads files (the load-time scanner never reads these). */
 #define BH_FORMAT_SWIFT_SERVICES_SECTION "beehive_swift_services"

@@ -20,13 +20,6 @@
 extern "C" {
 #endif
 
-/* What a record section holds: the key of its entry in the image note ("services=…", "modules=…", "routes=…"). */
-typedef enum {
-    BH_INSPECT_SERVICES = 0,
-    BH_INSPECT_MODULES = 1,
-    BH_INSPECT_ROUTES = 2,
-} bh_inspect_kind;
-
 /* What an ELF image is. */
 typedef enum {
     BH_INSPECT_EXECUTABLE = 0,     /* ET_EXEC, or ET_DYN with an interpreter or DF_1_PIE (a PIE) */
@@ -44,7 +37,7 @@ typedef enum {
 
 /* One "kind=section" entry of a BeeHive image note. */
 typedef struct {
-    bh_inspect_kind kind;
+    bh_format_kind kind;
     const char *section;
 } bh_inspect_note_entry;
 
@@ -59,7 +52,7 @@ typedef struct {
 /* A record section: a section whose name a note gives, or a default name (beehive_services, …). */
 typedef struct {
     const char *name;
-    bh_inspect_kind kind;
+    bh_format_kind kind;
     unsigned index;
     uint32_t type;        /* sh_type */
     uint64_t flags;       /* sh_flags: SHF_ALLOC 0x2, SHF_GNU_RETAIN 0x200000, … */

@@ -103,10 +103,6 @@ const char *bh_swift_module_name(const void *descriptor, const void **image);
  * (identifiers that need Punycode, too long). */
 size_t bh_swift_mangled_name(const void *descriptor, char *buffer, size_t capacity);
 
-/* Writes the module-qualified name of a loaded type or protocol ("Module.Outer.Inner") into `buffer`; returns its
- * length, or 0 when the descriptor's chain cannot be read or the name does not fit. */
-size_t bh_swift_qualified_name(const void *descriptor, char *buffer, size_t capacity);
-
 /* Writes the name of the existential `metadata` as the runtime prints it ("Module.P") when it is `any P` of one Swift
  * protocol, alone (not composed with `AnyObject` or a class); returns its length, or 0 for any other type or a chain
  * that cannot be read. */

@@ -29,18 +29,6 @@ extern "C" {
  */
 size_t bh_pin_swift_images(void);
 
-/*
- * Called before `main` by the startup scan. When `self` lies in the executable, every image loaded now came with the
- * program (the executable's constructors run after its libraries'): such images are never unloaded, so they need no
- * pin, and the first hive is spared a dlopen per image (~125 K instructions each). When BeeHive lives in a shared
- * library (a plugin may have loaded it), nothing is assumed. Takes the loader's lock; does no I/O.
- */
-void bh_pin_note_startup_images(const void *self);
-
-/* Whether the loaded image of base `base` and loader's name `name` registered Swift metadata (a non-empty swift5_*
- * section) with the Swift runtime. Memory only; 0 for an image that is not loaded or a program without Swift. */
-int bh_loaded_image_has_swift_metadata(uintptr_t base, const char *name);
-
 /* How many images BeeHive has pinned so far, in this process. */
 size_t bh_pinned_image_count(void);
 

@@ -6,21 +6,13 @@
 #ifndef BH_SCANNER_H
 #define BH_SCANNER_H
 
+#include <bh_format.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* What a section holds, from the image note ("services=…", "modules=…", "routes=…", "types=…"). */
-typedef enum {
-    BH_KIND_SERVICES = 0,
-    BH_KIND_MODULES = 1,
-    BH_KIND_ROUTES = 2,
-    BH_KIND_TYPES = 3, /* typed records of the Swift macros: read from memory (they hold relocated pointers) */
-    BH_KIND_SWIFT_RECORDS = 4, /* the Swift macros' records of format 3, in swift5_tests (swift_records.c) */
-} bh_kind;
 
 /* Scanner flags. */
 enum {
@@ -36,7 +28,7 @@ typedef struct {
     const char *image_path; /* the path the kernel mapped (absolute), or the loader's name if unknown */
     uint64_t image_id;      /* this loaded image, unique in the process (never reused) */
     const char *section_name;
-    bh_kind kind;
+    bh_format_kind kind; /* from the image note ("services=…", …), a default name, or the Swift runtime */
     unsigned char *bytes; /* owned by the callback from the moment it is called */
     size_t size;
     uint64_t file_offset; /* sh_offset, so that offsets can be checked with readelf/objdump */
@@ -88,12 +80,6 @@ void bh_scanner_destroy(bh_scanner *scanner);
  * and no image waits for a retry. Returns the number of sections queued by this call. Thread-safe.
  */
 size_t bh_scanner_scan(bh_scanner *scanner);
-
-/*
- * Walks the loaded images and marks those with a BeeHive note, without opening any file:
- * what the constructor does before main. The next scan or drain opens the marked images.
- */
-void bh_scanner_mark(bh_scanner *scanner);
 
 /* Opens images marked but not opened yet, then hands every queued unloaded image, problem and section to the
  * callbacks, in that order, then forgets them. Thread-safe. */

@@ -1,6 +1,6 @@
 import CInspectReader
 import FuzzCheck
-import _BeeHiveDiscovery
+@_spi(Testing) import _BeeHiveDiscovery
 
 #if canImport(Glibc)
 import Glibc
@@ -89,8 +89,8 @@ func checkImage(_ image: bh_inspect_image, size: Int) {
         let buffer = UnsafeRawBufferPointer(start: bytes, count: Int(section.size))
         let kind: RecordKind =
             switch section.kind {
-            case BH_INSPECT_MODULES: .modules
-            case BH_INSPECT_ROUTES: .routes
+            case BH_FORMAT_KIND_MODULES: .modules
+            case BH_FORMAT_KIND_ROUTES: .routes
             default: .services
             }
         let view = RecordSection(imagePath: "fuzz", sectionName: "fuzz", kind: kind, bytes: buffer)

@@ -36,9 +36,9 @@ enum ELFSectionsFuzzer {
 }
 
 /// The default record sections (`bh_format.h`), which the image wants, and their kinds.
-let wantedKinds: [String: bh_kind] = [
-    BH_FORMAT_SERVICES_SECTION: BH_KIND_SERVICES, BH_FORMAT_MODULES_SECTION: BH_KIND_MODULES,
-    BH_FORMAT_ROUTES_SECTION: BH_KIND_ROUTES, BH_FORMAT_TYPES_SECTION: BH_KIND_TYPES,
+let wantedKinds: [String: bh_format_kind] = [
+    BH_FORMAT_SERVICES_SECTION: BH_FORMAT_KIND_SERVICES, BH_FORMAT_MODULES_SECTION: BH_FORMAT_KIND_MODULES,
+    BH_FORMAT_ROUTES_SECTION: BH_FORMAT_KIND_ROUTES, BH_FORMAT_TYPES_SECTION: BH_FORMAT_KIND_TYPES,
 ]
 
 /// The image's name in problems (`fuzzing.c`).
@@ -87,10 +87,11 @@ func locate(_ input: UnsafeRawBufferPointer) -> [String] {
                 "expected a located section inside the \(input.count)-byte input; found \(section.size) bytes at "
                     + "\(start)")
             check(
-                [BH_KIND_SERVICES, BH_KIND_MODULES, BH_KIND_ROUTES, BH_KIND_SWIFT_RECORDS].contains(section.kind),
+                [BH_FORMAT_KIND_SERVICES, BH_FORMAT_KIND_MODULES, BH_FORMAT_KIND_ROUTES, BH_FORMAT_KIND_SWIFT_RECORDS]
+                    .contains(section.kind),
                 "expected a located section of a record kind; found kind \(section.kind.rawValue)")
             let bytes = UnsafeRawBufferPointer(start: section.bytes, count: section.size)
-            if section.kind == BH_KIND_SWIFT_RECORDS {
+            if section.kind == BH_FORMAT_KIND_SWIFT_RECORDS {
                 checkSwiftRecords(bytes, from: UnsafeRawBufferPointer(rebasing: input[Int(start)...]))
             } else {
                 check(
@@ -183,7 +184,7 @@ func read(_ input: UnsafeRawBufferPointer) -> Reading {
         result.phnum <= input.count / 56,
         "expected at most one program header per 56 bytes of input; found \(result.phnum)")
     check(
-        result.typed_wanted != 0 || !reading.sections.contains { $0.kind == BH_KIND_TYPES.rawValue },
+        result.typed_wanted != 0 || !reading.sections.contains { $0.kind == BH_FORMAT_KIND_TYPES.rawValue },
         "expected no typed section when none is wanted")
     check(
         Set(reading.sections.map(\.name)).count == reading.sections.count,
@@ -222,7 +223,7 @@ final class Reading {
     /// What does not depend on this process's memory (the typed section's bytes come from it).
     var comparable: (sections: [Section], problems: [String]) {
         (
-            sections.filter { $0.kind != BH_KIND_TYPES.rawValue },
+            sections.filter { $0.kind != BH_FORMAT_KIND_TYPES.rawValue },
             problems.filter { !$0.hasPrefix("section \(BH_FORMAT_TYPES_SECTION)") }
         )
     }
@@ -255,7 +256,7 @@ final class Reading {
             "expected section \(found) inside the \(input.count)-byte input")
         checkHeader(of: found)
         let bytes = UnsafeRawBufferPointer(start: section.bytes, count: section.size)
-        if section.kind == BH_KIND_TYPES {
+        if section.kind == BH_FORMAT_KIND_TYPES {
             checkTypedRecords(bytes, found)
         } else {
             check(

@@ -1,7 +1,7 @@
 import FileOracle
 import Foundation
 import FuzzCheck
-import _BeeHiveDiscovery
+@_spi(Testing) import _BeeHiveDiscovery
 
 /// Fuzzes the record section splitter and the record parser.
 ///

@@ -1,4 +1,4 @@
-internal import _BeeHiveDiscovery
+@_spi(Testing) internal import _BeeHiveDiscovery
 
 extension Hive {
     /// What a scan of the loaded images added.

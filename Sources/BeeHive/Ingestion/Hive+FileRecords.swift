@@ -1,4 +1,4 @@
-package import _BeeHiveDiscovery
+@_spi(Testing) package import _BeeHiveDiscovery
 
 extension Hive {
     /// Registers the records of `sections`, read from an image's file on disk rather than from a loaded image: with

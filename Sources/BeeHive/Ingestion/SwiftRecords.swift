@@ -1,4 +1,4 @@
-internal import _BeeHiveDiscovery
+@_spi(Testing) internal import _BeeHiveDiscovery
 
 /// Reads the Swift macros' records (format version 3) of a `swift5_tests` section: one call of each entry's accessor
 /// gives the record's JSON and, when the record was compiled against this copy of BeeHive, its typed record too.

@@ -1,4 +1,4 @@
-internal import _BeeHiveDiscovery
+@_spi(Testing) internal import _BeeHiveDiscovery
 internal import _BeeHiveScanner
 
 #if canImport(Glibc)

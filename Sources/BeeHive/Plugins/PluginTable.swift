@@ -1,4 +1,4 @@
-internal import _BeeHiveDiscovery
+@_spi(Testing) internal import _BeeHiveDiscovery
 
 /// What happened to a plugin of a hive, for the products that follow the hive (the module manager): delivered after
 /// every lock is released, in order.

@@ -1,5 +1,5 @@
 import BeeHive
-import _BeeHiveDiscovery
+@_spi(Testing) import _BeeHiveDiscovery
 
 /// The checks of `beehive check`: the files given are one program (an executable and the plugins it loads, or
 /// the object files and archives it is linked from), and everything a running program would get wrong is found
@@ -183,9 +183,10 @@ struct ProgramCheck {
             let record = placed.record
             let key: String =
                 switch record.kind {
-                case .service: "service \(record.service ?? "")\u{0}\(record.name ?? "")\u{0}\(record.rank ?? 0)"
-                case .module: "module \(record.module ?? "")"
-                case .route: "route \(record.route ?? "")"
+                case .services: "service \(record.service ?? "")\u{0}\(record.name ?? "")\u{0}\(record.rank ?? 0)"
+                case .modules: "module \(record.module ?? "")"
+                case .routes: "route \(record.route ?? "")"
+                case .types, .swiftRecords: "\(record.kind.oneRecord) \(record.section) \(record.offset)"  // not read
                 }
             let earlierOnes = firstPerFile[key, default: []]
             if !earlierOnes.contains(where: { $0.path == placed.path }) {
@@ -194,16 +195,18 @@ struct ProgramCheck {
             guard let earlier = earlierOnes.first(where: { !areAlternatives($0.path, placed.path) }) else { continue }
             let what: String =
                 switch record.kind {
-                case .service:
+                case .services:
                     "expected one implementation of \(record.summary.dropFirst("service ".count)); found "
                         + "\(record.implementation ?? "?") here and \(earlier.record.implementation ?? "?") at "
                         + "\(earlier.location); only one of them is registered"
-                case .module:
+                case .modules:
                     "expected module \(record.module ?? "?") to be declared once; it is declared here and at "
                         + "\(earlier.location); only one declaration is kept"
-                case .route:
+                case .routes:
                     "expected one handler for route \(record.route ?? "?"); found \(record.handler ?? "?") here and "
                         + "\(earlier.record.handler ?? "?") at \(earlier.location); only one of them is registered"
+                case .types, .swiftRecords:
+                    "expected one \(record.kind.oneRecord) record; found another at \(earlier.location)"
                 }
             findings.append(
                 Finding(severity: .problem, code: "duplicateRegistration", location: placed.location, message: what))
@@ -285,7 +288,7 @@ struct ProgramCheck {
         var seen: Set<String> = []
         for input in inputs {
             for image in input.report.images {
-                for record in image.validRecords where record.kind == .service {
+                for record in image.validRecords where record.kind == .services {
                     if let service = record.service, seen.insert(service).inserted { services.append(service) }
                 }
             }
@@ -337,7 +340,7 @@ struct ProgramCheck {
         guard !served.isEmpty else { return [] }
         var findings: [Finding] = []
         for image in images {
-            for record in image.image.validRecords where record.kind == .service {
+            for record in image.image.validRecords where record.kind == .services {
                 guard let service = record.service, let host = served[service] else { continue }
                 let serving = host.record.version
                 let declared = host.record.location.map { "\($0.file):\($0.line) in \(host.label)" } ?? host.label
@@ -390,7 +393,7 @@ struct ProgramCheck {
     /// Every name `record` gives: a service's protocol and implementation, a module, a route's handler.
     private func names(in record: InspectionReport.Record) -> [NamedByRecord] {
         switch record.kind {
-        case .service:
+        case .services:
             let service = String(record.summary.dropFirst("service ".count))
             var names: [NamedByRecord] = []
             if let protocolName = record.service {
@@ -404,12 +407,14 @@ struct ProgramCheck {
                     NamedByRecord(name: implementation, isService: false, role: "the implementation of \(service)"))
             }
             return names
-        case .module:
+        case .modules:
             return record.module.map { [NamedByRecord(name: $0, isService: false, role: "a module")] } ?? []
-        case .route:
+        case .routes:
             return record.handler.map {
                 [NamedByRecord(name: $0, isService: false, role: "the handler of \(record.route ?? "?")")]
             } ?? []
+        case .types, .swiftRecords:
+            return []  // the report holds no record of these kinds (RecordDecoder)
         }
     }
 

@@ -1,3 +1,5 @@
+@_spi(Testing) import _BeeHiveDiscovery
+
 /// Renders a report as aligned text for a terminal: per image, a heading, then one table row per record,
 /// then the malformed records and the problems, one line each.
 struct TableRenderer {
@@ -59,7 +61,7 @@ struct TableRenderer {
             guard let error = record.error else { continue }
             let at = error.byteOffset.map { " at byte \($0) of the record" } ?? ""
             out +=
-                "  malformed \(record.kind.rawValue) record at \(record.place) (file offset \(record.filePlace)): "
+                "  malformed \(record.kind.oneRecord) record at \(record.place) (file offset \(record.filePlace)): "
                 + "\(error.message)\(at) [\(error.code)]; record: \(record.text ?? "")\n"
         }
         for section in image.sections {
@@ -81,16 +83,18 @@ struct TableRenderer {
         let source = record.source.map { source in source.file.map { "\($0) (\(source.symbol))" } ?? source.symbol }
         let common = [record.place, record.filePlace, written ?? source ?? ""]
         switch record.kind {
-        case .service:
+        case .services:
             return ["service", record.service ?? "", record.name ?? "", record.implementation ?? "", "", "", ""]
                 + common
-        case .module:
+        case .modules:
             return [
                 "module", "", "", record.module ?? "", record.level.map(Self.levelName) ?? "",
                 record.priority.map(String.init) ?? "", record.async.map(String.init) ?? "",
             ] + common
-        case .route:
+        case .routes:
             return ["route", record.route ?? "", "", record.handler ?? "", "", "", ""] + common
+        case .types, .swiftRecords:
+            return [record.kind.oneRecord, "", "", "", "", "", ""] + common  // never in a report (RecordDecoder)
         }
     }
 

@@ -1,4 +1,4 @@
-import _BeeHiveDiscovery
+@_spi(Testing) import _BeeHiveDiscovery
 import _BeeHiveInspect
 
 /// A file given on the command line, read: its report, and what `check` needs to know besides.
@@ -125,7 +125,7 @@ struct InputFile: Sendable {
                 .init(
                     section: Int(note.section_index), version: Int(note.version),
                     entries: (0..<note.entry_count).map { e in
-                        .init(kind: kind(note.entries[e].kind), section: String(cString: note.entries[e].section))
+                        .init(kind: RecordKind(note.entries[e].kind), section: String(cString: note.entries[e].section))
                     }))
         }
         var sources: [UInt32: [Int: InspectionReport.Source]] = [:]
@@ -153,13 +153,14 @@ struct InputFile: Sendable {
             let name = String(cString: section.name)
             result.sections.append(
                 .init(
-                    name: name, kind: kind(section.kind), index: Int(section.index), fileOffset: section.file_offset,
+                    name: name, kind: RecordKind(section.kind), index: Int(section.index),
+                    fileOffset: section.file_offset,
                     size: section.size, address: type == .object ? nil : section.address, flags: section.flags,
                     allocated: section.flags & Self.allocFlag != 0, retained: section.flags & Self.retainFlag != 0,
                     namedByNote: section.named_by_note != 0, error: section.error.map { String(cString: $0) }))
             guard let bytes = section.bytes else { continue }
             let view = RecordSection(
-                imagePath: label, sectionName: name, kind: recordKind(section.kind), fileOffset: section.file_offset,
+                imagePath: label, sectionName: name, kind: RecordKind(section.kind), fileOffset: section.file_offset,
                 sectionIndex: Int(section.index),
                 bytes: UnsafeRawBufferPointer(start: bytes, count: Int(section.size)))
             let (records, beyond) = RecordDecoder.records(
@@ -175,7 +176,7 @@ struct InputFile: Sendable {
             {
                 let readable =
                     RecordSection(
-                        imagePath: imagePath, imageID: imageID, sectionName: name, kind: recordKind(section.kind),
+                        imagePath: imagePath, imageID: imageID, sectionName: name, kind: RecordKind(section.kind),
                         fileOffset: section.file_offset, sectionIndex: Int(section.index), bytes: view.bytes)
                 if isSwiftCopy { swiftCopies.append(readable) } else { registered.append(readable) }
             }
@@ -196,22 +197,6 @@ struct InputFile: Sendable {
     static let allocFlag: UInt64 = 0x2
     /// `SHF_GNU_RETAIN`: a link with `--gc-sections` keeps the section.
     static let retainFlag: UInt64 = 0x20_0000
-
-    private static func kind(_ kind: bh_inspect_kind) -> InspectionReport.SectionKind {
-        switch kind {
-        case BH_INSPECT_MODULES: .modules
-        case BH_INSPECT_ROUTES: .routes
-        default: .services
-        }
-    }
-
-    private static func recordKind(_ kind: bh_inspect_kind) -> RecordKind {
-        switch kind {
-        case BH_INSPECT_MODULES: .modules
-        case BH_INSPECT_ROUTES: .routes
-        default: .services
-        }
-    }
 
     private static func strings(_ array: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int) -> [String] {
         guard let array else { return [] }

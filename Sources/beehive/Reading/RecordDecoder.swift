@@ -1,5 +1,5 @@
 import BeeHive
-import _BeeHiveDiscovery
+@_spi(Testing) import _BeeHiveDiscovery
 
 /// Turns the raw records of a section into report records with the library's own parser, so that the tool
 /// reads each record exactly as a running program would.
@@ -13,7 +13,8 @@ enum RecordDecoder {
     static func records(
         of section: RecordSection, sources: [Int: InspectionReport.Source], limit: Int = .max
     ) -> (records: [InspectionReport.Record], omitted: Int) {
-        guard let kind = recordKind(section.kind) else { return ([], 0) }  // typed records: pointers, not for files
+        let kind = section.kind
+        guard !kind.hasAccessors else { return ([], 0) }  // typed records: pointers, not for files
         var records: [InspectionReport.Record] = []
         var omitted = 0
         section.forEachRecord { raw in
@@ -35,15 +36,6 @@ enum RecordDecoder {
             records.append(record)
         }
         return (records, omitted)
-    }
-
-    private static func recordKind(_ kind: RecordKind) -> InspectionReport.RecordKind? {
-        switch kind {
-        case .services: .service
-        case .modules: .module
-        case .routes: .route
-        case .types, .swiftRecords: nil
-        }
     }
 
     private static func decode(

@@ -1,3 +1,5 @@
+@_spi(Testing) import _BeeHiveDiscovery
+
 /// Short texts for messages and tables.
 extension InspectionReport.File {
     /// `path`, or `path(member)` for an archive member, as `ar` and linkers write it.
@@ -17,9 +19,10 @@ extension InspectionReport.Record {
     /// `route app://user/:id`.
     var summary: String {
         switch kind {
-        case .service: "service \(service ?? "?")\(name.map { "[\($0)]" } ?? "")"
-        case .module: "module \(module ?? "?")"
-        case .route: "route \(route ?? "?")"
+        case .services: "service \(service ?? "?")\(name.map { "[\($0)]" } ?? "")"
+        case .modules: "module \(module ?? "?")"
+        case .routes: "route \(route ?? "?")"
+        case .types, .swiftRecords: kind.oneRecord  // never in a report (RecordDecoder)
         }
     }
 }

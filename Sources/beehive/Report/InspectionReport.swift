@@ -1,3 +1,5 @@
+@_spi(Testing) import _BeeHiveDiscovery
+
 /// What `beehive inspect --format json` prints: every record of every BeeHive section of the files given.
 ///
 /// The schema is versioned and documented in Docs/CommandLineTool.md. Version 1 only adds fields in a
@@ -105,16 +107,6 @@ struct InspectionReport: Codable, Sendable, Equatable {
         case none
     }
 
-    /// What a record section holds: the key of the note's entry for it.
-    enum SectionKind: String, Codable, Sendable, CaseIterable {
-        /// Service records.
-        case services
-        /// Module records.
-        case modules
-        /// Route records.
-        case routes
-    }
-
     /// A BeeHive image note (owner `BeeHive`, type 1).
     struct Note: Codable, Sendable, Equatable {
         /// The index of the section that holds it.
@@ -128,7 +120,7 @@ struct InspectionReport: Codable, Sendable, Equatable {
     /// One `kind=section` entry of a note.
     struct NoteEntry: Codable, Sendable, Equatable {
         /// What the section holds.
-        var kind: SectionKind
+        var kind: RecordKind
         /// The section's name.
         var section: String
     }
@@ -138,7 +130,7 @@ struct InspectionReport: Codable, Sendable, Equatable {
         /// The section's name.
         var name: String
         /// What it holds.
-        var kind: SectionKind
+        var kind: RecordKind
         /// Its index in the section header table.
         var index: Int
         /// Its offset from the start of the file given (for an archive member: of the archive).
@@ -160,20 +152,32 @@ struct InspectionReport: Codable, Sendable, Equatable {
         var error: String?
     }
 
-    /// The kind of a record: what it declares.
-    enum RecordKind: String, Codable, Sendable {
-        /// A service implementation.
-        case service
-        /// A module.
-        case module
-        /// A route.
-        case route
+    /// A record's kind as the report writes it: in the singular, what one record declares ("service", "module",
+    /// "route"); a section's and a note entry's kind are written as `RecordKind`'s raw value ("services", …).
+    @propertyWrapper
+    struct OneRecord: Codable, Sendable, Equatable {
+        var wrappedValue: RecordKind
+
+        init(wrappedValue: RecordKind) { self.wrappedValue = wrappedValue }
+
+        init(from decoder: any Decoder) throws {
+            let name = try decoder.singleValueContainer().decode(String.self)
+            guard let kind = RecordKind(rawValue: name + "s") else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: name))
+            }
+            wrappedValue = kind
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(wrappedValue.oneRecord)
+        }
     }
 
     /// One record, as the library reads it at load time.
     struct Record: Codable, Sendable, Equatable {
         /// What the record declares (from its section's kind), even when it is malformed.
-        var kind: RecordKind
+        @OneRecord var kind: RecordKind
         /// The section's name.
         var section: String
         /// The section's index in the section header table (object files may have several of one name).

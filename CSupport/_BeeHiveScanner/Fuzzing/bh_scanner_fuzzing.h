@@ -1,13 +1,16 @@
 /*
  * bh_scanner_fuzzing.h — internal, for tests and fuzzing only: the scanner's reader of image files (elf_sections.c)
- * run on bytes that stand for an image's file, and its in-memory locator on bytes that stand for a loaded image. Not for production use: nothing in BeeHive calls it.
+ * run on bytes that stand for an image's file, and its in-memory locator on bytes that stand for a loaded image. Not
+ * for production use: nothing in BeeHive calls it.
  *
- * Not API. The ELFSectionsFuzzer harness (Fuzz/) compiles the scanner's files with this one and calls it.
+ * Not API, and not part of the _BeeHiveScanner target (Package.swift excludes this folder): no program that links
+ * BeeHive has these functions. The Fuzz package's CScannerSections target, a test-only target, compiles the
+ * scanner's files with fuzzing.c and this header, and the ELFSectionsFuzzer harness calls them.
  */
 #ifndef BH_SCANNER_FUZZING_H
 #define BH_SCANNER_FUZZING_H
 
-#include "bh_scanner.h"
+#include "../include/bh_scanner.h"
 
 #include <stddef.h>
 

@@ -2,12 +2,12 @@
  * fuzzing.c — for tests and fuzzing only (bh_scanner_fuzzing.h): the reader of image files (elf_sections.c, with
  * libelf) run on bytes that stand for the file of a loaded image with records, and the in-memory locator (notes.c,
  * swift_records.c, located.c) run on bytes that stand for a loaded image. Not for production use: nothing in BeeHive
- * calls it.
+ * calls it, and only the Fuzz package compiles it (Package.swift leaves this folder out of _BeeHiveScanner).
  */
 #define _GNU_SOURCE
 #include "bh_scanner_fuzzing.h"
-#include "elf_library.h"
-#include "scanner_internal.h"
+#include "../elf_library.h"
+#include "../scanner_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -121,7 +121,7 @@ int bh_fuzz_scan_file(const void *bytes, size_t size, void *context, bh_section_
     bh_want_defaults(&image->wanted);
     result->typed_wanted = bh_careful_reads_work();
     for (size_t w = 0; w < image->wanted.count && !result->typed_wanted; w++) {
-        if (image->wanted.items[w].kind != BH_KIND_TYPES) continue;
+        if (image->wanted.items[w].kind != BH_FORMAT_KIND_TYPES) continue;
         free(image->wanted.items[w].name);
         image->wanted.items[w] = image->wanted.items[--image->wanted.count];
         break;
