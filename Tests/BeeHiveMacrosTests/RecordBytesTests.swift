@@ -111,7 +111,8 @@ struct RecordBytesTests {
                 ".service(__macro_local_23BeeHiveConformanceCheckfMu_.Service.self, implementation: "
                     + "App::Outer.Middle.AVeryLongImplementationNameThatGoesOnAndOnForMoreThanSixtyFourBytes.self, "
                     + #"named: "App.Outer.Middle.AVeryLongImplementationNameThatGoesOnAndOnForMoreThanSixtyFourBytes", "#
-                    + #"serviceNamed: "PluginAPI.GreeterService", upcast: {"#), "\(source)")
+                    + #"serviceNamed: "PluginAPI.GreeterService", registrationName: "a \"quoted\" \\ name", "#
+                    + #"file: "App/Tracker.swift", line: 2, upcast: {"#), "\(source)")
         #expect(source.contains("BeeHiveConformanceCheckfMu_.implementationOfTheService($0)"), "\(source)")
         // The one place the service is named, which the compiler checks: its module as written.
         #expect(source.contains("typealias Service = PluginAPI::GreeterService\n"), "\(source)")

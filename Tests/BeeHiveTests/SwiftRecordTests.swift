@@ -12,7 +12,8 @@ let swiftGreeterAccessor: _BeeHiveTypedRecord.Accessor = { out, type, hint in
             """#,
         .service(
             TypedGreeter.self, implementation: TypedGreeterImpl.self, named: "BeeHiveTests.TypedGreeterImpl",
-            serviceNamed: "BeeHiveTests.TypedGreeter", upcast: { $0 }), to: out, type: type, hint: hint)
+            serviceNamed: "BeeHiveTests.TypedGreeter", file: "A/B.swift", line: 7, upcast: { $0 }), to: out, type: type,
+        hint: hint)
 }
 
 @Suite("Swift records (format 3): one record per annotation, found in memory")
@@ -34,7 +35,7 @@ struct SwiftRecordTests {
             let section = RecordSection(
                 imagePath: "test", sectionName: "swift5_tests", kind: .swiftRecords, bytes: buffer)
             var entries: [SwiftRecords.Entry] = []
-            SwiftRecords.forEachText(in: section) { entries.append($0) }
+            SwiftRecords.forEach(in: section) { entries.append($0) }
             return entries
         }
     }
@@ -43,7 +44,7 @@ struct SwiftRecordTests {
     func text() throws {
         let entries = Self.texts(of: Self.section())
         #expect(entries.count == 1, "the zeroed entry is skipped")
-        guard case .record(let record, let kind, _)? = entries.first else {
+        guard case .record(let record, let kind, _, _)? = entries.first else {
             Issue.record("expected a record, found \(entries)")
             return
         }
@@ -55,10 +56,73 @@ struct SwiftRecordTests {
         #expect(service.location?.line == 7)
     }
 
+    @Test("one call gives this copy of BeeHive the text and the typed record, which says what the JSON says")
+    func oneCall() {
+        guard case .record(_, .services, _, let typed?)? = Self.texts(of: Self.section()).first,
+            case .service(let service, let serviceName, let implementation, _, let said) = typed.payload
+        else {
+            Issue.record("expected a service record with its typed record")
+            return
+        }
+        #expect(ObjectIdentifier(service) == ObjectIdentifier(TypedGreeter.self))
+        #expect(ObjectIdentifier(implementation) == ObjectIdentifier(TypedGreeterImpl.self))
+        #expect(serviceName == "BeeHiveTests.TypedGreeter")
+        #expect(typed.name == "BeeHiveTests.TypedGreeterImpl")
+        #expect(said.file == "A/B.swift" && said.line == 7 && said.rank == 0 && said.name == nil && said.isComplete)
+    }
+
+    @Test("an own record registers bound to its implementation and indexed by its service's type, its JSON unparsed")
+    func registeredByType() throws {
+        let hive = Hive()
+        var parsed = Hive.ParsedRecords()
+        var problems: [Diagnostic] = []
+        Self.section().withUnsafeBytes { buffer in
+            hive.parse(
+                RecordSection(imagePath: "test", sectionName: "swift5_tests", kind: .swiftRecords, bytes: buffer),
+                into: &parsed, problems: &problems)
+        }
+        #expect(problems.isEmpty)
+        let entry = try #require(parsed.services.first)
+        #expect(entry.serviceType == ObjectIdentifier(TypedGreeter.self))
+        guard case .implementation(let implementation, _) = entry.provider else {
+            Issue.record("expected the entry bound to its implementation, found \(entry.provider)")
+            return
+        }
+        #expect(ObjectIdentifier(implementation) == ObjectIdentifier(TypedGreeterImpl.self))
+        let registration = entry.registration
+        #expect(registration.service == "BeeHiveTests.TypedGreeter")
+        #expect(registration.implementation == "BeeHiveTests.TypedGreeterImpl")
+        #expect(registration.source.annotationFile == "A/B.swift" && registration.source.annotationLine == 7)
+        #expect(hive.add(services: parsed.services).isEmpty)
+        let indexed = hive.state.withLock {
+            $0.typeIndex[TypeKey(type: ObjectIdentifier(TypedGreeter.self), name: nil)]
+        }
+        #expect(indexed === entry, "indexed at registration, before any first use")
+        #expect(try hive.createService(TypedGreeter.self) is TypedGreeterImpl)
+    }
+
+    @Test("a record of another copy of BeeHive (text only) is read through the text guard, with no typed record")
+    func textOnly() throws {
+        let foreign: _BeeHiveTypedRecord.Accessor = { out, type, hint in
+            guard type.load(as: Any.Type.self) == StaticString.self, let hint else { return false }
+            out.initializeMemory(
+                as: SwiftRecords.Text.self,
+                to: (hint.load(as: UInt64.self), #"{"service":"A.S","impl":"A.I","file":"A/I.swift","line":3}"#, ""))
+            return true
+        }
+        guard case .record(let record, .services, _, let typed)? = Self.texts(of: Self.section(accessor: foreign)).first
+        else {
+            Issue.record("expected a service record")
+            return
+        }
+        #expect(typed == nil)
+        #expect(try RecordParser.parseService(record).implementation == "A.I")
+    }
+
     @Test("the record kind decides what the text declares: 2 a module, 3 a route")
     func kinds() {
         for (raw, expected) in [(UInt(2), RecordKind.modules), (3, .routes)] {
-            guard case .record(_, let kind, _)? = Self.texts(of: Self.section(recordKind: raw)).first else {
+            guard case .record(_, let kind, _, _)? = Self.texts(of: Self.section(recordKind: raw)).first else {
                 Issue.record("expected a record of kind \(raw)")
                 continue
             }

@@ -86,7 +86,7 @@ final class ServiceObservers: Sendable {
         _ kind: ServiceEvent.Kind, _ deliveries: [(ServiceRegistration, [Observer])], progress: Progress?
     ) {
         for (registration, observers) in deliveries {
-            let event = ServiceEvent(kind, registration, plugin: registration.source.imageID.flatMap(pluginPath))
+            let event = ServiceEvent(kind, registration, plugin: registration.imageID.flatMap(pluginPath))
             for observer in observers {
                 progress?.current.withLock { $0 = observer.site }
                 observer.handler(event)

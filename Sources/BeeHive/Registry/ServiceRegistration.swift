@@ -19,6 +19,10 @@ public struct ServiceRegistration: Sendable, Hashable, CustomStringConvertible {
     /// the protocol declared none where it was compiled, or the record does not say (a C record without `"api"`).
     public var apiVersion: String? { storage.apiVersion }
 
+    /// The loaded image the registration came from (`source.imageID`), kept apart: Swift 6.3.1's optimizer
+    /// (CopyPropagation) crashes on `registration.source.imageID` in a loop over registrations.
+    var imageID: UInt64? { storage.imageID }
+
     /// The fields, in one immutable object: a registration is copied with one retain (the registry, its batches and
     /// every first use copy it), not one per string.
     private let storage: Storage
@@ -31,6 +35,7 @@ public struct ServiceRegistration: Sendable, Hashable, CustomStringConvertible {
         let rank: Int
         let properties: [String: String]
         let apiVersion: String?
+        let imageID: UInt64?
 
         init(
             service: String, name: String?, implementation: String, source: RegistrationSource, rank: Int,
@@ -43,6 +48,7 @@ public struct ServiceRegistration: Sendable, Hashable, CustomStringConvertible {
             self.rank = rank
             self.properties = properties
             self.apiVersion = apiVersion
+            imageID = source.imageID
         }
     }
 
