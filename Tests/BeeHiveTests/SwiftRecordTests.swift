@@ -16,6 +16,25 @@ let swiftGreeterAccessor: _BeeHiveTypedRecord.Accessor = { out, type, hint in
         hint: hint)
 }
 
+protocol RegisteredGreeter { func greet() -> String }
+/// Registered from its Swift record's typed record only (no other suite names it: typed records are process-wide).
+struct RegisteredGreeterImpl: RegisteredGreeter, ServiceImplementation {
+    func greet() -> String { "registered" }
+}
+
+/// What `@BeeHiveService(RegisteredGreeter.self)` writes as the accessor of its Swift record.
+let registeredGreeterAccessor: _BeeHiveTypedRecord.Accessor = { out, type, hint in
+    _BeeHiveTypedRecord.write(
+        json: #"""
+            {"service":"BeeHiveTests.RegisteredGreeter","impl":"BeeHiveTests.RegisteredGreeterImpl",\#
+            "file":"A/C.swift","line":9}
+            """#,
+        .service(
+            RegisteredGreeter.self, implementation: RegisteredGreeterImpl.self,
+            named: "BeeHiveTests.RegisteredGreeterImpl", serviceNamed: "BeeHiveTests.RegisteredGreeter",
+            file: "A/C.swift", line: 9, upcast: { $0 }), to: out, type: type, hint: hint)
+}
+
 @Suite("Swift records (format 3): one record per annotation, found in memory")
 struct SwiftRecordTests {
     /// A `swift5_tests` section as the scanner hands it over: a zeroed entry (another library's), then one record.
@@ -76,29 +95,31 @@ struct SwiftRecordTests {
         let hive = Hive()
         var parsed = Hive.ParsedRecords()
         var problems: [Diagnostic] = []
-        Self.section().withUnsafeBytes { buffer in
+        defer { TypedRecords.remove(image: 9_990) }
+        Self.section(accessor: registeredGreeterAccessor).withUnsafeBytes { buffer in
             hive.parse(
-                RecordSection(imagePath: "test", sectionName: "swift5_tests", kind: .swiftRecords, bytes: buffer),
+                RecordSection(
+                    imagePath: "test", imageID: 9_990, sectionName: "swift5_tests", kind: .swiftRecords, bytes: buffer),
                 into: &parsed, problems: &problems)
         }
         #expect(problems.isEmpty)
         let entry = try #require(parsed.services.first)
-        #expect(entry.serviceType == ObjectIdentifier(TypedGreeter.self))
+        #expect(entry.serviceType == ObjectIdentifier(RegisteredGreeter.self))
         guard case .implementation(let implementation, _) = entry.provider else {
             Issue.record("expected the entry bound to its implementation, found \(entry.provider)")
             return
         }
-        #expect(ObjectIdentifier(implementation) == ObjectIdentifier(TypedGreeterImpl.self))
+        #expect(ObjectIdentifier(implementation) == ObjectIdentifier(RegisteredGreeterImpl.self))
         let registration = entry.registration
-        #expect(registration.service == "BeeHiveTests.TypedGreeter")
-        #expect(registration.implementation == "BeeHiveTests.TypedGreeterImpl")
-        #expect(registration.source.annotationFile == "A/B.swift" && registration.source.annotationLine == 7)
+        #expect(registration.service == "BeeHiveTests.RegisteredGreeter")
+        #expect(registration.implementation == "BeeHiveTests.RegisteredGreeterImpl")
+        #expect(registration.source.annotationFile == "A/C.swift" && registration.source.annotationLine == 9)
         #expect(hive.add(services: parsed.services).isEmpty)
         let indexed = hive.state.withLock {
-            $0.typeIndex[TypeKey(type: ObjectIdentifier(TypedGreeter.self), name: nil)]
+            $0.typeIndex[TypeKey(type: ObjectIdentifier(RegisteredGreeter.self), name: nil)]
         }
         #expect(indexed === entry, "indexed at registration, before any first use")
-        #expect(try hive.createService(TypedGreeter.self) is TypedGreeterImpl)
+        #expect(try hive.createService(RegisteredGreeter.self).greet() == "registered")
     }
 
     @Test("a record of another copy of BeeHive (text only) is read through the text guard, with no typed record")

@@ -200,8 +200,9 @@ extension Hive {
             switch kind {
             case .services:
                 let marked = apiMarker.utf8CodeUnitCount == 0 ? nil : Self.version(inMarker: apiMarker)
-                guard let typed, case .service(let service, let serviceName, let implementation, let make, let said) =
-                    typed.payload
+                guard let typed,
+                    case .service(let service, let serviceName, let implementation, let make, let said) =
+                        typed.payload
                 else {
                     let r = try RecordParser.parseService(record, files: &lastFile)
                     parsed.services.append(

@@ -191,7 +191,8 @@ public struct _BeeHiveTypedRecord: Sendable {
             out.initializeMemory(as: SwiftRecords.Text.self, to: (stamp, json, api))
         } else {
             out.initializeMemory(
-                as: SwiftRecords.Value.self, to: SwiftRecords.Value(stamp: stamp, json: json, api: api, typed: record()))
+                as: SwiftRecords.Value.self, to: SwiftRecords.Value(stamp: stamp, json: json, api: api, typed: record())
+            )
         }
         return true
     }
