@@ -301,8 +301,15 @@ struct RegistryState {
     mutating func add(_ entry: ServiceEntry) -> ServiceEntry {
         let registration = entry.registration
         let key = ServiceKey(service: registration.service, name: registration.name)
-        guard let holder = services[key] else {
-            services[key] = entry
+        // One probe: the key's holder, or the entry inserted (`initial` is evaluated only then).
+        var inserted = false
+        func insert() -> ServiceEntry {
+            inserted = true
+            return entry
+        }
+        var existing: ServiceEntry?
+        services.modify(key, initial: insert()) { if !inserted { existing = $0 } }
+        guard let holder = existing else {
             serviceOrder.append(key)
             if !withdrawn.isEmpty { withdrawn[key] = nil }
             indexType(of: entry)

@@ -33,11 +33,24 @@ extension Hive {
         throws(HiveError) -> Service
     {
         // Inlined and specialized in the caller: a shared instance asked for by this type before is one lock, one
-        // dictionary probe and no cast (the box under this type's key holds a `Service`, see `SharedInstance`).
-        if shouldCache, let box = sharedInstance(ObjectIdentifier(service), name: name) {
-            return box.value(as: Service.self)
+        // table probe and no cast (the box under this type's key holds a `Service`, see `SharedInstance`), copied
+        // out under the lock (the box itself is neither retained nor released).
+        if shouldCache {
+            var cached: Service? = nil
+            if copySharedInstance(ObjectIdentifier(service), name: name, { cached = $0.value(as: Service.self) }),
+                let cached
+            {
+                return cached
+            }
         }
         return try makeService(service, name: name, shouldCache: shouldCache)
+    }
+
+    /// Calls `copy` with the box of the shared instance made for `type` (and `name`) under the hive's lock, and says
+    /// whether there was one. `copy` only copies the value out: no user code runs under the lock.
+    @usableFromInline
+    func copySharedInstance(_ type: ObjectIdentifier, name: String?, _ copy: (TypedInstance) -> Void) -> Bool {
+        state.withLock { $0.sharedInstances.withBox(for: type, name: name, copy) }
     }
 
     /// The shared instance already made for `type` (and `name`), boxed as that type; `nil` when there is none yet,
@@ -186,13 +199,21 @@ extension Hive {
     ) throws(HiveError) -> Attempt {
         TypedRecords.bindPending()  // accessors are foreign code: called before the lock (the miss's hints read them)
         let step: Step = state.withLock { state in
-            guard let entry = fixed ?? typeKey.flatMap({ state.typeIndex[$0] }) ?? state.entry(for: key) else {
+            // No closures over `state` here: each would copy the tables it reads (their arrays' retains and releases).
+            var found = fixed
+            var indexed = false
+            if found == nil, let typeKey {
+                found = state.typeIndex[typeKey]
+                indexed = found != nil
+            }
+            if found == nil { found = state.entry(for: key) }
+            guard let entry = found else {
                 return .missing(
                     available: state.serviceOrder.prefix(20).map(\.displayName),
                     unqualified: state.unqualifiedEntry(for: key)?.registration,
                     hints: state.missingHints(for: key, type: typeKey?.type))
             }
-            if let typeKey { state.typeIndex.set(entry, for: typeKey, expected: state.services.count) }
+            if let typeKey, !indexed { state.typeIndex.set(entry, for: typeKey, expected: state.services.count) }
             if shouldCache {
                 switch entry.slot {
                 case .ready(let instance):

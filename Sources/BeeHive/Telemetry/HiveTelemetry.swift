@@ -23,7 +23,7 @@ package struct HiveTelemetry: Sendable {
     func count(_ label: String, _ dimensions: @autoclosure () -> [(String, String)] = [], by amount: Int = 1) {
         guard amount > 0 else { return }
         let factory = factory
-        guard !(factory is NOOPMetricsHandler) else { return }
+        guard !Self.isNoOp(factory) else { return }
         Counter(label: label, dimensions: dimensions(), factory: factory).increment(by: amount)
     }
 
@@ -31,9 +31,14 @@ package struct HiveTelemetry: Sendable {
     /// `beehive.singletons.created`; the factory is read once.
     func countCreated(shared: Bool) {
         let factory = factory
-        guard !(factory is NOOPMetricsHandler) else { return }
+        guard !Self.isNoOp(factory) else { return }
         Counter(label: "beehive.resolves", dimensions: [("outcome", "created")], factory: factory).increment()
         if shared { Counter(label: "beehive.singletons.created", factory: factory).increment() }
+    }
+
+    /// Whether `factory` is swift-metrics' no-op one: its dynamic type compared, not cast (a cast asks the runtime).
+    private static func isNoOp(_ factory: any MetricsFactory) -> Bool {
+        ObjectIdentifier(type(of: factory)) == ObjectIdentifier(NOOPMetricsHandler.self)
     }
 
     /// Records a duration in the timer `label` with `dimensions`.
