@@ -326,7 +326,7 @@ def main(argv: list[str]) -> int:
     measurer.add_argument("--out", type=Path, help="JSON output (default: stdout)")
     args = parser.parse_args(argv)
     if args.command == "write":
-        for path in write(args.directory, args.n, tuple(args.variant)).values():
+        for path in sorted(set(write(args.directory, args.n, tuple(args.variant)).values())):
             print(path)
         return 0
     result = measure(args.n, args.variant, args.work, args.jobs, not args.no_metatype)
