@@ -11,7 +11,11 @@
 #                                     type and by name), instructions (callgrind) and wall clock (in a fresh process,
 #                                     and hyperfine); instructions before main; cached resolve per call and its
 #                                     allocations (CachedResolve); route matching against RoutingKit (RouteMatch);
-#                                     issue 20's verdicts; writes the first-use block of Docs/benchmarks.md
+#                                     then, in the same run, the floor programs (issue 33: b2, b3, c and compile-time
+#                                     wiring, written and built by Benchmarks/Tools/floor_programs.py, plus the cost of
+#                                     naming (any P).self), at each N of the run; registration + first use per service
+#                                     beside the split figures; issues 20 and 33's verdicts; writes the first-use block
+#                                     of Docs/benchmarks.md
 #
 # Options (any mode): --n N[,N...] (from 10, 100, 1000, 10000, within the mode's tiers),
 # --mechanism all|M[,M...] (annotations, plist, json, explicit, explicit-typed, swinject), --runs R (startup rounds;
@@ -24,7 +28,7 @@
 set -euo pipefail
 
 usage() {
-    sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -209,6 +213,15 @@ if [[ "$mode" == "first-use" ]]; then
     python3 "$tools/firstuse.py" measure --bin "$bin" --n "$ns_list" --mechanism "${mechanisms// /,}" --runs "$runs" \
         --beehive "$measured_path" --profile-dir "$results/profiles" "${profile_args[@]}" "${callgrind_flag[@]}" \
         "${hyperfine_flag[@]}" --out "$results/first-use.json"
+    # The floor programs of issue 33, written by floor_programs.py (CI machines have no other copy), built with
+    # swiftc -O in the scratch folder and counted with callgrind at every N of the run, whatever --mechanism says.
+    floor_args=()
+    if command -v valgrind > /dev/null; then
+        step "floor programs (issue 33: b2, b3, c, compile-time wiring, naming (any P).self; N = $ns_list; callgrind)"
+        nice python3 "$tools/floor_programs.py" measure --n "$ns_list" --work "$scratch/floor-programs" \
+            --out "$results/floors.json"
+        floor_args=(--floors "$results/floors.json")
+    fi
     step "report"
     echo "after $(cut -d' ' -f1-3 /proc/loadavg)" >> "$results/loadavg.txt"
     prefix=""
@@ -219,7 +232,7 @@ if [[ "$mode" == "first-use" ]]; then
     [[ "$only_mechanisms" != "all" ]] && command_line="$command_line --mechanism $only_mechanisms"
     [[ "$runs" != "$default_runs" ]] && command_line="$command_line --runs $runs"
     report_args=(--first-use "$results/first-use.json" --benchmarks "$results/benchmarks" --load "$results/loadavg.txt"
-        --measured "$measured ($measured_path)" --command "$command_line")
+        --measured "$measured ($measured_path)" --command "$command_line" "${floor_args[@]}")
     if [[ -z "$only_n" && "$only_mechanisms" == "all" ]]; then
         report_args+=(--doc "$root/Docs/benchmarks.md")
     fi

@@ -7,6 +7,7 @@ Inputs (all optional but --benchmarks):
   --scan FILE        `startup.py scan` output
   --callgrind FILE   instruction counts from Scripts/benchmark.sh (valgrind), JSON {mechanism: instructions}
   --first-use FILE   `firstuse.py measure` output: registration and first use per mechanism and N (issue 11)
+  --floors FILE      `floor_programs.py measure` output: the floor programs b2, b3, c, w of the same run (issue 33)
 Outputs:
   the tables on stdout (Markdown), and with --doc FILE the same between the GENERATED markers of FILE,
   with --svg FILE a chart of registration cost against N. With --first-use, only the registration and first-use
@@ -516,7 +517,10 @@ def first_use_report(data: dict, results: dict, args: argparse.Namespace) -> lis
                          f"{ratio(c['typeIr'], swinject.get('typeIr'))} | {ratio(c['nameIr'], explicit.get('nameIr'))} | "
                          f"{ratio(total, total_sw)} |")
         lines.append("")
+    floors = json.loads(args.floors.read_text()) if getattr(args, "floors", None) and args.floors.exists() else None
+    lines += per_service_table(by, tiers, present, floors)
     lines += issue20_report(data, by, tiers)
+    lines += issue33_report(data, by, tiers, floors)
     # Whole process with hyperfine.
     if any(r.get("hyperfine") for r in rows):
         lines += ["#### Whole process, spawn → exit (hyperfine -N, mean ± σ)", ""]
@@ -773,10 +777,142 @@ def issue20_report(data: dict, by: dict, tiers: list[int]) -> list[str]:
     return lines + rows + [""]
 
 
+# ---- Issue 33: everything included per service, the floor programs of the same run, verdicts ------------------------
+
+FLOOR_LABELS = {
+    "b2": "b2: `[ObjectIdentifier: Cell]` keyed by `ObjectIdentifier(P.self)`, raw typed slots (default flags)",
+    "b3": "b3: b2 built with `-Xfrontend -disable-concrete-type-metadata-mangled-name-accessors`",
+    "c": "c: keys generated per protocol (a `resolve(_: (any P).Type)` overload and a static slot each)",
+    "w": "w: compile-time wiring (a lazy `static let` per service)",
+}
+
+
+def floor_rows(floors: dict | None) -> dict[tuple[str, int], dict]:
+    """(variant, N) -> {reg, first, both, cached} per service, from floor_programs.py's output."""
+    table = {}
+    for row in (floors or {}).get("floors", []):
+        table[(row["variant"], row["n"])] = {"reg": row["registration"], "first": row["firstUse"],
+                                             "both": row["registration"] + row["firstUse"], "cached": row["cached"]}
+    return table
+
+
+def per_service(by: dict, m: str, n: int) -> dict:
+    """Registration, first use by type and the two together, per service, of one mechanism at N (None if absent)."""
+    c = fu_costs(by[(m, n)]) if (m, n) in by else {}
+    reg = c["regIr"] / n if c.get("regIr") is not None else None
+    first = c["typeIr"] / n if c.get("typeIr") is not None else None
+    return {"reg": reg, "first": first, "both": reg + first if reg is not None and first is not None else None}
+
+
+def per_service_table(by: dict, tiers: list[int], present: list[str], floors: dict | None) -> list[str]:
+    table = floor_rows(floors)
+    lines = ["#### Per service, everything included (issue 33), instructions", "",
+             "Registration = (Ir(`register`) − Ir(`none`)) / N; first use by type = (Ir(`type`) − Ir(`register`)) / N; "
+             "*all in* = the two together: what a service costs from nothing to its first instance, wherever a "
+             "mechanism pays it (names at registration, metatypes at first use). The floor programs (below) are "
+             "counted the same way in the same run.", "",
+             "| mechanism | " + " | ".join(f"N = {n:,}: registration | first use | **all in**" for n in tiers) + " |",
+             "|---|" + "---:|---:|---:|" * len(tiers)]
+    for m in present + ["wired"]:
+        if not any((m, n) in by for n in tiers):
+            continue
+        cells = []
+        for n in tiers:
+            v = per_service(by, m, n)
+            cells += [fmt_ir(v["reg"]), fmt_ir(v["first"]), f"**{fmt_ir(v['both'])}**" if v["both"] is not None else "–"]
+        lines.append(f"| {FU_LABELS[m]} | " + " | ".join(cells) + " |")
+    for variant in ("b2", "b3", "c", "w"):
+        if not any((variant, n) in table for n in tiers):
+            continue
+        cells = []
+        for n in tiers:
+            v = table.get((variant, n), {})
+            cells += [fmt_ir(v.get("reg")), fmt_ir(v.get("first")),
+                      f"**{fmt_ir(v['both'])}**" if "both" in v else "–"]
+        lines.append(f"| floor {FLOOR_LABELS[variant].split(':')[0]} | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
+def issue33_report(data: dict, by: dict, tiers: list[int], floors: dict | None) -> list[str]:
+    table = floor_rows(floors)
+    lines: list[str] = []
+    if floors:
+        ns = sorted({n for _, n in table})
+        lines += ["#### The floor programs, measured in this run (issue 33), instructions per service", "",
+                  "What a first use by type costs without BeeHive: small programs written by "
+                  "`Benchmarks/Tools/floor_programs.py` (N protocols; a final class, a struct, a class nested in an "
+                  "enum, a struct nested in a struct, in turn; every service a singleton made at its first resolve, "
+                  "resolved by `resolve(P.self)`; each program checks its sum, its instance count, the dynamic types "
+                  f"and the identity of classes before it is counted), built with `swiftc -O` ({floors.get('swiftc', '?')}) "
+                  "and counted with callgrind as above; cached = (Ir(`twice`) − Ir(`type`)) / N, the second resolve "
+                  "of every service.", "",
+                  "| floor program | " + " | ".join(f"N = {n:,}: registration | first use | **all in** | cached"
+                                                   for n in ns) + " |",
+                  "|---|" + "---:|---:|---:|---:|" * len(ns)]
+        for variant, label in FLOOR_LABELS.items():
+            if not any((variant, n) in table for n in ns):
+                continue
+            cells = []
+            for n in ns:
+                v = table.get((variant, n), {})
+                cells += [fmt_ir(v.get("reg")), fmt_ir(v.get("first")),
+                          f"**{fmt_ir(v['both'])}**" if "both" in v else "–", fmt_ir(v.get("cached"))]
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        naming = sorted(floors.get("metatype", []), key=lambda row: row["n"])
+        if naming:
+            lines += ["", "Naming `(any P).self` once (`Benchmarks/Tools/metatype_floor.py`: N protocols, every "
+                      "metatype named once, minus the same program naming none): "
+                      + "; ".join(f"{fmt_ir(row['perProtocol'])} per protocol at N = {row['n']:,}" for row in naming)
+                      + ". b2 pays it at registration (its keys); c and w never make the metatype."]
+        lines.append("")
+
+    def times(value: float | None, variant: str, n: int | None, key: str) -> str:
+        floor = table.get((variant, n), {}).get(key) if n is not None else None
+        return ratio(value, floor)
+
+    rows = ["#### Targets (issue 33), in instructions", "",
+            "*× b2* and *× c*: the measured value over the same figure of the floor program at the same N "
+            "(registration + first use, or the cached resolve), from this run.", "",
+            "| target | measured | × b2 | × c | verdict |", "|---|---:|---:|---:|---|"]
+
+    def row(text: str, value: float | None, limit: float, n: int | None, key: str, note: str = "") -> str:
+        if value is None:
+            return f"| {text} | not measured{note} | – | – | – |"
+        return (f"| {text} | {fmt_ir(value)} | {times(value, 'b2', n, key)} | {times(value, 'c', n, key)} | "
+                f"{'met' if value <= limit else '**missed**'} |")
+
+    macros_note = " (the Swift macros mechanism needs `--macros`)"
+    for n in tiers:
+        limit = 6_000 if n < 100 else 3_000
+        rows.append(row(f"(f) Swift macros, registration + first use per service, N = {n:,}: ≤ {fmt_ir(limit)}",
+                        per_service(by, "macros", n)["both"], limit, n, "both", macros_note))
+    if 1000 in tiers:
+        for m in NAME_ONLY:
+            if (m, 1000) in by:
+                rows.append(row(f"{FU_LABELS[m]} (name-bound), registration + first use per service, N = 1,000: "
+                                "≤ 10 K", per_service(by, m, 1000)["both"], 10_000, 1000, "both"))
+    cached = {r["mechanism"]: r for r in data.get("cached", [])}
+    largest = max((n for _, n in table), default=None)
+    for hot in ("beehive-shared", "beehive"):
+        if hot in cached:
+            label = CACHED_LABELS[hot].split(",")[0]
+            floor_note = f" (floors: their cached resolve at N = {largest:,})" if largest else ""
+            rows.append(row(f"cached resolve, {label}, per call: ≤ 300{floor_note}", cached[hot]["irPerCall"], 300,
+                            largest, "cached"))
+            allocations = cached[hot]["allocationsPerCall"]
+            rows.append(f"| cached resolve, {label}, allocations per call: 0 | {allocations:.2f} | – | – | "
+                        f"{'met' if allocations < 0.01 else '**missed**'} |")
+            break
+    else:
+        rows.append("| cached resolve, `Hive.shared.createService(P.self)`, per call: ≤ 300 | not measured | – | – | – |")
+    return lines + rows + [""]
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="report.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--benchmarks", type=Path)
     parser.add_argument("--first-use", type=Path, help="firstuse.py measure output: write the first-use tables")
+    parser.add_argument("--floors", type=Path, help="floor_programs.py measure output, with --first-use (issue 33)")
     parser.add_argument("--measured", default="", help="what was measured (commit), for the first-use tables")
     parser.add_argument("--startup", type=Path)
     parser.add_argument("--scan", type=Path)

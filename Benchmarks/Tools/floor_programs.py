@@ -1,0 +1,343 @@
+#!/usr/bin/env python3
+"""The floor programs of issue 33: what a first use by type costs without BeeHive, measured in the same run.
+
+Four small Swift programs per N, written by this file, built with `swiftc -O` and counted with callgrind the way
+firstuse.py counts the startup programs. Each declares N protocols `Service<i>` (`func value() -> Int`) with mixed
+implementations (a final class, a struct, a final class nested in an enum, a struct nested in a struct, in turn),
+registers every service, and resolves each one by `resolve(Service<i>.self)`, which returns `any Service<i>`. Every
+service is a singleton, made at its first resolve.
+
+    b2   a container keyed by type: `[ObjectIdentifier: Cell]` keyed by `ObjectIdentifier(Service<i>.self)`; a cell
+         is one non-generic final class holding a fill closure and raw storage, typed only inside the generic
+         (specialized) `register` / `resolve`. Default compile flags.
+    b3   b2's source built with `-Xfrontend -disable-concrete-type-metadata-mangled-name-accessors`: the compiler
+         asks for `(any P).self` directly instead of through its mangled name.
+    c    keys generated per protocol, as a macro on the protocol could write them: a `register<i>` function and a
+         `resolve(_: (any Service<i>).Type)` overload per protocol, each with a static slot index into one array of
+         per-protocol final holder classes. The metatype is never made at run time.
+    w    compile-time wiring: a lazy `static let` per service (`swift_once` at first use). No container.
+
+Modes (argv[1]): `none` exits before registering; `register` registers every service; `type` also resolves every
+service once; `twice` resolves every service twice (the second pass is the cached resolve); `verify` checks each
+instance's dynamic type and, for classes, that two resolves return the same instance. Every program prints
+`sum=<S> created=<C>`: S is the sum of `value()` over the resolves (N(N-1)/2 per pass), C the instances made (N).
+A program whose answers are wrong is not counted. Then, per service:
+
+    registration = (Ir(register) - Ir(none)) / N
+    first use    = (Ir(type) - Ir(register)) / N
+    cached       = (Ir(twice) - Ir(type)) / N
+
+plus, from metatype_floor.py, what naming `(any P).self` once costs (per protocol).
+
+    python3 Benchmarks/Tools/floor_programs.py write DIR --n 10,100            # the sources only
+    python3 Benchmarks/Tools/floor_programs.py measure --n 10,100,1000 --work DIR --out floors.json
+
+Needs swiftc (PATH or /opt/swift/usr/bin) and valgrind. Python standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from metatype_floor import naming_cost  # noqa: E402
+
+VARIANTS = ("b2", "b3", "c", "w")
+LABELS = {
+    "b2": "b2: `[ObjectIdentifier: Cell]` keyed by `ObjectIdentifier(P.self)`, raw typed slots",
+    "b3": "b3: b2 built with `-disable-concrete-type-metadata-mangled-name-accessors`",
+    "c": "c: per-protocol generated keys, `resolve(_: (any P).Type)` overloads, static slots",
+    "w": "w: compile-time wiring, a lazy `static let` per service",
+}
+SOURCE_OF = {"b2": "b2", "b3": "b2", "c": "c", "w": "w"}  # b3 is b2's source with another flag
+FLAGS = {"b3": ["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"]}
+MODES = ("none", "register", "type", "twice")
+GROUP = 50  # services per @inline(never) function: one function of N inlined calls makes -O superlinear
+
+
+def implementation(i: int) -> str:
+    return (f"Impl{i}", f"Impl{i}", f"Box{i}.Impl{i}", f"Wrap{i}.Impl{i}")[i % 4]
+
+
+def is_class(i: int) -> bool:
+    return i % 4 in (0, 2)
+
+
+def service_declarations(i: int) -> list[str]:
+    final_class = (f"final class Impl{i}: Service{i} {{ init() {{ created &+= 1 }}; "
+                   f"func value() -> Int {{ {i} }} }}")
+    plain_struct = (f"struct Impl{i}: Service{i} {{ let v: Int; init() {{ created &+= 1; v = {i} }}; "
+                    f"func value() -> Int {{ v }} }}")
+    kind = (final_class, plain_struct, f"enum Box{i} {{ {final_class} }}",
+            f"struct Wrap{i} {{ let tag = 0; {plain_struct} }}")[i % 4]
+    return [f"protocol Service{i} {{ func value() -> Int }}", kind]
+
+
+# A cell: raw storage for one service's instance (an existential `any P` is 40 bytes), made by its fill closure.
+KEYED_BY_TYPE = """\
+final class Cell {
+    var ready = false
+    let fill: (UnsafeMutableRawPointer) -> Void
+    let bytes = UnsafeMutableRawPointer.allocate(byteCount: 40, alignment: 16)
+    init(_ fill: @escaping (UnsafeMutableRawPointer) -> Void) { self.fill = fill }
+}
+var cells: [ObjectIdentifier: Cell] = [:]
+@inline(__always) func register<T>(_ key: T.Type, _ make: @escaping () -> T) {
+    precondition(MemoryLayout<T>.size <= 40 && MemoryLayout<T>.alignment <= 16)
+    cells[ObjectIdentifier(key)] = Cell { $0.initializeMemory(as: T.self, to: make()) }
+}
+@inline(__always) func resolve<T>(_ key: T.Type) -> T {
+    let cell = cells[ObjectIdentifier(key)]!
+    if !cell.ready {
+        cell.fill(cell.bytes)
+        cell.ready = true
+    }
+    return cell.bytes.assumingMemoryBound(to: T.self).pointee
+}
+"""
+
+GENERATED_KEYS = """\
+class Holder {}
+var holders: [Holder] = []
+"""
+
+
+def generated_key(i: int) -> list[str]:
+    """What a macro on `Service<i>` could write: a slot index, a holder class, a register function and an overload
+    of `resolve`. The instance is kept behind a class reference (`Made<i>?`), not as `(any Service<i>)?`, whose
+    copies would need `Optional<any Service<i>>`'s metadata, made at run time from its mangled name."""
+    return [
+        f"var slot{i} = -1",
+        f"final class Made{i} {{ let instance: any Service{i}; init(_ instance: any Service{i}) "
+        f"{{ self.instance = instance }} }}",
+        f"final class Holder{i}: Holder {{",
+        f"    let make: () -> any Service{i}",
+        f"    var made: Made{i}?",
+        f"    init(_ make: @escaping () -> any Service{i}) {{ self.make = make }}",
+        "}",
+        f"@inline(__always) func register{i}(_ make: @escaping () -> any Service{i}) {{",
+        f"    slot{i} = holders.count",
+        f"    holders.append(Holder{i}(make))",
+        "}",
+        f"@inline(__always) func resolve(_: (any Service{i}).Type) -> any Service{i} {{",
+        f"    let holder = holders[slot{i}] as! Holder{i}",
+        "    if let made = holder.made { return made.instance }",
+        "    let instance = holder.make()",
+        f"    holder.made = Made{i}(instance)",
+        "    return instance",
+        "}",
+    ]
+
+
+def wired(i: int) -> list[str]:
+    return [f"enum Wired{i} {{ static let shared: any Service{i} = {implementation(i)}() }}",
+            f"@inline(__always) func resolve(_: (any Service{i}).Type) -> any Service{i} {{ Wired{i}.shared }}"]
+
+
+MAIN = """\
+let mode = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "register"
+if mode != "none" {
+    registerAll()
+    if mode == "type" || mode == "twice" { resolveAll() }
+    if mode == "twice" { resolveAll() }
+    if mode == "verify" { print("bad=\\(verifyAll())") }
+}
+print("sum=\\(sum) created=\\(created)")
+"""
+
+
+def program(variant: str, n: int) -> str:
+    """The Swift source of one floor program (b3 has b2's source)."""
+    kind = SOURCE_OF[variant]
+    lines = ["var created = 0", "var sum = 0"]
+    for i in range(n):
+        lines += service_declarations(i)
+    if kind == "b2":
+        lines.append(KEYED_BY_TYPE)
+    elif kind == "c":
+        lines.append(GENERATED_KEYS)
+        for i in range(n):
+            lines += generated_key(i)
+    else:
+        for i in range(n):
+            lines += wired(i)
+    groups = range(0, n, GROUP)
+    lines.append("@inline(never) func registerAll() {")
+    lines += {"b2": [f"    cells.reserveCapacity({n})"], "c": [f"    holders.reserveCapacity({n})"], "w": []}[kind]
+    lines += [f"    register{g}()" for g in groups] + ["}"]
+    for g in groups:
+        lines.append(f"@inline(never) func register{g}() {{")
+        for i in range(g, min(n, g + GROUP)):
+            if kind == "b2":
+                lines.append(f"    register(Service{i}.self) {{ {implementation(i)}() }}")
+            elif kind == "c":
+                lines.append(f"    register{i} {{ {implementation(i)}() }}")
+        lines.append("}")
+    lines.append("@inline(never) func resolveAll() {")
+    lines += [f"    resolve{g}()" for g in groups] + ["}"]
+    for g in groups:
+        lines.append(f"@inline(never) func resolve{g}() {{")
+        lines += [f"    sum &+= resolve(Service{i}.self).value()" for i in range(g, min(n, g + GROUP))]
+        lines.append("}")
+    for i in range(n):  # one small function per service: a single one of 2N inlined resolves takes -O minutes
+        lines += [f"@inline(never) func verify{i}() -> Int {{",
+                  f"    let x = resolve(Service{i}.self), y = resolve(Service{i}.self)",
+                  f"    {'var' if is_class(i) else 'let'} bad = type(of: x) == {implementation(i)}.self && "
+                  f"type(of: y) == {implementation(i)}.self ? 0 : 1"]
+        if is_class(i):
+            lines.append(f"    if (x as! {implementation(i)}) !== (y as! {implementation(i)}) {{ bad += 1 }}")
+        lines += ["    sum &+= x.value() &+ y.value()", "    return bad", "}"]
+    lines += ["@inline(never) func verifyAll() -> Int {", "    var bad = 0"]
+    lines += [f"    bad += verify{i}()" for i in range(n)]
+    lines += ["    return bad", "}", MAIN]
+    return "\n".join(lines) + "\n"
+
+
+def write(directory: Path, ns: list[int], variants: tuple[str, ...] = VARIANTS) -> dict[tuple[str, int], Path]:
+    """Writes one source per (variant's source, N) into `directory`, leaving unchanged files alone."""
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    for n in ns:
+        for variant in variants:
+            path = directory / f"floor_{SOURCE_OF[variant]}_{n}.swift"
+            text = program(variant, n)
+            if not path.exists() or path.read_text() != text:
+                path.write_text(text)
+            paths[(variant, n)] = path
+    return paths
+
+
+def swiftc() -> str:
+    return shutil.which("swiftc") or "/opt/swift/usr/bin/swiftc"
+
+
+def build(variant: str, n: int, source: Path, directory: Path) -> tuple[Path, float]:
+    binary = directory / f"floor_{variant}_{n}"
+    started = time.monotonic()
+    if not binary.exists() or binary.stat().st_mtime < source.stat().st_mtime:
+        subprocess.run([swiftc(), "-O", *FLAGS.get(variant, []), str(source), "-o", str(binary)], check=True)
+    return binary, time.monotonic() - started
+
+
+def answers(binary: Path, mode: str) -> dict[str, int]:
+    out = subprocess.run([str(binary), mode], capture_output=True, text=True, check=True).stdout
+    return {key: int(value) for key, value in re.findall(r"(\w+)=(-?\d+)", out)}
+
+
+def check(variant: str, n: int, binary: Path) -> None:
+    """Refuses a program whose answers are wrong: sums, instances made, dynamic types, identity of classes."""
+    once = n * (n - 1) // 2
+    expected = {"type": {"sum": once, "created": n}, "twice": {"sum": 2 * once, "created": n},
+                "verify": {"sum": 2 * once, "created": n, "bad": 0}, "register": {"sum": 0, "created": 0}}
+    for mode, wanted in expected.items():
+        got = answers(binary, mode)
+        for key, value in wanted.items():
+            if got.get(key) != value:
+                raise SystemExit(f"floor_programs.py: {binary.name} {mode}: {key}={got.get(key)}, expected {value}")
+
+
+def callgrind(binary: Path, mode: str, directory: Path) -> int:
+    out = directory / f"callgrind.{binary.name}.{mode}.out"
+    process = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", str(binary), mode],
+                             capture_output=True, text=True)
+    found = re.search(r"Collected : (\d+)", process.stderr)
+    if process.returncode != 0 or not found:
+        raise SystemExit(f"floor_programs.py: no instruction count for {binary.name} {mode}:\n{process.stderr[-2000:]}")
+    out.unlink(missing_ok=True)
+    return int(found.group(1))
+
+
+def measure_one(variant: str, n: int, source: Path, directory: Path) -> dict:
+    binary, seconds = build(variant, n, source, directory)
+    check(variant, n, binary)
+    ir = {mode: callgrind(binary, mode, directory) for mode in MODES}
+    return {"variant": variant, "n": n, "flags": FLAGS.get(variant, []), "ir": ir, "buildSeconds": round(seconds, 1),
+            "registration": (ir["register"] - ir["none"]) / n, "firstUse": (ir["type"] - ir["register"]) / n,
+            "cached": (ir["twice"] - ir["type"]) / n}
+
+
+def measure(ns: list[int], variants: list[str], work: Path, jobs: int, metatype: bool = True) -> dict:
+    if not shutil.which("valgrind"):
+        raise SystemExit("floor_programs.py: valgrind is not installed (apt-get install valgrind)")
+    sources = write(work / "src", ns, tuple(variants))
+    binaries = work / "bin"
+    binaries.mkdir(parents=True, exist_ok=True)
+    version = subprocess.run([swiftc(), "--version"], capture_output=True, text=True).stdout.splitlines()
+    result = {"swiftc": version[0] if version else "?", "ns": ns, "floors": [], "metatype": []}
+    jobs_list = [(v, n) for n in ns for v in variants]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = [pool.submit(measure_one, v, n, sources[(v, n)], binaries) for v, n in jobs_list]
+        if metatype:
+            futures += [pool.submit(naming_cost, n, str(binaries), swiftc()) for n in ns]
+        for future in futures:
+            row = future.result()
+            if "variant" in row:
+                result["floors"].append(row)
+                print(f"floor {row['variant']:3} N = {row['n']:5,}: registration {row['registration']:9,.0f}  first use "
+                      f"{row['firstUse']:9,.0f}  both {row['registration'] + row['firstUse']:9,.0f}  cached "
+                      f"{row['cached']:7,.0f}  Ir per service (build {row['buildSeconds']:.0f} s)", file=sys.stderr)
+            else:
+                result["metatype"].append(row)
+                print(f"naming (any P).self once, N = {row['n']:5,}: {row['perProtocol']:9,.0f} Ir per protocol",
+                      file=sys.stderr)
+    return result
+
+
+def integer_list(text: str) -> list[int]:
+    try:
+        values = [int(item) for item in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected N[,N...]; found '{text}'") from None
+    if any(value <= 0 for value in values):
+        raise argparse.ArgumentTypeError(f"expected N > 0; found '{text}'")
+    return values
+
+
+def variant_list(text: str) -> list[str]:
+    names = list(VARIANTS) if text == "all" else text.split(",")
+    for name in names:
+        if name not in VARIANTS:
+            raise argparse.ArgumentTypeError(f"unknown floor program '{name}' (choose from all, {', '.join(VARIANTS)})")
+    return names
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="floor_programs.py", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    writer = commands.add_parser("write", help="write the Swift sources only")
+    writer.add_argument("directory", type=Path)
+    writer.add_argument("--n", type=integer_list, default=[10, 100, 1000])
+    writer.add_argument("--variant", type=variant_list, default=list(VARIANTS))
+    measurer = commands.add_parser("measure", help="write, build, check and count; JSON for report.py --floors")
+    measurer.add_argument("--n", type=integer_list, default=[10, 100, 1000])
+    measurer.add_argument("--variant", type=variant_list, default=list(VARIANTS))
+    measurer.add_argument("--work", type=Path, required=True, help="scratch folder (sources, binaries)")
+    measurer.add_argument("--jobs", type=int, default=2, help="builds and counts at a time (default 2)")
+    measurer.add_argument("--no-metatype", action="store_true", help="leave out metatype_floor.py's naming cost")
+    measurer.add_argument("--out", type=Path, help="JSON output (default: stdout)")
+    args = parser.parse_args(argv)
+    if args.command == "write":
+        for path in sorted(set(write(args.directory, args.n, tuple(args.variant)).values())):
+            print(path)
+        return 0
+    result = measure(args.n, args.variant, args.work, args.jobs, not args.no_metatype)
+    text = json.dumps(result, indent=1) + "\n"
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
