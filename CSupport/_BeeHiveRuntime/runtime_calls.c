@@ -46,9 +46,3 @@ static int bh_flags[BH_FLAG_COUNT];
 int bh_flag(bh_flag_id flag) { return __atomic_load_n(&bh_flags[flag], __ATOMIC_ACQUIRE); }
 
 void bh_set_flag(bh_flag_id flag, int value) { __atomic_store_n(&bh_flags[flag], value, __ATOMIC_RELEASE); }
-
-static const void *bh_shared_hive_pointer;
-
-const void *bh_shared_hive(void) { return __atomic_load_n(&bh_shared_hive_pointer, __ATOMIC_ACQUIRE); }
-
-void bh_set_shared_hive(const void *hive) { __atomic_store_n(&bh_shared_hive_pointer, hive, __ATOMIC_RELEASE); }

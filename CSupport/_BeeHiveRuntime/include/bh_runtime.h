@@ -151,11 +151,6 @@ typedef enum {
 int bh_flag(bh_flag_id flag);
 void bh_set_flag(bh_flag_id flag, int value);
 
-/* The shared hive once made (an unretained object pointer, never freed), NULL before: what `Hive.shared` reads on
- * every call, one acquiring load instead of the lazy global's once-check. */
-const void *bh_shared_hive(void);
-void bh_set_shared_hive(const void *hive);
-
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,4 @@
 internal import _BeeHiveDiscovery
-internal import _BeeHiveRuntime
 
 #if canImport(Glibc)
 import Glibc
@@ -40,7 +39,6 @@ extension Hive {
         }
         let hive = Hive(options: resolved, adopting: ImageScanner.startup, timeline: timeline)
         createdShared.withLock { $0 = hive }
-        bh_set_shared_hive(Unmanaged.passRetained(hive).toOpaque())  // kept for the process's life
         if tracePath != nil { atexit { Hive.writeTimelineAtExit() } }
         return hive
     }()
@@ -50,11 +48,7 @@ extension Hive {
     /// The records were found by a constructor before `main`; they are parsed and registered the
     /// first time `shared` is used, so that diagnostics go through the logging system `main` set up.
     /// Images loaded later with `dlopen` are added by ``rescan()``.
-    public static var shared: Hive {
-        // Once made, read with one atomic load (the lazy global's once-check costs more on every call).
-        if let made = bh_shared_hive() { return Unmanaged<Hive>.fromOpaque(made).takeUnretainedValue() }
-        return sharedHive
-    }
+    public static var shared: Hive { sharedHive }
 
     /// Sets the options of ``shared``; call once, before the shared hive is first used.
     ///

@@ -16,22 +16,6 @@ struct SharedInstanceTable {
         return unnamed.read(type) { $0.entry.generation == $0.generation ? $0.box : nil }
     }
 
-    /// Calls `body` with the box for `type` (and `name`), if its instance is still the entry's, without retaining it;
-    /// returns whether it did.
-    func withBox(for type: ObjectIdentifier, name: String?, _ body: (TypedInstance) -> Void) -> Bool {
-        if let name {
-            guard let shared = named[TypeKey(type: type, name: name)], shared.entry.generation == shared.generation
-            else { return false }
-            body(shared.box)
-            return true
-        }
-        return unnamed.read(type) { shared -> Bool? in
-            guard shared.entry.generation == shared.generation else { return nil }
-            body(shared.box)
-            return true
-        } ?? false
-    }
-
     /// Remembers `shared` as the box for `key`'s type and name. The first unnamed box sizes the table for `expected`
     /// types, so that it does not grow (copying every box) during the first uses.
     mutating func set(_ shared: SharedInstance, for key: TypeKey, expected: Int) {

@@ -33,24 +33,11 @@ extension Hive {
         throws(HiveError) -> Service
     {
         // Inlined and specialized in the caller: a shared instance asked for by this type before is one lock, one
-        // table probe and no cast (the box under this type's key holds a `Service`, see `SharedInstance`), copied
-        // out under the lock (the box itself is neither retained nor released).
-        if shouldCache {
-            var cached: Service? = nil
-            if copySharedInstance(ObjectIdentifier(service), name: name, { cached = $0.value(as: Service.self) }),
-                let cached
-            {
-                return cached
-            }
+        // dictionary probe and no cast (the box under this type's key holds a `Service`, see `SharedInstance`).
+        if shouldCache, let box = sharedInstance(ObjectIdentifier(service), name: name) {
+            return box.value(as: Service.self)
         }
         return try makeService(service, name: name, shouldCache: shouldCache)
-    }
-
-    /// Calls `copy` with the box of the shared instance made for `type` (and `name`) under the hive's lock, and says
-    /// whether there was one. `copy` only copies the value out: no user code runs under the lock.
-    @usableFromInline
-    func copySharedInstance(_ type: ObjectIdentifier, name: String?, _ copy: (TypedInstance) -> Void) -> Bool {
-        state.withLock { $0.sharedInstances.withBox(for: type, name: name, copy) }
     }
 
     /// The shared instance already made for `type` (and `name`), boxed as that type; `nil` when there is none yet,
