@@ -53,9 +53,11 @@ final class ServiceBoxes: @unchecked Sendable {
 /// The types that the typed records of loaded images declare, by the name their JSON records give them: what lets
 /// the first use of a macro-annotated service skip the look-up by name and the dynamic conformance checks.
 ///
-/// Process-wide, like the types themselves. Filled by every hive that scans loaded images. Registration only keeps
-/// the accessors (a scan registers services by their JSON records, as for C annotations); the first question calls
-/// them all at once, so a program that never asks pays nothing more.
+/// Process-wide, like the types themselves. Filled by every hive that scans loaded images. Swift records (format 3)
+/// are called at registration, which binds their services and indexes them by type (``SwiftRecords``): their typed
+/// records are only kept here, and indexed by name when a question by name comes (``keep(_:imageID:)``). Typed
+/// records of format 2 keep only their accessors at registration; the first question calls them all at once, so a
+/// program that never asks pays nothing more.
 ///
 /// Accessors are foreign code: the scanner calls nothing that does not lie in its image's executable segments,
 /// and ``bindPending()`` calls them outside every lock, with a guard (this copy's record type and a fresh stamp),

@@ -390,6 +390,8 @@ extension Hive {
         problems += checkAPIVersions(of: &parsed.services, own: parsed.apis, isPlugin: true)
         let errors = problems.filter { $0.severity == .error }
         if !errors.isEmpty {
+            // The typed records its Swift records made were kept for questions by name: the image is closed.
+            if let refused = image.sections.first?.imageID { TypedRecords.remove(image: refused) }
             let outcome = PluginTable.Outcome.refused(problems)
             pluginTable.update(image.claim) { claim in
                 claim.isRefused = true
