@@ -200,35 +200,29 @@ extension Hive {
             switch kind {
             case .services:
                 let marked = apiMarker.utf8CodeUnitCount == 0 ? nil : Self.version(inMarker: apiMarker)
+                func parsedRegistration() throws -> ServiceRegistration {
+                    let r = try RecordParser.parseService(record, files: &lastFile)
+                    return ServiceRegistration(
+                        service: r.service, name: r.name, implementation: r.implementation, source: source(r.location),
+                        rank: r.rank, properties: r.properties, apiVersion: (marked ?? r.api)?.description)
+                }
                 guard let typed,
                     case .service(let service, let serviceName, let implementation, let make, let said) =
                         typed.payload
                 else {
-                    let r = try RecordParser.parseService(record, files: &lastFile)
-                    parsed.services.append(
-                        ServiceEntry(
-                            ServiceRegistration(
-                                service: r.service, name: r.name, implementation: r.implementation,
-                                source: source(r.location), rank: r.rank, properties: r.properties,
-                                apiVersion: (marked ?? r.api)?.description),
-                            .typeName(r.implementation)))
+                    let registration = try parsedRegistration()
+                    parsed.services.append(ServiceEntry(registration, .typeName(registration.implementation)))
                     return
                 }
                 // The typed record says what the JSON says (the macro wrote both), unless the annotation has
                 // properties: then the JSON is read for them.
-                let registration: ServiceRegistration
-                if said.isComplete {
-                    registration = ServiceRegistration(
+                let registration =
+                    said.isComplete
+                    ? ServiceRegistration(
                         service: serviceName, name: said.name, implementation: typed.name,
                         source: source(RecordLocation(file: said.file, line: said.line)), rank: said.rank,
                         apiVersion: marked?.description)
-                } else {
-                    let r = try RecordParser.parseService(record, files: &lastFile)
-                    registration = ServiceRegistration(
-                        service: r.service, name: r.name, implementation: r.implementation,
-                        source: source(r.location), rank: r.rank, properties: r.properties,
-                        apiVersion: (marked ?? r.api)?.description)
-                }
+                    : try parsedRegistration()
                 parsed.services.append(
                     ServiceEntry(
                         registration, .implementation(implementation, boxes: ServiceBoxes.none.adding(service, make)),

@@ -80,23 +80,21 @@ enum SwiftRecords {
     private static func call(
         _ accessor: _BeeHiveTypedRecord.Accessor, stamp: UInt64, into buffer: UnsafeMutableRawPointer
     ) -> Outcome {
-        if _BeeHiveTypedRecord.call(
+        let isValue = _BeeHiveTypedRecord.call(
             accessor, expecting: Value.self, stamp: stamp, into: buffer, size: MemoryLayout<Value>.size)
-        {
-            guard buffer.load(as: UInt64.self) == stamp else {  // the stamp is the first field
-                return .failure("its accessor reported success but did not write the stamp it was given")
-            }
-            let value = buffer.assumingMemoryBound(to: Value.self).move()
-            return .success(json: value.json, api: value.api, typed: value.typed)
-        }
         guard
-            _BeeHiveTypedRecord.call(
-                accessor, expecting: StaticString.self, stamp: stamp, into: buffer, size: MemoryLayout<Text>.size)
+            isValue
+                || _BeeHiveTypedRecord.call(
+                    accessor, expecting: StaticString.self, stamp: stamp, into: buffer, size: MemoryLayout<Text>.size)
         else {
             return .failure("its accessor answered that it gives no JSON text (expected a BeeHive record of version 3)")
         }
-        guard buffer.load(as: UInt64.self) == stamp else {
+        guard buffer.load(as: UInt64.self) == stamp else {  // the stamp is the first field of both
             return .failure("its accessor reported success but did not write the stamp it was given")
+        }
+        if isValue {
+            let value = buffer.assumingMemoryBound(to: Value.self).move()
+            return .success(json: value.json, api: value.api, typed: value.typed)
         }
         let text = buffer.load(as: Text.self)
         return .success(json: text.json, api: text.api, typed: nil)

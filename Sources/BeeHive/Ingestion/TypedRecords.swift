@@ -81,7 +81,7 @@ enum TypedRecords {
     /// The offsets and accessors are copied out of the section into memory of its own (the section's bytes may be a
     /// buffer its reader frees), as pairs of words: a Swift array of them would make the runtime instantiate its
     /// storage type at registration. Sections wait in a list for the same reason.
-    final class PendingSection {
+    final class PendingSection: ListNode {
         let imageID: UInt64
         let imagePath: String
         let section: String
@@ -217,34 +217,36 @@ enum TypedRecords {
 
         /// Unlinks the kept records of the image `imageID`.
         mutating func removeKept(image imageID: UInt64) {
-            var kept: MadeRecords?
-            var last: MadeRecords?
-            var batch = self.kept
-            while let current = batch {
-                batch = current.next
-                current.next = nil
-                guard current.imageID != imageID else { continue }
-                if let last { last.next = current } else { kept = current }
-                last = current
-            }
-            self.kept = kept
+            kept = TypedRecords.unlink(kept) { $0.imageID == imageID }.first
         }
 
         /// Unlinks the pending sections that `shouldRemove` picks.
         mutating func removePending(where shouldRemove: (PendingSection) -> Bool) {
-            var kept: PendingSection?
-            var last: PendingSection?
-            var section = pending
-            while let current = section {
-                section = current.next
-                current.next = nil
-                guard !shouldRemove(current) else { continue }
-                if let last { last.next = current } else { kept = current }
-                last = current
-            }
-            pending = kept
-            lastPending = last
+            (pending, lastPending) = TypedRecords.unlink(pending, where: shouldRemove)
         }
+    }
+
+    /// A node of a list linked by `next` (pending sections, kept records).
+    fileprivate protocol ListNode: AnyObject {
+        var next: Self? { get set }
+    }
+
+    /// Unlinks the nodes of the list at `head` that `shouldRemove` picks, keeping the others in order; returns the
+    /// list's first and last node.
+    private static func unlink<Node: ListNode>(
+        _ head: Node?, where shouldRemove: (Node) -> Bool
+    ) -> (first: Node?, last: Node?) {
+        var first: Node?
+        var last: Node?
+        var node = head
+        while let current = node {
+            node = current.next
+            current.next = nil
+            guard !shouldRemove(current) else { continue }
+            if let last { last.next = current } else { first = current }
+            last = current
+        }
+        return (first, last)
     }
 
     private static let store = LockedValue(Store())
@@ -396,7 +398,7 @@ enum TypedRecords {
     /// The records the accessors made, and the image of each, in memory of their own: an array of records, tuples or
     /// structs would make the runtime build the array's type (and the tuple's) at the first question, ~20 K
     /// instructions, and an object per record cost an allocation each.
-    final class MadeRecords {
+    final class MadeRecords: ListNode {
         private let records: UnsafeMutablePointer<_BeeHiveTypedRecord>
         private let imageIDs: UnsafeMutablePointer<UInt64>
         private let capacity: Int
