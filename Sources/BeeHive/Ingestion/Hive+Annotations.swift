@@ -17,59 +17,10 @@ extension Hive {
         public var unloadedImages: Int = 0
     }
 
-    /// Registers the annotation records of images loaded since the last scan, e.g. plugins opened with `dlopen`.
-    ///
-    /// Each image is scanned once. When no image was loaded or unloaded since the last scan, this
-    /// returns at once (glibc counts loads and unloads). Registrations of an image that was
-    /// unloaded are withdrawn, with a warning.
-    ///
-    /// ```swift
-    /// dlopen("/opt/app/plugins/libPayments.so", RTLD_NOW)
-    /// Hive.shared.rescan()
-    /// ```
-    /// - Returns: What the scan added. Empty for a hive that does not scan loaded images.
-    ///
-    /// When it returns, everything the images loaded before the call declare is registered, even if another
-    /// thread's rescan took part of the work. Diagnostics are logged after every lock is released.
-    @discardableResult
-    public func rescan() -> ScanReport {
-        guard let scanner else { return ScanReport() }
-        let (report, problems) = scanning.withLock { count in
-            count += 1
-            return ingest(scanRecorded(scanner))
-        }
-        log(problems)
-        return report
-    }
-
-    /// Counters of the scanner behind this hive: images seen, opened, time spent. Nil for a hive that
-    /// does not scan loaded images.
-    public var scanStatistics: ImageScanStatistics? {
-        scanner.map { ImageScanStatistics($0.statistics) }
-    }
-
-    /// Parses the records of a batch, registers them and keeps the problems; returns the problems to log.
-    ///
-    /// The sections and problems of an image being loaded as a plugin (``Hive/Plugins-swift.struct``) are kept apart
-    /// and join the registry as one step of their own.
-    func ingest(_ batch: ImageScanner.Batch) -> (ScanReport, [Diagnostic]) {
-        timeline.span("ingest", category: "registration") { arguments in
-            let (report, problems) = ingestBatch(batch)
-            if arguments.isRecording {
-                arguments["sections"] = .integer(report.sections)
-                arguments["services"] = .integer(report.services)
-                arguments["modules"] = .integer(report.modules)
-                arguments["routes"] = .integer(report.routes)
-                arguments["problems"] = .integer(report.problems)
-            }
-            return (report, problems)
-        }
-    }
-
-    /// ``ingest(_:)`` without its span.
-    private func ingestBatch(_ batch: ImageScanner.Batch) -> (ScanReport, [Diagnostic]) {
-        var batch = batch
-        let claimed = pluginTable.take(from: &batch)
+    /// Registers the records of a batch (its plugins' images taken out): withdraws the registrations of the images
+    /// it says were unloaded, parses and registers the records of its sections. Returns what it added and the
+    /// problems it found, neither kept nor logged.
+    func registerRecords(of batch: ImageScanner.Batch) -> (ScanReport, [Diagnostic]) {
         var report = ScanReport()
         var problems: [Diagnostic] = []
         var parsed = ParsedRecords()
@@ -127,16 +78,6 @@ extension Hive {
         report.services = parsed.services.count
         report.modules = parsed.modules.count
         report.routes = parsed.routes.count
-        for image in claimed {
-            let joined = join(image)
-            report.sections += image.sections.count
-            report.services += joined.registered.services
-            report.modules += joined.registered.modules
-            report.routes += joined.registered.routes
-            problems += joined.problems
-        }
-        report.problems = problems.count
-        keep(problems)
         return (report, problems)
     }
 
