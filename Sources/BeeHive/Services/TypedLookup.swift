@@ -1,0 +1,66 @@
+/// A request for a service by type: its keys, and the shared instance already boxed as its type, if any.
+///
+/// Not generic: the path past the cached one runs unspecialized (across the module boundary), where each generic
+/// value (a `Service?`, a tuple of `Service`, a generic struct) makes the runtime instantiate metadata for every
+/// service type at its first use. The box is compared by type identifier and downcast, not cast.
+struct TypedLookup {
+    let typeKey: TypeKey
+    let key: ServiceKey
+    /// The shared instance boxed as the service, if there is one.
+    let cached: TypedInstance?
+
+    init(_ service: any Any.Type, name: String?, in hive: Hive) {
+        TypedRecords.bindPending()  // accessors are foreign code: called before the lock
+        let typeKey = TypeKey(type: ObjectIdentifier(service), name: name)
+        var indexed: ServiceEntry?
+        var box: TypedInstance?
+        hive.state.withLock { state in
+            guard let entry = state.typeIndex[typeKey] else { return }
+            indexed = entry
+            guard let typed = entry.typedInstance, typed.type == typeKey.type else { return }
+            // Boxed as this very type: the cached path may return it from now on.
+            state.sharedInstances.set(
+                SharedInstance(entry: entry, generation: entry.generation, box: typed.object), for: typeKey,
+                expected: state.services.count)
+            box = typed.object
+        }
+        self.typeKey = typeKey
+        cached = box
+        key =
+            indexed.map { ServiceKey(service: $0.registration.service, name: $0.registration.name) }
+            ?? ServiceKey(
+                service: TypedRecords.serviceName(of: typeKey.type) ?? TypeLookup.name(of: service), name: name)
+    }
+
+    /// The instance as `Service`; a shared one is kept boxed as `Service` for the cached path.
+    ///
+    /// An instance the provider boxed as `Service` (a typed factory, a typed record) is taken as it is; any other is
+    /// assembled from the witness table of its module's conformance record (``Conformances``), and only when that
+    /// cannot be done, cast (the runtime then scans every conformance record of the process).
+    func typed<Service>(
+        _ made: Made, as service: Service.Type, _ entry: ServiceEntry, _ cachedGeneration: Int?, in hive: Hive
+    ) throws(HiveError)
+        -> Service
+    {
+        let box: TypedBox
+        if let boxed = made.boxed, boxed.type == typeKey.type {
+            box = boxed
+        } else if let typed = Conformances.box(made.instance, as: Service.self, path: hive.bindingPath) {
+            box = TypedBox(type: typeKey.type, object: typed)
+        } else {
+            throw HiveError.doesNotConform(entry.registration, service: key.service)
+        }
+        if let cachedGeneration {
+            hive.state.withLock { state in
+                // A registration withdrawn while its instance was being made (a plugin upgraded meanwhile) keeps
+                // nothing: the cache serves the registration that replaced it.
+                guard entry.generation == cachedGeneration, !entry.isWithdrawn else { return }
+                entry.typedInstance = box
+                state.sharedInstances.set(
+                    SharedInstance(entry: entry, generation: cachedGeneration, box: box.object), for: typeKey,
+                    expected: state.services.count)
+            }
+        }
+        return box.object.value(as: Service.self)
+    }
+}
