@@ -35,6 +35,26 @@ let registeredGreeterAccessor: _BeeHiveTypedRecord.Accessor = { out, type, hint 
             file: "A/C.swift", line: 9, upcast: { $0 }), to: out, type: type, hint: hint)
 }
 
+protocol AliasedGreeter { func greet() -> String }
+/// `typealias GreeterNickname = AliasedGreeter`, as a user would write it: the macro cannot see through it.
+typealias GreeterNickname = AliasedGreeter
+struct AliasedGreeterImpl: AliasedGreeter, ServiceImplementation {
+    func greet() -> String { "aliased" }
+}
+
+/// What `@BeeHiveService(GreeterNickname.self)` writes: the service's type is the protocol's, its name the alias's.
+let aliasedGreeterAccessor: _BeeHiveTypedRecord.Accessor = { out, type, hint in
+    _BeeHiveTypedRecord.write(
+        json: #"""
+            {"service":"BeeHiveTests.GreeterNickname","impl":"BeeHiveTests.AliasedGreeterImpl",\#
+            "file":"A/D.swift","line":4}
+            """#,
+        .service(
+            GreeterNickname.self, implementation: AliasedGreeterImpl.self, named: "BeeHiveTests.AliasedGreeterImpl",
+            serviceNamed: "BeeHiveTests.GreeterNickname", file: "A/D.swift", line: 4, upcast: { $0 }), to: out,
+        type: type, hint: hint)
+}
+
 @Suite("Swift records (format 3): one record per annotation, found in memory")
 struct SwiftRecordTests {
     /// A `swift5_tests` section as the scanner hands it over: a zeroed entry (another library's), then one record.
@@ -120,6 +140,29 @@ struct SwiftRecordTests {
         }
         #expect(indexed === entry, "indexed at registration, before any first use")
         #expect(try hive.createService(RegisteredGreeter.self).greet() == "registered")
+    }
+
+    @Test("a service annotated through a typealias resolves by its type; by the protocol's name the miss says why")
+    func typealiasResolvesByType() throws {
+        let hive = Hive()
+        var parsed = Hive.ParsedRecords()
+        var problems: [Diagnostic] = []
+        defer { TypedRecords.remove(image: 9_989) }
+        Self.section(accessor: aliasedGreeterAccessor).withUnsafeBytes { buffer in
+            hive.parse(
+                RecordSection(
+                    imagePath: "test", imageID: 9_989, sectionName: "swift5_tests", kind: .swiftRecords, bytes: buffer),
+                into: &parsed, problems: &problems)
+        }
+        #expect(problems.isEmpty && hive.add(services: parsed.services).isEmpty)
+        #expect(try hive.createService(AliasedGreeter.self).greet() == "aliased")
+        #expect(try hive.createService(GreeterNickname.self).greet() == "aliased")
+        let byName = #expect(throws: HiveError.self) { try hive.createService(named: "BeeHiveTests.AliasedGreeter") }
+        #expect(byName?.code == .serviceNotFound)
+        #expect(
+            byName?.message.contains(
+                "BeeHiveTests.AliasedGreeterImpl is annotated with this service, but its record names it "
+                    + "BeeHiveTests.GreeterNickname") == true, "\(byName.map(String.init(describing:)) ?? "")")
     }
 
     @Test("a record of another copy of BeeHive (text only) is read through the text guard, with no typed record")

@@ -19,8 +19,19 @@ extension RegistryState {
         hints += ClosestNames.hint(
             ClosestNames.closestServices(to: key.service, among: Set(services.keys.map(\.service))))
         let registrations = services.values.map(\.registration)
-        // A Swift annotation that named the service through a typealias: its record carries the alias's name.
-        for implementation in type.map(TypedRecords.implementationNames(annotatedWith:)) ?? [] {
+        // A Swift annotation that named the service through a typealias: its record carries the alias's name, its
+        // typed record the service's type, found by the type asked for or, asked by name, by that type's name.
+        var annotated = Set(type.map(TypedRecords.implementationNames(annotatedWith:)) ?? [])
+        for entry in services.values
+        where type == nil && entry.registration.service != key.service
+            && DiagnosticHints.isSwiftAnnotation(entry.registration)
+        {
+            guard case .implementation(_, let boxes) = entry.provider,
+                boxes.types.contains(where: { TypeLookup.name(of: $0) == key.service })
+            else { continue }
+            annotated.insert(entry.registration.implementation)
+        }
+        for implementation in annotated.sorted() {
             for registration in registrations
             where registration.implementation == implementation && registration.service != key.service
                 && DiagnosticHints.isSwiftAnnotation(registration)
