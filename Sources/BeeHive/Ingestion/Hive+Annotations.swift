@@ -143,9 +143,13 @@ extension Hive {
                 let marked = apiMarker.utf8CodeUnitCount == 0 ? nil : Self.version(inMarker: apiMarker)
                 func parsedRegistration() throws -> ServiceRegistration {
                     let r = try RecordParser.parseService(record, files: &lastFile)
+                    // Most records have no properties: a copy of theirs would make the runtime build
+                    // `[String: String]`'s metadata from its mangled name (a scan for `String: Hashable`, ~0.4 M
+                    // instructions once per process), where an empty literal needs none.
                     return ServiceRegistration(
                         service: r.service, name: r.name, implementation: r.implementation, source: source(r.location),
-                        rank: r.rank, properties: r.properties, apiVersion: (marked ?? r.api)?.description)
+                        rank: r.rank, properties: r.properties.isEmpty ? [:] : r.properties,
+                        apiVersion: (marked ?? r.api)?.description)
                 }
                 guard let typed,
                     case .service(let service, let serviceName, let implementation, let make, let said) =
