@@ -1,7 +1,7 @@
 @_spi(Testing) internal import _BeeHiveDiscovery
 
-/// The scan of loaded images, from the top: the scanner's batch, ingested (``ingest(_:)``, in `Plugins/`: its records
-/// registered and the images being loaded as plugins joined), its problems logged.
+// The scan of loaded images, from the top: the scanner's batch, ingested (`ingest(_:)`, in `Plugins/`: its records
+// registered and the images being loaded as plugins joined), its problems logged.
 extension Hive {
     /// Registers the annotation records of images loaded since the last scan, e.g. plugins opened with `dlopen`.
     ///
