@@ -22,6 +22,7 @@ extension ServiceEntry {
     /// What the calling thread finds in the shared-instance slot; the first thread that has to wait for another's
     /// creation makes the ticket the others wait on, so an uncontended creation allocates nothing. Under the hive's
     /// lock.
+    @inline(__always)
     func visitSlot() -> InstanceSlot.Visit {
         switch slot {
         case .ready(let instance):

@@ -45,18 +45,25 @@ extension Hive {
             guard let entry = state.entry(serving: key, typeKey: typeKey, fixed: fixed) else {
                 return .missing(state.miss(for: key, type: typeKey?.type))
             }
-            return .entry(entry, shouldCache ? entry.visitSlot() : .empty, entry.provider)
+            guard shouldCache else { return .create(entry, entry.provider) }
+            switch entry.visitSlot() {
+            case .ready(let instance, let boxed, let generation):
+                return .ready(Made(instance: instance, boxed: boxed), entry, generation: generation)
+            case .wait(let ticket): return .wait(ticket)
+            case .cycle: return .cycle(entry)
+            case .empty: return .create(entry, entry.provider)
+            }
         }
         switch found {
+        case .ready(let made, let entry, let generation):
+            return .done(made, entry, cachedGeneration: generation)
+        case .wait(let ticket):
+            return .wait(ticket)
+        case .cycle(let entry):
+            throw failedResolve(.cyclicDependency(entry.registration))
         case .missing(let miss):
             throw failedResolve(.serviceNotFound(key, miss))
-        case .entry(let entry, .ready(let instance, let boxed, let generation), _):
-            return .done(Made(instance: instance, boxed: boxed), entry, cachedGeneration: generation)
-        case .entry(_, .wait(let ticket), _):
-            return .wait(ticket)
-        case .entry(let entry, .cycle, _):
-            throw failedResolve(.cyclicDependency(entry.registration))
-        case .entry(let entry, .empty, let provider):
+        case .create(let entry, let provider):
             do throws(HiveError) {
                 return try create(entry, provider, typeKey: typeKey, shouldCache: shouldCache)
             } catch {
@@ -65,10 +72,13 @@ extension Hive {
         }
     }
 
-    /// What the registry said of a request, under its lock: the entry serving it, what its shared-instance slot
-    /// holds and its provider; or what a miss is told.
+    /// What the registry said of a request, under its lock (one flat enum: each level of payload would be copied
+    /// again on the way out of the lock).
     private enum Found {
-        case entry(ServiceEntry, InstanceSlot.Visit, Provider)
+        case ready(Made, ServiceEntry, generation: Int)
+        case wait(CreationTicket)
+        case cycle(ServiceEntry)
+        case create(ServiceEntry, Provider)
         case missing(RegistryState.Miss)
     }
 

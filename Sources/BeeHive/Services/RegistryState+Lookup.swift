@@ -58,6 +58,7 @@ extension RegistryState {
     /// under `key`, which is then indexed under `typeKey` for the next request.
     ///
     /// No closures over the state: each would copy the tables it reads (their arrays' retains and releases).
+    @inline(__always)
     mutating func entry(serving key: ServiceKey, typeKey: TypeKey?, fixed: ServiceEntry?) -> ServiceEntry? {
         if let fixed { return fixed }
         if let typeKey, let indexed = typeIndex[typeKey] { return indexed }
