@@ -163,8 +163,9 @@ let package = Package(
                     .product(name: $0, package: "swift-syntax", condition: .when(traits: ["Macros"]))
                 }
         ),
-        // Runs the built beehive tool on binaries it builds (needs no module of the package).
-        .testTarget(name: "BeeHiveCommandTests"),
+        // Runs the built beehive tool on binaries it builds (needs no module of the package; the fixture packages'
+        // builds are BeeHiveTestSupport's, shared with the integration tests).
+        .testTarget(name: "BeeHiveCommandTests", dependencies: ["BeeHiveTestSupport"]),
         .testTarget(
             name: "BeeHiveServiceLifecycleTests",
             dependencies: [
@@ -180,4 +181,20 @@ let package = Package(
 // environment changes.
 if Context.environment["BEEHIVE_DOCS"] == "1" {
     package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}
+
+// The ThreadSanitizer stages of Scripts/test.sh (BEEHIVE_TEST_SCOPE=unit) run suites of BeeHiveTests only, so their
+// build (a scratch folder of its own) leaves out what no such suite links: the tool and its argument parser, the demo,
+// the ServiceLifecycle integration and its packages, the macros, and the other test targets.
+if Context.environment["BEEHIVE_TEST_SCOPE"] == "unit" {
+    let outOfScope: Set<String> = [
+        "BeeHiveCommand", "_BeeHiveInspect", "BeeHiveDemo", "BeeHiveDemoServices", "BeeHiveServiceLifecycle",
+        "_BeeHiveMacrosPlugin", "BeeHiveMacros", "BeeHiveIntegrationTests", "BeeHiveCommandTests",
+        "BeeHiveMacrosTests", "BeeHiveServiceLifecycleTests",
+    ]
+    package.targets.removeAll { outOfScope.contains($0.name) }
+    let productsOutOfScope: Set<String> = [
+        "beehive", "beehive-demo", "BeeHiveServiceLifecycle", "BeeHiveMacros", "BeeHiveDynamic",
+    ]
+    package.products.removeAll { productsOutOfScope.contains($0.name) }
 }

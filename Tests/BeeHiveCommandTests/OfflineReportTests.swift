@@ -1,3 +1,4 @@
+import BeeHiveTestSupport
 import Foundation
 import Testing
 

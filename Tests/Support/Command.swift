@@ -70,7 +70,61 @@ package enum Command {
     }
 }
 
-/// Builds Tests/Fixtures once per configuration and test run, one build at a time.
+/// How the test packages Tests/Fixtures and Tests/MacroFixtures are built: into one scratch folder per configuration,
+/// with the same command-line flags, so that BeeHive and its dependencies are compiled once for both packages (each
+/// package's own targets are all that is left to the second build).
+///
+/// With the macro plugin of this test build (the trait Macros), both builds pass it on the command line
+/// (`-DMacros -load-plugin-executable`, and `BEEHIVE_MACRO_PLUGIN`, on which MacroFixtures drops the trait), so that
+/// swift-syntax is not built again. Without it, MacroFixtures enables the trait and builds the plugin: it then gets a
+/// scratch folder of its own, since its flags differ.
+package enum FixtureBuild {
+    /// The folder of this test binary's build products.
+    package static let products = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        .deletingLastPathComponent()
+
+    /// The macro plugin of this test build.
+    package static let macroPlugin = products.appendingPathComponent("_BeeHiveMacrosPlugin-tool")
+
+    /// Whether this test build has the macros: built with the trait `Macros` (SwiftPM defines the enabled traits as
+    /// compilation conditions), so that a plugin left in the build folder by an earlier build is not mistaken for one.
+    package static var hasMacroPlugin: Bool {
+        #if Macros
+        FileManager.default.isExecutableFile(atPath: macroPlugin.path)
+            && FileManager.default.fileExists(
+                atPath: products.appendingPathComponent("Modules/BeeHiveMacros.swiftmodule").path)
+        #else
+        false
+        #endif
+    }
+
+    /// The scratch folder for `configuration`, shared by both packages when the macro plugin is there.
+    package static func scratch(of package: URL, _ configuration: String) -> URL {
+        hasMacroPlugin
+            ? Command.repository.appendingPathComponent("Tests/.build-fixtures-\(configuration)")
+            : package.appendingPathComponent(".build-\(configuration)")
+    }
+
+    /// Builds `package` in `configuration`; returns the build's output and the folder of its products.
+    package static func build(
+        _ package: URL, _ configuration: String, verbose: Bool = false
+    ) throws -> (products: URL, log: String) {
+        let scratch = scratch(of: package, configuration)
+        let macros =
+            hasMacroPlugin
+            ? [
+                "BEEHIVE_MACRO_PLUGIN=\(macroPlugin.path)", "swift", "build", "-Xswiftc", "-DMacros", "-Xswiftc",
+                "-load-plugin-executable", "-Xswiftc", "\(macroPlugin.path)#_BeeHiveMacrosPlugin",
+            ] : ["swift", "build"]
+        let log = try Command.run(
+            "env",
+            macros + (verbose ? ["-v"] : [])
+                + ["-c", configuration, "--package-path", package.path, "--scratch-path", scratch.path])
+        return (scratch.appendingPathComponent(configuration), log)
+    }
+}
+
+/// Builds Tests/Fixtures once per configuration and test run, one build at a time (``FixtureBuild``).
 package enum FixturePackage {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var built: [String: Result<URL, Command.Failure>] = [:]
@@ -82,12 +136,9 @@ package enum FixturePackage {
         lock.lock()
         defer { lock.unlock() }
         if let result = built[configuration] { return try result.get() }
-        let scratch = path.appendingPathComponent(".build-\(configuration)")
         let result: Result<URL, Command.Failure>
         do {
-            try Command.run(
-                "swift", ["build", "-c", configuration, "--package-path", path.path, "--scratch-path", scratch.path])
-            result = .success(scratch.appendingPathComponent(configuration))
+            result = .success(try FixtureBuild.build(path, configuration).products)
         } catch let error as Command.Failure {
             result = .failure(error)
         } catch {
@@ -95,5 +146,10 @@ package enum FixturePackage {
         }
         built[configuration] = result
         return try result.get()
+    }
+
+    /// The path of the built product `name` in `configuration`.
+    package static func product(_ name: String, _ configuration: String) throws -> String {
+        try products(configuration).appendingPathComponent(name).path
     }
 }

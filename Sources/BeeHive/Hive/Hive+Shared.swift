@@ -21,7 +21,14 @@ extension Hive {
     /// shared hive's declarations through this, so that using them does not bootstrap the shared hive.
     package static var sharedIfCreated: Hive? { createdShared.withLock { $0 } }
 
-    private static let sharedHive: Hive = {
+    /// The process-wide hive, holding the annotation records of every loaded image.
+    ///
+    /// The records were found by a constructor before `main`; they are parsed and registered the
+    /// first time `shared` is used, so that diagnostics go through the logging system `main` set up.
+    /// Images loaded later with `dlopen` are added by ``rescan()``.
+    ///
+    /// A stored constant, not a computed property: a call through it borrows the hive, with no retain and release.
+    public static let shared: Hive = {
         let options = bootstrapState.withLock { state in
             state.sharedCreated = true
             return state.options
@@ -42,13 +49,6 @@ extension Hive {
         if tracePath != nil { atexit { Hive.writeTimelineAtExit() } }
         return hive
     }()
-
-    /// The process-wide hive, holding the annotation records of every loaded image.
-    ///
-    /// The records were found by a constructor before `main`; they are parsed and registered the
-    /// first time `shared` is used, so that diagnostics go through the logging system `main` set up.
-    /// Images loaded later with `dlopen` are added by ``rescan()``.
-    public static var shared: Hive { sharedHive }
 
     /// Sets the options of ``shared``; call once, before the shared hive is first used.
     ///

@@ -2,23 +2,6 @@ import BeeHiveTestSupport
 import Foundation
 import Testing
 
-/// The macro plugin of this test build, there when the build enabled the trait `Macros`.
-enum MacroPluginBuild {
-    static let products = CompileTimeCheckTests.products
-    static let plugin = products.appendingPathComponent("_BeeHiveMacrosPlugin-tool")
-    /// Whether this test build has the macros: built with the trait `Macros` (SwiftPM defines the enabled traits as
-    /// compilation conditions), so that a plugin left in the build folder by an earlier build is not mistaken for one.
-    static var isBuilt: Bool {
-        #if Macros
-        FileManager.default.isExecutableFile(atPath: plugin.path)
-            && FileManager.default.fileExists(
-                atPath: products.appendingPathComponent("Modules/BeeHiveMacros.swiftmodule").path)
-        #else
-        false
-        #endif
-    }
-}
-
 /// Mistakes in Swift annotations that the compiler refuses, type-checked for real with `swiftc`, the macro plugin
 /// of this test build and the modules of this test build, as module `App` (so `#fileID` is `App/main.swift`).
 ///
@@ -26,10 +9,10 @@ enum MacroPluginBuild {
 /// otherwise.
 @Suite(
     "Compile-time checks: Swift annotations",
-    .enabled(if: MacroPluginBuild.isBuilt, "built without the trait Macros"))
+    .enabled(if: FixtureBuild.hasMacroPlugin, "built without the trait Macros"))
 struct MacroCompileTimeCheckTests {
-    static let products = MacroPluginBuild.products
-    static let plugin = MacroPluginBuild.plugin
+    static let products = FixtureBuild.products
+    static let plugin = FixtureBuild.macroPlugin
 
     /// Type-checks `source` as `App/main.swift` (or, with `compiling`, compiles it to an object file, which also runs
     /// the checks after type-checking); returns the compiler's output and whether it passed.
