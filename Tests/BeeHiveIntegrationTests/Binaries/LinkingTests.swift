@@ -123,7 +123,7 @@ struct LinkingTests {
             [
                 "build", "--package-path", FixturePackage.path.path, "--scratch-path", scratch.path, "--product",
                 "AnnotatedApp", "-Xswiftc", "-static-executable",
-            ])
+            ] + FixtureBuild.withoutDebugInfo)
         let binary = scratch.appendingPathComponent("debug/AnnotatedApp").path
         let headers = try Command.run("readelf", ["-lW", binary])
         #expect(!headers.contains("INTERP"), "no program interpreter: the executable is fully static")

@@ -6,7 +6,7 @@ import Testing
 ///
 /// Path form: beside a link named `beehive-swift-linux` to this checkout, each package is written with the manifest's
 /// "or a local clone" line in place of its URL, built (one scratch folder for all, `.build-snippets/scratch`, so that
-/// BeeHive and swift-syntax are built once), and its programs run. URL form: the manifest as written, its URL
+/// BeeHive and swift-syntax are built once; without debug information), and its programs run. URL form: the manifest as written, its URL
 /// (`https://github.com/<owner>/…`, which cannot be fetched here) mirrored (`swift package config set-mirror`) to a
 /// bare `file://` clone of this repository's HEAD; the package graph is resolved and loaded, which checks every
 /// `.product(name:package:)`.
@@ -101,7 +101,11 @@ struct SnippetTests {
             let folder = Self.work.appendingPathComponent("path-\(index)-\(package.name)")
             try package.write(to: folder, manifest: manifest)
             do {
-                try Command.run("swift", ["build", "--package-path", folder.path, "--scratch-path", scratch.path])
+                // As written, with one build option: no debug information (the programs are run, not debugged).
+                try Command.run(
+                    "swift",
+                    ["build", "--package-path", folder.path, "--scratch-path", scratch.path]
+                        + FixtureBuild.withoutDebugInfo)
             } catch {
                 Issue.record("\(package) does not build with a path dependency: \(error)")
                 continue
