@@ -26,8 +26,6 @@ extension Hive {
     /// The records were found by a constructor before `main`; they are parsed and registered the
     /// first time `shared` is used, so that diagnostics go through the logging system `main` set up.
     /// Images loaded later with `dlopen` are added by ``rescan()``.
-    ///
-    /// A stored constant, not a computed property: a call through it borrows the hive, with no retain and release.
     public static let shared: Hive = {
         let options = bootstrapState.withLock { state in
             state.sharedCreated = true
