@@ -8,7 +8,7 @@ import Testing
 @Suite("Compile-time checks: code registration")
 struct CompileTimeCheckTests {
     /// The folder of this test binary's build products: `Modules/` and the C targets' module maps are there.
-    static let products = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    static let products = FixtureBuild.products
 
     /// Type-checks `source` as a program that imports BeeHive; returns the compiler's output and whether it passed.
     static func typecheck(_ source: String) throws -> (passed: Bool, output: String) {

@@ -6,10 +6,10 @@ import Testing
 ///
 /// Path form: beside a link named `beehive-swift-linux` to this checkout, each package is written with the manifest's
 /// "or a local clone" line in place of its URL, built (one scratch folder for all, `.build-snippets/scratch`, so that
-/// BeeHive and swift-syntax are built once; without debug information), and its programs run. URL form: the manifest as written, its URL
-/// (`https://github.com/<owner>/…`, which cannot be fetched here) mirrored (`swift package config set-mirror`) to a
-/// bare `file://` clone of this repository's HEAD; the package graph is resolved and loaded, which checks every
-/// `.product(name:package:)`.
+/// BeeHive and swift-syntax are built once; without debug information), and its programs run. URL form: the manifest
+/// as written, its URL (`https://github.com/<owner>/…`, which cannot be fetched here) mirrored (`swift package config
+/// set-mirror`) to a bare `file://` clone of this repository's HEAD; the package graph is resolved and loaded, which
+/// checks every `.product(name:package:)`.
 @Suite("The documents' snippets build as written", .serialized)
 struct SnippetTests {
     static let documents = [
