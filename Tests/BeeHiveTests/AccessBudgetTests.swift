@@ -22,6 +22,8 @@ struct AccessBudgetTests {
     static let exported: Set<String> = [
         // _BeeHiveInspect (the beehive tool)
         "bh_inspect_open", "bh_inspect_close",
+        // _BeeHiveLock (the contended paths of the lock's inline functions, which Swift calls)
+        "bh_lock_acquire_contended", "bh_lock_wake",
         // _BeeHiveRuntime
         "bh_existential_shape_of", "bh_existential_metatype_shape_of", "bh_any_type", "bh_existential_make",
         "bh_existential_metatype_make", "bh_existential_parts", "bh_swift_type_metadata", "bh_swift_witness_table",

@@ -135,4 +135,28 @@ struct ConcurrencyTests {
         }
         #expect(ok.load(ordering: .relaxed) == 16)
     }
+
+    @Test("a LockedValue loses no update of threads that contend for it, and each holder sees the last one's writes")
+    func lockedValueUnderContention() {
+        // A plain counter and a plain array, no atomics: only the lock orders the threads (under ThreadSanitizer, a
+        // lock it could not see would make it report these writes as races). Every 100th holder sleeps with the lock
+        // held, so that the others spin and then wait in the kernel, the lock's contended path.
+        let state = LockedValue((count: 0, holders: [Int]()))
+        let workers = 8
+        let rounds = 2_000
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            for round in 0..<rounds {
+                state.withLock { state in
+                    state.count += 1
+                    state.holders.append(worker)
+                    if round % 100 == 0 { usleep(200) }
+                }
+            }
+        }
+        let (count, holders) = state.withLock { ($0.count, $0.holders) }
+        #expect(count == workers * rounds)
+        #expect(holders.count == workers * rounds)
+        let perWorker = Dictionary(grouping: holders, by: { $0 }).mapValues(\.count)
+        #expect(perWorker == Dictionary(uniqueKeysWithValues: (0..<workers).map { ($0, rounds) }))
+    }
 }

@@ -1,10 +1,6 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+internal import _BeeHiveLock
 
-/// A value behind a mutex. The closure passed to `withLock` must not call user code.
+/// A value behind a lock (`bh_lock.h`, a futex word). The closure passed to `withLock` must not call user code.
 ///
 /// A struct over one non-generic box: a generic class would make the runtime build its metadata the first time each
 /// value type is locked, 3 to 7 K instructions each, and a program locks about a dozen of them on its way to a first
@@ -23,16 +19,18 @@ package struct LockedValue<Value>: @unchecked Sendable {
     package func withLock<Result, Failure: Error>(
         _ body: (inout Value) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        pthread_mutex_lock(box.mutex)
-        defer { pthread_mutex_unlock(box.mutex) }
+        bh_lock_acquire(box.word)
+        defer { bh_lock_release(box.word) }
         return try body(&box.value.assumingMemoryBound(to: Value.self).pointee)
     }
 }
 
-/// The mutex and the memory of a ``LockedValue``, whose value only the closure made with it can deinitialize.
+/// The lock word and the memory of a ``LockedValue``, whose value only the closure made with it can deinitialize.
 private final class LockedBox {
-    let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    /// The value, out of line: the mutex already makes access exclusive, and a stored `var` would add the
+    /// The lock (`bh_lock.h`): taking it free is one compare-and-swap, where a pthread mutex's round trip through its
+    /// calls costs ~80 instructions, on every lookup of a service.
+    let word: UnsafeMutablePointer<UInt32>
+    /// The value, out of line: the lock already makes access exclusive, and a stored `var` would add the
     /// runtime's dynamic exclusivity check (`swift_beginAccess`, ~80 instructions) to every use of the lock.
     let value: UnsafeMutableRawPointer
     private let deinitializeValue: (UnsafeMutableRawPointer) -> Void
@@ -40,12 +38,12 @@ private final class LockedBox {
     init(size: Int, alignment: Int, deinitializeValue: @escaping (UnsafeMutableRawPointer) -> Void) {
         value = .allocate(byteCount: max(size, 1), alignment: alignment)
         self.deinitializeValue = deinitializeValue
-        pthread_mutex_init(mutex, nil)
+        word = .allocate(capacity: 1)
+        word.initialize(to: 0)
     }
 
     deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
+        word.deallocate()
         deinitializeValue(value)
         value.deallocate()
     }

@@ -1,0 +1,50 @@
+/*
+ * bh_lock.h — internal: the lock behind BeeHive's LockedValue, a futex word.
+ *
+ * Not API. BeeHive's LockedValue uses it.
+ *
+ * The word is 0 (unlocked), 1 (locked) or 2 (locked, and a thread may be waiting). Taking a free lock is one
+ * compare-and-swap, releasing it one swap, both inlined where Swift calls them; only a lock another thread holds
+ * leaves for lock.c, which spins briefly and then waits in the kernel (futex). A pthread mutex costs ~80 instructions
+ * per round trip through its calls and type checks; this costs ~10.
+ *
+ * ThreadSanitizer sees the lock: the acquiring compare-and-swap and swap and the releasing swap are C11 atomics, which
+ * it models, so the happens-before edges of every critical section are known to it without annotations (a lock made
+ * of system calls it cannot see, like Synchronization.Mutex's on Linux, would make it report races inside the lock).
+ */
+#ifndef BH_LOCK_H
+#define BH_LOCK_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Waits for and takes a lock that was held when bh_lock_acquire first tried it. */
+void bh_lock_acquire_contended(uint32_t *word);
+
+/* Wakes one thread waiting in bh_lock_acquire_contended. */
+void bh_lock_wake(uint32_t *word);
+
+/* Takes the lock: one compare-and-swap (acquire) when it is free. */
+static inline void bh_lock_acquire(uint32_t *word) {
+    uint32_t expected = 0;
+    if (__builtin_expect(
+            !__atomic_compare_exchange_n(word, &expected, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED), 0)) {
+        bh_lock_acquire_contended(word);
+    }
+}
+
+/* Releases the lock: one swap (release); a system call only when a thread may be waiting. */
+static inline void bh_lock_release(uint32_t *word) {
+    if (__builtin_expect(__atomic_exchange_n(word, 0, __ATOMIC_RELEASE) == 2, 0)) {
+        bh_lock_wake(word);
+    }
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
