@@ -76,7 +76,7 @@ let package = Package(
         // Unix signals through a self-pipe, for BeeHiveModules' system events.
         .target(name: "_BeeHiveSignals", path: "CSupport/_BeeHiveSignals"),
         // The lock behind every LockedValue: a futex word, its uncontended path inlined into Swift.
-        .target(name: "_BeeHiveLock", path: "CSupport/_BeeHiveLock"),
+        .target(name: "_BeeHiveAtomics", path: "CSupport/_BeeHiveAtomics"),
 
         // MARK: Swift
         // The file formats BeeHive reads: JSON (records and files), XML and binary property lists.
@@ -85,7 +85,7 @@ let package = Package(
         .target(
             name: "BeeHive",
             dependencies: [
-                "_BeeHiveDiscovery", "_BeeHiveFileFormats", "_BeeHiveLock", "_BeeHiveRuntime",
+                "_BeeHiveDiscovery", "_BeeHiveFileFormats", "_BeeHiveAtomics", "_BeeHiveRuntime",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

@@ -22,7 +22,7 @@ struct AccessBudgetTests {
     static let exported: Set<String> = [
         // _BeeHiveInspect (the beehive tool)
         "bh_inspect_open", "bh_inspect_close",
-        // _BeeHiveLock (the contended paths of the lock's inline functions, which Swift calls)
+        // _BeeHiveAtomics (the contended paths of the lock's inline functions, which Swift calls)
         "bh_lock_acquire_contended", "bh_lock_wake",
         // _BeeHiveRuntime
         "bh_existential_shape_of", "bh_existential_metatype_shape_of", "bh_any_type", "bh_existential_make",
@@ -97,6 +97,22 @@ struct AccessBudgetTests {
                 rawValue: "expected at most \(Self.publicBudget) public declarations outside @_spi; found "
                     + "\(found.count) (make them package, or @_spi(Testing) public if another package's tests need "
                     + "them):\n" + found.joined(separator: "\n")))
+    }
+
+    @Test("the core imports no Synchronization: a program that links BeeHive alone does not load its library")
+    func noSynchronizationInTheCore() {
+        // libswiftSynchronization.so among a program's own libraries costs every launch ~0.28 M instructions before
+        // main (StartupMacros10: +612 K over compile-time wiring with it, +328 K without); Docs/Design.md.
+        var found: [String] = []
+        for folder in ["Sources/BeeHive", "Sources/_BeeHiveDiscovery", "Sources/_BeeHiveFileFormats"] {
+            for file in Self.files(under: folder, endingWith: ".swift") {
+                for (number, line) in Self.lines(of: file).enumerated()
+                where line.contains("import Synchronization") && !line.drop(while: { $0 == " " }).hasPrefix("//") {
+                    found.append("\(file.path.dropFirst(Self.root.path.count + 1)):\(number + 1)")
+                }
+            }
+        }
+        #expect(found.isEmpty, "expected no import of Synchronization in the core (bh_atomics.h instead): \(found)")
     }
 
     /// The functions and variables that a C file defines with external linkage, from the start of a line (the style

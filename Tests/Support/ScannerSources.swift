@@ -19,7 +19,7 @@ package enum ScannerSources {
     /// (the scanner's, the format's, the runtime binding's, the lock's, and BeeHiveModules' signals), for a type check
     /// outside SwiftPM.
     package static func clangModuleFlags(products: URL, repository: URL) -> [String] {
-        ["_BeeHiveScanner", "_BeeHiveFormat", "_BeeHiveSignals", "_BeeHiveRuntime", "_BeeHiveLock"].flatMap { module in
+        ["_BeeHiveScanner", "_BeeHiveFormat", "_BeeHiveSignals", "_BeeHiveRuntime", "_BeeHiveAtomics"].flatMap { module in
             [
                 "-Xcc", "-fmodule-map-file=" + products.appendingPathComponent("\(module).build/module.modulemap").path,
                 "-Xcc", "-I" + repository.appendingPathComponent("CSupport/\(module)/include").path,

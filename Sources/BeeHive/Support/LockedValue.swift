@@ -1,6 +1,6 @@
-internal import _BeeHiveLock
+internal import _BeeHiveAtomics
 
-/// A value behind a lock (`bh_lock.h`, a futex word). The closure passed to `withLock` must not call user code.
+/// A value behind a lock (`bh_atomics.h`, a futex word). The closure passed to `withLock` must not call user code.
 ///
 /// A struct over one non-generic box: a generic class would make the runtime build its metadata the first time each
 /// value type is locked, 3 to 7 K instructions each, and a program locks about a dozen of them on its way to a first
@@ -27,7 +27,7 @@ package struct LockedValue<Value>: @unchecked Sendable {
 
 /// The lock word and the memory of a ``LockedValue``, whose value only the closure made with it can deinitialize.
 private final class LockedBox {
-    /// The lock (`bh_lock.h`): taking it free is one compare-and-swap, where a pthread mutex's round trip through its
+    /// The lock (`bh_atomics.h`): taking it free is one compare-and-swap, where a pthread mutex's round trip through its
     /// calls costs ~80 instructions, on every lookup of a service.
     let word: UnsafeMutablePointer<UInt32>
     /// The value, out of line: the lock already makes access exclusive, and a stored `var` would add the

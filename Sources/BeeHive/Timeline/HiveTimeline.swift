@@ -1,5 +1,3 @@
-import Synchronization
-
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -125,7 +123,8 @@ public final class HiveTimeline: Sendable {
     /// The most events this timeline keeps; later ones are counted in ``droppedEventCount``.
     public let eventLimit: Int
 
-    private let recording = Atomic<Bool>(false)
+    /// 1 while recording.
+    private let recording = RelaxedWord()
     let buffer: LockedValue<Buffer>
     let outputPath: String?
 
@@ -148,15 +147,15 @@ public final class HiveTimeline: Sendable {
 
     /// Whether spans are recorded now.
     public var isRecording: Bool {
-        @inline(__always) get { recording.load(ordering: .relaxed) }
+        @inline(__always) get { recording.value != 0 }
     }
 
     /// Starts recording; the events recorded before are kept.
-    public func start() { recording.store(true, ordering: .relaxed) }
+    public func start() { recording.store(1) }
 
     /// Stops recording; the events recorded so far are kept. A span open at this moment is still recorded when it
     /// ends.
-    public func stop() { recording.store(false, ordering: .relaxed) }
+    public func stop() { recording.store(0) }
 
     /// Forgets every event and the count of dropped ones.
     public func reset() { buffer.withLock { $0 = Buffer() } }
@@ -260,10 +259,10 @@ public final class HiveTimeline: Sendable {
     /// The first number of a task's track: above every Linux thread id (`pid_max` is at most 2^22).
     package static let firstTaskTrack = 1 << 30
 
-    private static let taskTracks = Atomic<Int>(0)
+    private static let taskTracks = RelaxedWord()
 
     /// A new track number, for a task or for a sequence of marks.
-    package static func newTrack() -> Int { firstTaskTrack + taskTracks.add(1, ordering: .relaxed).oldValue }
+    package static func newTrack() -> Int { firstTaskTrack + Int(taskTracks.next()) }
 
     /// glibc's `gettid` (2.30 and later), which the Swift module of the C library does not declare.
     private static let gettid: (@convention(c) () -> pid_t)? = dlsym(nil, "gettid").map {

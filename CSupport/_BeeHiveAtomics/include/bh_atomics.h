@@ -1,9 +1,12 @@
 /*
- * bh_lock.h — internal: the lock behind BeeHive's LockedValue, a futex word.
+ * bh_atomics.h — internal: the atomic words of BeeHive's core: the lock behind LockedValue (a futex word), and
+ * relaxed flags and counters.
  *
- * Not API. BeeHive's LockedValue uses it.
+ * Not API. BeeHive's LockedValue and HiveTimeline use it. They do not use the standard library's Synchronization
+ * module: importing it anywhere puts libswiftSynchronization.so among a program's own libraries, searched for every
+ * symbol the loader binds before main (Docs/Design.md, "No Synchronization library in the core").
  *
- * The word is 0 (unlocked), 1 (locked) or 2 (locked, and a thread may be waiting). Taking a free lock is one
+ * The lock's word is 0 (unlocked), 1 (locked) or 2 (locked, and a thread may be waiting). Taking a free lock is one
  * compare-and-swap, releasing it one swap, both inlined where Swift calls them; only a lock another thread holds
  * leaves for lock.c, which spins briefly and then waits in the kernel (futex). A pthread mutex costs ~80 instructions
  * per round trip through its calls and type checks; this costs ~10.
@@ -42,6 +45,14 @@ static inline void bh_lock_release(uint32_t *word) {
         bh_lock_wake(word);
     }
 }
+
+/* A flag or a number read and changed from any thread, ordering nothing else (relaxed). */
+static inline uint64_t bh_word_load(const uint64_t *word) { return __atomic_load_n(word, __ATOMIC_RELAXED); }
+
+static inline void bh_word_store(uint64_t *word, uint64_t value) { __atomic_store_n(word, value, __ATOMIC_RELAXED); }
+
+/* Adds 1 and returns the value before: numbers unique in the process, from any thread. */
+static inline uint64_t bh_word_next(uint64_t *word) { return __atomic_fetch_add(word, 1, __ATOMIC_RELAXED); }
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,4 @@
-#include "bh_lock.h"
+#include "bh_atomics.h"
 
 #include <linux/futex.h>
 #include <sys/syscall.h>
