@@ -83,7 +83,7 @@ struct SwiftRecordTests {
     func text() throws {
         let entries = Self.texts(of: Self.section())
         #expect(entries.count == 1, "the zeroed entry is skipped")
-        guard case .record(let record, let kind, _, _)? = entries.first else {
+        guard let (record, kind, _) = entries.first?.written else {
             Issue.record("expected a record, found \(entries)")
             return
         }
@@ -97,7 +97,8 @@ struct SwiftRecordTests {
 
     @Test("one call gives this copy of BeeHive the text and the typed record, which says what the JSON says")
     func oneCall() {
-        guard case .record(_, .services, _, let typed?)? = Self.texts(of: Self.section()).first,
+        guard case .typed(let written)? = Self.texts(of: Self.section()).first, written.kind == .services,
+            case let typed = written.typed,
             case .service(let service, let serviceName, let implementation, _, let said) = typed.payload
         else {
             Issue.record("expected a service record with its typed record")
@@ -174,7 +175,8 @@ struct SwiftRecordTests {
                 to: (hint.load(as: UInt64.self), #"{"service":"A.S","impl":"A.I","file":"A/I.swift","line":3}"#, ""))
             return true
         }
-        guard case .record(let record, .services, _, let typed)? = Self.texts(of: Self.section(accessor: foreign)).first
+        guard let (record, kind, typed) = Self.texts(of: Self.section(accessor: foreign)).first?.written,
+            kind == .services
         else {
             Issue.record("expected a service record")
             return
@@ -186,7 +188,7 @@ struct SwiftRecordTests {
     @Test("the record kind decides what the text declares: 2 a module, 3 a route")
     func kinds() {
         for (raw, expected) in [(UInt(2), RecordKind.modules), (3, .routes)] {
-            guard case .record(_, let kind, _, _)? = Self.texts(of: Self.section(recordKind: raw)).first else {
+            guard let (_, kind, _) = Self.texts(of: Self.section(recordKind: raw)).first?.written else {
                 Issue.record("expected a record of kind \(raw)")
                 continue
             }
@@ -244,5 +246,16 @@ struct SwiftRecordTests {
         #expect(matching.count == 1, "\(Hive.shared.diagnostics.map(\.message))")
         #expect(matching.first?.severity == .error)
         #expect(matching.first.map { "\($0)".contains("offset") } == true)
+    }
+}
+
+extension SwiftRecords.Entry {
+    /// A record of services, modules or routes, its kind and its typed record if any; nil for the other entries.
+    fileprivate var written: (RawRecord, RecordKind, _BeeHiveTypedRecord?)? {
+        switch self {
+        case .record(let record, let kind, _): (record, kind, nil)
+        case .typed(let written): (written.record, written.kind, written.typed)
+        case .api, .failure: nil
+        }
     }
 }

@@ -16,9 +16,23 @@ enum SwiftRecords {
     /// that it was built against, `""` for none) and its typed record when this copy of BeeHive wrote it, an API
     /// record (`@BeeHiveAPI`), or why it gave none.
     enum Entry {
-        case record(RawRecord, RecordKind, api: StaticString, typed: _BeeHiveTypedRecord?)
+        /// A record of services, modules or routes, with the version of its service's API that a service record was
+        /// built against (`""`: none).
+        case record(RawRecord, RecordKind, api: StaticString)
+        /// The same with its typed record, when this copy of BeeHive wrote one.
+        case typed(Typed)
         case api(RawRecord)
         case failure(offset: Int, String)
+    }
+
+    /// A record and its typed record. A struct, not a tuple, and no `_BeeHiveTypedRecord?` anywhere on the way: copies
+    /// of those made the runtime build their metadata by name at the first scan of every process (~40 K instructions,
+    /// most of it finding `_BeeHiveTypedRecord`'s descriptor by its name), where a struct's metadata is the compiler's.
+    struct Typed {
+        let record: RawRecord
+        let kind: RecordKind
+        let api: StaticString
+        let typed: _BeeHiveTypedRecord
     }
 
     /// What a text accessor writes: the reader's stamp, the record's JSON, and the API marker of a service record.
@@ -53,25 +67,37 @@ enum SwiftRecords {
             guard (1...RecordFormat.swiftRecordKindAPI).contains(recordKind),
                 let accessor = UnsafeRawPointer(bitPattern: address)
             else { continue }
+            /// The record of `json`, with its kind, or nil for an API record.
+            func record(_ json: StaticString) -> (RawRecord, RecordKind?) {
+                let bytes = UnsafeRawBufferPointer(start: json.utf8Start, count: json.utf8CodeUnitCount)
+                let kind: RecordKind? =
+                    switch recordKind {
+                    case 1: .services
+                    case 2: .modules
+                    case 3: .routes
+                    default: nil
+                    }
+                return (RawRecord(offset: offset, bytes: bytes, isTerminated: true), kind)
+            }
             switch call(unsafeBitCast(accessor, to: _BeeHiveTypedRecord.Accessor.self), stamp: stamp, into: buffer) {
-            case .success(let json, let api, let typed):
-                let record = RawRecord(
-                    offset: offset, bytes: UnsafeRawBufferPointer(start: json.utf8Start, count: json.utf8CodeUnitCount),
-                    isTerminated: true)
-                switch recordKind {
-                case 1: body(.record(record, .services, api: api, typed: typed))
-                case 2: body(.record(record, .modules, api: "", typed: typed))
-                case 3: body(.record(record, .routes, api: "", typed: typed))
-                default: body(.api(record))
-                }
-            case .failure(let reason):
-                body(.failure(offset: offset, reason))
+            case .value(let value):
+                let (raw, kind) = record(value.json)
+                guard let kind else { body(.api(raw)); continue }
+                let api = kind == .services ? value.api : ""
+                body(.typed(Typed(record: raw, kind: kind, api: api, typed: value.typed)))
+            case .text(let text):
+                let (raw, kind) = record(text.json)
+                guard let kind else { body(.api(raw)); continue }
+                body(.record(raw, kind, api: kind == .services ? text.api : ""))
+            case .failure(let reason): body(.failure(offset: offset, reason))
             }
         }
     }
 
+    /// What an accessor wrote (no optional typed record, as for ``Typed``).
     private enum Outcome {
-        case success(json: StaticString, api: StaticString, typed: _BeeHiveTypedRecord?)
+        case value(Value)
+        case text(Text)
         case failure(String)
     }
 
@@ -92,11 +118,7 @@ enum SwiftRecords {
         guard buffer.load(as: UInt64.self) == stamp else {  // the stamp is the first field of both
             return .failure("its accessor reported success but did not write the stamp it was given")
         }
-        if isValue {
-            let value = buffer.assumingMemoryBound(to: Value.self).move()
-            return .success(json: value.json, api: value.api, typed: value.typed)
-        }
-        let text = buffer.load(as: Text.self)
-        return .success(json: text.json, api: text.api, typed: nil)
+        if isValue { return .value(buffer.assumingMemoryBound(to: Value.self).move()) }
+        return .text(buffer.load(as: Text.self))
     }
 }

@@ -71,10 +71,20 @@ extension Hive {
         /// program bootstrapped (`MetricsSystem.bootstrap`), read at each event: no-ops when it bootstrapped none.
         /// Set it in a plugin host on `BeeHiveDynamic`, whose copy of swift-metrics the program's bootstrap does not
         /// reach, and in tests.
-        public var metricsFactory: (any MetricsFactory)?
+        public var metricsFactory: (any MetricsFactory)? {
+            get { telemetryTargets?.metricsFactory }
+            set { telemetryTargets = TelemetryTargets(metricsFactory: newValue, tracer: tracer) }
+        }
         /// Where the hive's spans go (plugin operations and module events); nil, the default, for the tracer the
         /// program bootstrapped (`InstrumentationSystem.bootstrap`): no-ops when it bootstrapped none.
-        public var tracer: (any Tracer)?
+        public var tracer: (any Tracer)? {
+            get { telemetryTargets?.tracer }
+            set { telemetryTargets = TelemetryTargets(metricsFactory: metricsFactory, tracer: newValue) }
+        }
+        /// ``metricsFactory`` and ``tracer``, nil when neither is set. In a class: copying and destroying the options
+        /// then retains and releases one reference, where two optional existentials made the runtime build their
+        /// metadata by name the first time (~21 K instructions in every process that uses the shared hive).
+        private(set) var telemetryTargets: TelemetryTargets?
 
         /// Creates options.
         /// - Parameters:
@@ -95,8 +105,7 @@ extension Hive {
             bindsNamesFromMetadata: Bool? = nil, recordsTimeline: Bool = false,
             metricsFactory: (any MetricsFactory)? = nil, tracer: (any Tracer)? = nil
         ) {
-            self.metricsFactory = metricsFactory
-            self.tracer = tracer
+            telemetryTargets = TelemetryTargets(metricsFactory: metricsFactory, tracer: tracer)
             self.recordsTimeline = recordsTimeline
             self.bindsNamesFromMetadata = bindsNamesFromMetadata
             self.diagnosticLimit = diagnosticLimit

@@ -8,8 +8,16 @@ import Musl
 
 extension Hive {
     private struct Bootstrap {
-        var options: Options?
+        /// The options of ``bootstrap(_:)``, in a class: an optional `Options` would make the runtime build its
+        /// metadata by name at the shared hive's creation (~40 K instructions, in every process that uses it).
+        var options: BootstrapOptions?
         var sharedCreated = false
+    }
+
+    private final class BootstrapOptions: Sendable {
+        let options: Options
+
+        init(_ options: Options) { self.options = options }
     }
 
     private static let bootstrapState = LockedValue(Bootstrap())
@@ -27,12 +35,12 @@ extension Hive {
     /// first time `shared` is used, so that diagnostics go through the logging system `main` set up.
     /// Images loaded later with `dlopen` are added by ``rescan()``.
     public static let shared: Hive = {
-        let options = bootstrapState.withLock { state in
+        let bootstrapped = bootstrapState.withLock { state in
             state.sharedCreated = true
             return state.options
         }
-        var resolved = options ?? Options()
-        if options == nil, EnvironmentVariable.strict.value == "1" {
+        var resolved = bootstrapped?.options ?? Options()
+        if bootstrapped == nil, EnvironmentVariable.strict.value == "1" {
             resolved.isStrict = true
         }
         resolved.scansLoadedImages = true
@@ -64,7 +72,7 @@ extension Hive {
                 return "expected bootstrap before the first use of Hive.shared; it was already used"
             }
             if state.options != nil { return "expected one call of Hive.bootstrap; this is the second" }
-            state.options = options
+            state.options = BootstrapOptions(options)
             return nil
         }
         if let refusal { throw HiveError(.alreadyBootstrapped, refusal) }

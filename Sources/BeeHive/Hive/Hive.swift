@@ -74,7 +74,7 @@ public final class Hive: Sendable {
 
     /// Where counters, timers and spans go.
     package var telemetry: HiveTelemetry {
-        HiveTelemetry(metricsFactory: options.metricsFactory, tracer: options.tracer)
+        HiveTelemetry(targets: options.telemetryTargets)
     }
 
     /// The problems recorded so far, oldest first: the most recent

@@ -100,11 +100,15 @@ extension Hive {
             defer { TypedRecords.keep(made, imageID: section.imageID) }
             SwiftRecords.forEach(in: section) { entry in
                 switch entry {
-                case .record(let record, let kind, let api, let typed):
+                case .record(let record, let kind, let api):
                     parse(
                         record, as: kind, of: section, files: &lastFile, into: &parsed, problems: &problems,
-                        apiMarker: api, typed: typed)
-                    if let typed { made.append(typed, imageID: section.imageID) }
+                        apiMarker: api)
+                case .typed(let written):
+                    parse(
+                        written.record, as: written.kind, of: section, files: &lastFile, into: &parsed,
+                        problems: &problems, apiMarker: written.api, typed: .record(written.typed))
+                    made.append(written.typed, imageID: section.imageID)
                 case .api(let record):
                     parseAPI(record, of: section, into: &parsed, problems: &problems)
                 case .failure(let offset, let reason):
@@ -127,6 +131,13 @@ extension Hive {
         }
     }
 
+    /// A record's typed record, if any. An enum of its own, not `_BeeHiveTypedRecord?`: copies of that optional make the
+    /// runtime build its metadata by name at the first scan (see ``SwiftRecords/Typed``).
+    private enum TypedPart {
+        case none
+        case record(_BeeHiveTypedRecord)
+    }
+
     /// Parses one JSON record of `section` as a record of `kind` into `parsed`; keeps its problem. A Swift service
     /// record's `apiMarker` says which version of its service's API it was built against (`""`: none), and its
     /// `typed` record, when this copy of BeeHive wrote one, gives its implementation and service as types: the
@@ -134,7 +145,7 @@ extension Hive {
     private func parse(
         _ record: RawRecord, as kind: RecordKind, of section: RecordSection, files lastFile: inout String?,
         into parsed: inout ParsedRecords, problems: inout [Diagnostic], apiMarker: StaticString = "",
-        typed: _BeeHiveTypedRecord? = nil
+        typed: TypedPart = .none
     ) {
         let source = { (location: RecordLocation?) in Self.source(of: record, in: section, at: location) }
         do {
@@ -151,7 +162,7 @@ extension Hive {
                         rank: r.rank, properties: r.properties.isEmpty ? [:] : r.properties,
                         apiVersion: (marked ?? r.api)?.description)
                 }
-                guard let typed,
+                guard case .record(let typed) = typed,
                     case .service(let service, let serviceName, let implementation, let make, let said) =
                         typed.payload
                 else {

@@ -10,13 +10,11 @@ import Tracing
 /// as cheap as without metrics. Each metric is made when its event happens (events are rare), so that a factory
 /// bootstrapped after the hive was made is the one used. The names and dimensions are in `Docs/Telemetry.md`.
 package struct HiveTelemetry: Sendable {
-    /// The metrics factory of the options, if any.
-    let metricsFactory: (any MetricsFactory)?
-    /// The tracer of the options, if any.
-    let tracer: (any Tracer)?
+    /// The metrics factory and the tracer of the options, if any was set.
+    let targets: TelemetryTargets?
 
     /// The factory metrics are made with now.
-    private var factory: any MetricsFactory { metricsFactory ?? MetricsSystem.factory }
+    private var factory: any MetricsFactory { targets?.metricsFactory ?? MetricsSystem.factory }
 
     /// Adds `amount` to the counter `label` with `dimensions`; nothing when `amount` is 0, or when the factory is
     /// swift-metrics' no-op one (nothing bootstrapped: no counter, no dimensions made).
@@ -53,7 +51,7 @@ package struct HiveTelemetry: Sendable {
         _ name: @autoclosure () -> String, _ attributes: @autoclosure () -> [String: SpanAttribute] = [:],
         _ body: (any Span) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        let tracer = tracer ?? InstrumentationSystem.tracer
+        let tracer = targets?.tracer ?? InstrumentationSystem.tracer
         if tracer is NoOpTracer { return try body(Self.noSpan) }
         let span = tracer.startSpan(name(), context: ServiceContext.current ?? .topLevel)
         defer { span.end() }
@@ -70,7 +68,7 @@ package struct HiveTelemetry: Sendable {
         _ name: @autoclosure () -> String, _ attributes: @autoclosure () -> [String: SpanAttribute] = [:],
         isolation: isolated (any Actor)? = #isolation, _ body: (any Span) async -> Result
     ) async -> Result {
-        let tracer = tracer ?? InstrumentationSystem.tracer
+        let tracer = targets?.tracer ?? InstrumentationSystem.tracer
         if tracer is NoOpTracer { return await body(Self.noSpan) }
         let span = tracer.startSpan(name(), context: ServiceContext.current ?? .topLevel)
         defer { span.end() }
