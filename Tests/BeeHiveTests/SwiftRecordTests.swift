@@ -69,21 +69,27 @@ struct SwiftRecordTests {
         return bytes
     }
 
+    /// The entries of a section; the typed records they point to are kept for the rest of the test process.
     static func texts(of bytes: [UInt8]) -> [SwiftRecords.Entry] {
         bytes.withUnsafeBytes { buffer in
             let section = RecordSection(
                 imagePath: "test", sectionName: "swift5_tests", kind: .swiftRecords, bytes: buffer)
+            let made = TypedRecords.MadeRecords(capacity: bytes.count / RecordFormat.swiftRecordSize)
+            keptRecords.withLock { $0.append(made) }
             var entries: [SwiftRecords.Entry] = []
-            SwiftRecords.forEach(in: section) { entries.append($0) }
+            SwiftRecords.forEach(in: section, into: made) { entries.append($0) }
             return entries
         }
     }
+
+    /// The batches ``texts(of:)`` moved typed records into.
+    static let keptRecords = LockedValue<[TypedRecords.MadeRecords]>([])
 
     @Test("the accessor gives the JSON text to any reader that asks with StaticString, at the entry's own offset")
     func text() throws {
         let entries = Self.texts(of: Self.section())
         #expect(entries.count == 1, "the zeroed entry is skipped")
-        guard let (record, kind, _) = entries.first?.written else {
+        guard case .record(let record, let kind, _, _)? = entries.first else {
             Issue.record("expected a record, found \(entries)")
             return
         }
@@ -97,9 +103,8 @@ struct SwiftRecordTests {
 
     @Test("one call gives this copy of BeeHive the text and the typed record, which says what the JSON says")
     func oneCall() {
-        guard case .typed(let written)? = Self.texts(of: Self.section()).first, written.kind == .services,
-            case let typed = written.typed,
-            case .service(let service, let serviceName, let implementation, _, let said) = typed.payload
+        guard case .record(_, .services, _, let typed?)? = Self.texts(of: Self.section()).first,
+            case .service(let service, let serviceName, let implementation, _, let said) = typed.pointee.payload
         else {
             Issue.record("expected a service record with its typed record")
             return
@@ -107,7 +112,7 @@ struct SwiftRecordTests {
         #expect(ObjectIdentifier(service) == ObjectIdentifier(TypedGreeter.self))
         #expect(ObjectIdentifier(implementation) == ObjectIdentifier(TypedGreeterImpl.self))
         #expect(serviceName == "BeeHiveTests.TypedGreeter")
-        #expect(typed.name == "BeeHiveTests.TypedGreeterImpl")
+        #expect(typed.pointee.name == "BeeHiveTests.TypedGreeterImpl")
         #expect(said.file == "A/B.swift" && said.line == 7 && said.rank == 0 && said.name == nil && said.isComplete)
     }
 
@@ -175,8 +180,7 @@ struct SwiftRecordTests {
                 to: (hint.load(as: UInt64.self), #"{"service":"A.S","impl":"A.I","file":"A/I.swift","line":3}"#, ""))
             return true
         }
-        guard let (record, kind, typed) = Self.texts(of: Self.section(accessor: foreign)).first?.written,
-            kind == .services
+        guard case .record(let record, .services, _, let typed)? = Self.texts(of: Self.section(accessor: foreign)).first
         else {
             Issue.record("expected a service record")
             return
@@ -188,7 +192,7 @@ struct SwiftRecordTests {
     @Test("the record kind decides what the text declares: 2 a module, 3 a route")
     func kinds() {
         for (raw, expected) in [(UInt(2), RecordKind.modules), (3, .routes)] {
-            guard let (_, kind, _) = Self.texts(of: Self.section(recordKind: raw)).first?.written else {
+            guard case .record(_, let kind, _, _)? = Self.texts(of: Self.section(recordKind: raw)).first else {
                 Issue.record("expected a record of kind \(raw)")
                 continue
             }
@@ -246,16 +250,5 @@ struct SwiftRecordTests {
         #expect(matching.count == 1, "\(Hive.shared.diagnostics.map(\.message))")
         #expect(matching.first?.severity == .error)
         #expect(matching.first.map { "\($0)".contains("offset") } == true)
-    }
-}
-
-extension SwiftRecords.Entry {
-    /// A record of services, modules or routes, its kind and its typed record if any; nil for the other entries.
-    fileprivate var written: (RawRecord, RecordKind, _BeeHiveTypedRecord?)? {
-        switch self {
-        case .record(let record, let kind, _): (record, kind, nil)
-        case .typed(let written): (written.record, written.kind, written.typed)
-        case .api, .failure: nil
-        }
     }
 }

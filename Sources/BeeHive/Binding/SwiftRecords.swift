@@ -17,22 +17,11 @@ enum SwiftRecords {
     /// record (`@BeeHiveAPI`), or why it gave none.
     enum Entry {
         /// A record of services, modules or routes, with the version of its service's API that a service record was
-        /// built against (`""`: none).
-        case record(RawRecord, RecordKind, api: StaticString)
-        /// The same with its typed record, when this copy of BeeHive wrote one.
-        case typed(Typed)
+        /// built against (`""`: none), and its typed record when this copy of BeeHive wrote one: kept in the batch
+        /// `forEach` was given, for as long as that batch.
+        case record(RawRecord, RecordKind, api: StaticString, typed: UnsafePointer<_BeeHiveTypedRecord>?)
         case api(RawRecord)
         case failure(offset: Int, String)
-    }
-
-    /// A record and its typed record. A struct, not a tuple, and no `_BeeHiveTypedRecord?` anywhere on the way: copies
-    /// of those made the runtime build their metadata by name at the first scan of every process (~40 K instructions,
-    /// most of it finding `_BeeHiveTypedRecord`'s descriptor by its name), where a struct's metadata is the compiler's.
-    struct Typed {
-        let record: RawRecord
-        let kind: RecordKind
-        let api: StaticString
-        let typed: _BeeHiveTypedRecord
     }
 
     /// What a text accessor writes: the reader's stamp, the record's JSON, and the API marker of a service record.
@@ -47,14 +36,20 @@ enum SwiftRecords {
         let typed: _BeeHiveTypedRecord
     }
 
-    /// Calls `body` with each entry of `section`, in order.
-    static func forEach(in section: RecordSection, _ body: (Entry) -> Void) {
+    /// Calls `body` with each entry of `section`, in order; the typed records the accessors write are moved into
+    /// `made`, never copied.
+    ///
+    /// Entries hold only trivial values and a pointer: a typed record in an entry (an optional, a tuple) was copied
+    /// on its way, each copy retaining and releasing its fields, and those copies made the runtime build the
+    /// optional's and the tuple's metadata by name at the first scan of every process.
+    static func forEach(in section: RecordSection, into made: TypedRecords.MadeRecords, _ body: (Entry) -> Void) {
         let bytes = section.bytes
         let size = RecordFormat.swiftRecordSize
         let buffer = UnsafeMutableRawPointer.allocate(
             byteCount: Swift.max(MemoryLayout<Value>.size, MemoryLayout<Text>.size),
             alignment: Swift.max(MemoryLayout<Value>.alignment, MemoryLayout<Text>.alignment))
         defer { buffer.deallocate() }
+        let typedOffset = MemoryLayout<Value>.offset(of: \Value.typed)!
         let stamp = UInt64.random(in: 1...UInt64.max)
         var offset = 0
         while offset + size <= bytes.count {
@@ -67,37 +62,43 @@ enum SwiftRecords {
             guard (1...RecordFormat.swiftRecordKindAPI).contains(recordKind),
                 let accessor = UnsafeRawPointer(bitPattern: address)
             else { continue }
-            /// The record of `json`, with its kind, or nil for an API record.
-            func record(_ json: StaticString) -> (RawRecord, RecordKind?) {
-                let bytes = UnsafeRawBufferPointer(start: json.utf8Start, count: json.utf8CodeUnitCount)
-                let kind: RecordKind? =
-                    switch recordKind {
-                    case 1: .services
-                    case 2: .modules
-                    case 3: .routes
-                    default: nil
-                    }
-                return (RawRecord(offset: offset, bytes: bytes, isTerminated: true), kind)
-            }
+            let json: StaticString
+            let api: StaticString
+            let typed: UnsafePointer<_BeeHiveTypedRecord>?
             switch call(unsafeBitCast(accessor, to: _BeeHiveTypedRecord.Accessor.self), stamp: stamp, into: buffer) {
-            case .value(let value):
-                let (raw, kind) = record(value.json)
-                guard let kind else { body(.api(raw)); continue }
-                let api = kind == .services ? value.api : ""
-                body(.typed(Typed(record: raw, kind: kind, api: api, typed: value.typed)))
-            case .text(let text):
-                let (raw, kind) = record(text.json)
-                guard let kind else { body(.api(raw)); continue }
-                body(.record(raw, kind, api: kind == .services ? text.api : ""))
-            case .failure(let reason): body(.failure(offset: offset, reason))
+            case .value:
+                let value = buffer.assumingMemoryBound(to: Value.self)
+                (json, api) = (value.pointee.json, value.pointee.api)
+                let written = (buffer + typedOffset).assumingMemoryBound(to: _BeeHiveTypedRecord.self)
+                if recordKind == RecordFormat.swiftRecordKindAPI {
+                    written.deinitialize(count: 1)  // an API record's is not kept
+                    typed = nil
+                } else {
+                    typed = made.take(from: written, imageID: section.imageID)
+                }
+            case .text:
+                let text = buffer.load(as: Text.self)
+                (json, api, typed) = (text.json, text.api, nil)
+            case .failure(let reason):
+                body(.failure(offset: offset, reason))
+                continue
+            }
+            let record = RawRecord(
+                offset: offset, bytes: UnsafeRawBufferPointer(start: json.utf8Start, count: json.utf8CodeUnitCount),
+                isTerminated: true)
+            switch recordKind {
+            case 1: body(.record(record, .services, api: api, typed: typed))
+            case 2: body(.record(record, .modules, api: "", typed: typed))
+            case 3: body(.record(record, .routes, api: "", typed: typed))
+            default: body(.api(record))
             }
         }
     }
 
-    /// What an accessor wrote (no optional typed record, as for ``Typed``).
+    /// What a call of an accessor wrote: a ``Value``, a ``Text``, or nothing, and why.
     private enum Outcome {
-        case value(Value)
-        case text(Text)
+        case value
+        case text
         case failure(String)
     }
 
@@ -118,7 +119,6 @@ enum SwiftRecords {
         guard buffer.load(as: UInt64.self) == stamp else {  // the stamp is the first field of both
             return .failure("its accessor reported success but did not write the stamp it was given")
         }
-        if isValue { return .value(buffer.assumingMemoryBound(to: Value.self).move()) }
-        return .text(buffer.load(as: Text.self))
+        return isValue ? .value : .text
     }
 }

@@ -33,6 +33,19 @@ extension TypedRecords {
             count += 1
         }
 
+        /// Moves the record at `record` in (leaving that memory uninitialized), and returns where it is kept: valid as
+        /// long as this batch, which never moves its records. No copy: no retain or release of its fields.
+        func take(
+            from record: UnsafeMutablePointer<_BeeHiveTypedRecord>, imageID: UInt64
+        ) -> UnsafePointer<_BeeHiveTypedRecord> {
+            precondition(count < capacity, "more typed records than their sections hold")
+            let kept = records + count
+            kept.moveInitialize(from: record, count: 1)
+            imageIDs[count] = imageID
+            count += 1
+            return UnsafePointer(kept)
+        }
+
         /// Calls `body` with each record and its image, in the order they were made.
         func forEach(_ body: (borrowing _BeeHiveTypedRecord, UInt64) -> Void) {
             for index in 0..<count { body(records[index], imageIDs[index]) }

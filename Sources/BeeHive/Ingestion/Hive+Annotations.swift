@@ -98,17 +98,12 @@ extension Hive {
         case .swiftRecords:
             let made = TypedRecords.MadeRecords(capacity: section.bytes.count / RecordFormat.swiftRecordSize)
             defer { TypedRecords.keep(made, imageID: section.imageID) }
-            SwiftRecords.forEach(in: section) { entry in
+            SwiftRecords.forEach(in: section, into: made) { entry in
                 switch entry {
-                case .record(let record, let kind, let api):
+                case .record(let record, let kind, let api, let typed):
                     parse(
                         record, as: kind, of: section, files: &lastFile, into: &parsed, problems: &problems,
-                        apiMarker: api)
-                case .typed(let written):
-                    parse(
-                        written.record, as: written.kind, of: section, files: &lastFile, into: &parsed,
-                        problems: &problems, apiMarker: written.api, typed: .record(written.typed))
-                    made.append(written.typed, imageID: section.imageID)
+                        apiMarker: api, typed: typed)
                 case .api(let record):
                     parseAPI(record, of: section, into: &parsed, problems: &problems)
                 case .failure(let offset, let reason):
@@ -131,13 +126,6 @@ extension Hive {
         }
     }
 
-    /// A record's typed record, if any. An enum of its own, not `_BeeHiveTypedRecord?`: copies of that optional make the
-    /// runtime build its metadata by name at the first scan (see ``SwiftRecords/Typed``).
-    private enum TypedPart {
-        case none
-        case record(_BeeHiveTypedRecord)
-    }
-
     /// Parses one JSON record of `section` as a record of `kind` into `parsed`; keeps its problem. A Swift service
     /// record's `apiMarker` says which version of its service's API it was built against (`""`: none), and its
     /// `typed` record, when this copy of BeeHive wrote one, gives its implementation and service as types: the
@@ -145,7 +133,7 @@ extension Hive {
     private func parse(
         _ record: RawRecord, as kind: RecordKind, of section: RecordSection, files lastFile: inout String?,
         into parsed: inout ParsedRecords, problems: inout [Diagnostic], apiMarker: StaticString = "",
-        typed: TypedPart = .none
+        typed: UnsafePointer<_BeeHiveTypedRecord>? = nil
     ) {
         let source = { (location: RecordLocation?) in Self.source(of: record, in: section, at: location) }
         do {
@@ -162,9 +150,9 @@ extension Hive {
                         rank: r.rank, properties: r.properties.isEmpty ? [:] : r.properties,
                         apiVersion: (marked ?? r.api)?.description)
                 }
-                guard case .record(let typed) = typed,
+                guard let typed,
                     case .service(let service, let serviceName, let implementation, let make, let said) =
-                        typed.payload
+                        typed.pointee.payload
                 else {
                     let registration = try parsedRegistration()
                     parsed.services.append(ServiceEntry(registration, .typeName(registration.implementation)))
@@ -175,7 +163,7 @@ extension Hive {
                 let registration =
                     said.isComplete
                     ? ServiceRegistration(
-                        service: serviceName, name: said.name, implementation: typed.name,
+                        service: serviceName, name: said.name, implementation: typed.pointee.name,
                         source: source(RecordLocation(file: said.file, line: said.line)), rank: said.rank,
                         apiVersion: marked?.description)
                     : try parsedRegistration()
