@@ -16,10 +16,11 @@ package enum ScannerSources {
     }
 
     /// The `-Xcc` flags with which `swiftc` finds the C modules that the package's Swift modules were built against
-    /// (the scanner's, the format's, the runtime binding's, the lock's, and BeeHiveModules' signals), for a type check
+    /// (the scanner's, the format's, the runtime binding's, the atomics', and BeeHiveModules' signals), for a type check
     /// outside SwiftPM.
     package static func clangModuleFlags(products: URL, repository: URL) -> [String] {
-        ["_BeeHiveScanner", "_BeeHiveFormat", "_BeeHiveSignals", "_BeeHiveRuntime", "_BeeHiveAtomics"].flatMap { module in
+        let modules = ["_BeeHiveScanner", "_BeeHiveFormat", "_BeeHiveSignals", "_BeeHiveRuntime", "_BeeHiveAtomics"]
+        return modules.flatMap { module in
             [
                 "-Xcc", "-fmodule-map-file=" + products.appendingPathComponent("\(module).build/module.modulemap").path,
                 "-Xcc", "-I" + repository.appendingPathComponent("CSupport/\(module)/include").path,

@@ -27,8 +27,8 @@ package struct LockedValue<Value>: @unchecked Sendable {
 
 /// The lock word and the memory of a ``LockedValue``, whose value only the closure made with it can deinitialize.
 private final class LockedBox {
-    /// The lock (`bh_atomics.h`): taking it free is one compare-and-swap, where a pthread mutex's round trip through its
-    /// calls costs ~80 instructions, on every lookup of a service.
+    /// The lock (`bh_atomics.h`): taking it free is one compare-and-swap, where a pthread mutex's round trip through
+    /// its calls costs ~80 instructions, on every lookup of a service.
     let word: UnsafeMutablePointer<UInt32>
     /// The value, out of line: the lock already makes access exclusive, and a stored `var` would add the
     /// runtime's dynamic exclusivity check (`swift_beginAccess`, ~80 instructions) to every use of the lock.
