@@ -15,8 +15,8 @@
  * it models, so the happens-before edges of every critical section are known to it without annotations (a lock made
  * of system calls it cannot see, like Synchronization.Mutex's on Linux, would make it report races inside the lock).
  */
-#ifndef BH_LOCK_H
-#define BH_LOCK_H
+#ifndef BH_ATOMICS_H
+#define BH_ATOMICS_H
 
 #include <stdint.h>
 
