@@ -95,7 +95,7 @@ extension Hive {
 /// entries to offer the registry (the first of each origin, and any that outranks those before it) and the others
 /// (which can never hold the key).
 ///
-/// A key seen once costs two array slots; only keys seen again get a set of origins and a list of candidates.
+/// A key seen once costs two array slots and a table entry; only keys seen again get a set of origins and a list of candidates.
 private struct Batch<Key: TableKey> {
     /// For each key, in order of first appearance, the index of its first entry. (The keys themselves are not kept:
     /// an array of them would make the runtime build its type the first time, for a count.)
@@ -110,31 +110,31 @@ private struct Batch<Key: TableKey> {
 
     init<Element: HasRegistrationSource>(_ elements: [Element], key: (Element) -> Key) {
         var position = KeyedTable<Key, Int>()
-        var firstOrigin: [RegistrationOrigin] = []
-        var bestRank: [Int] = []
+        // By position, what the key's first entry brought. (In slots: an array of it, or of origins, would make the
+        // runtime build its storage type from a mangled name, ~10 K instructions the first time.)
+        var starts = Slots<KeyStart>(count: elements.count)
         var origins: [Int: Set<RegistrationOrigin>] = [:]
         keyIndex.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
             let k = key(element)
             let origin = RegistrationOrigin(element.registrationSource)
             let rank = element.registrationRank
-            if let known = position[k] {
+            if let known = position[k], let start = starts[known] {
                 keyIndex.append(known)
-                if rank > bestRank[known] {
-                    bestRank[known] = rank
+                if rank > start.bestRank {
+                    starts[known]!.bestRank = rank
                     more[known, default: []].append(index)
                     continue
                 }
-                guard origin != firstOrigin[known] else { continue }
-                if origins[known, default: [firstOrigin[known]]].insert(origin).inserted {
+                guard origin != start.origin else { continue }
+                if origins[known, default: [start.origin]].insert(origin).inserted {
                     more[known, default: []].append(index)
                 }
             } else {
                 position[k] = first.count
+                starts[first.count] = KeyStart(origin: origin, bestRank: rank)
                 keyIndex.append(first.count)
                 first.append(index)
-                firstOrigin.append(origin)
-                bestRank.append(rank)
             }
         }
     }
@@ -145,16 +145,15 @@ private struct Batch<Key: TableKey> {
     /// - Returns: What holds each key afterwards, by the key's position.
     func publish<Element, Value>(
         _ elements: [Element], as value: (Element) -> Value, add: (Element) -> Value?
-    ) -> [Holder<Value>] {
-        var holders: [Holder<Value>] = []
-        holders.reserveCapacity(keyCount)
+    ) -> Slots<Holder<Value>> {
+        var holders = Slots<Holder<Value>>(count: keyCount)
         for position in first.indices {
             let element = elements[first[position]]
             var holder = add(element).map { Holder($0, index: nil) } ?? Holder(value(element), index: first[position])
             for index in more[position] ?? [] where add(elements[index]) == nil {
                 holder = Holder(value(elements[index]), index: index)
             }
-            holders.append(holder)
+            holders[position] = holder
         }
         return holders
     }
@@ -163,13 +162,13 @@ private struct Batch<Key: TableKey> {
     /// first ``Hive/listedDuplicatesPerKey`` of each key; then `unlisted` once per key with more, with their count
     /// and the last one. Linear in the batch.
     func forEachLoser<Value: HasRegistrationRank>(
-        holders: [Holder<Value>], rank: (Int) -> Int, listed: (Int, Value) -> Void,
+        holders: Slots<Holder<Value>>, rank: (Int) -> Int, listed: (Int, Value) -> Void,
         unlisted: (Int, Int, Value) -> Void
     ) {
         var seen = [Int](repeating: 0, count: keyCount)
         var last = [Int](repeating: -1, count: keyCount)
         for (index, position) in keyIndex.enumerated() {
-            let holder = holders[position]
+            let holder = holders[position]!
             // The holder itself, and the alternatives it outranks, are no duplicates.
             if index == holder.index || rank(index) != holder.value.registrationRank { continue }
             seen[position] += 1
@@ -180,12 +179,19 @@ private struct Batch<Key: TableKey> {
             }
         }
         for position in first.indices where seen[position] > Hive.listedDuplicatesPerKey {
-            unlisted(seen[position] - Hive.listedDuplicatesPerKey, last[position], holders[position].value)
+            unlisted(seen[position] - Hive.listedDuplicatesPerKey, last[position], holders[position]!.value)
         }
     }
 }
 
-/// What holds a key after a batch was published, and, when it is one of the batch's entries, its index.
+/// What the first entry of a key in a batch brought: its origin, and the highest rank of the key's entries so far.
+private struct KeyStart {
+    let origin: RegistrationOrigin
+    var bestRank: Int
+}
+
+/// What holds a key after a batch was published, and, when it is one of the batch's entries, its index. (Kept in
+/// ``Slots``: an array of it would make the runtime build its storage type from a mangled name, per value type.)
 private struct Holder<Value> {
     let value: Value
     let index: Int?
