@@ -75,7 +75,7 @@ let package = Package(
             name: "_BeeHiveInspect", dependencies: ["_BeeHiveFormat", "CLibELF"], path: "CSupport/_BeeHiveInspect"),
         // Unix signals through a self-pipe, for BeeHiveModules' system events.
         .target(name: "_BeeHiveSignals", path: "CSupport/_BeeHiveSignals"),
-        // The core's atomics, inlined into Swift: the lock behind every LockedValue (a futex word), relaxed words.
+        // The core's atomics, inlined into Swift: LockedValue's lock (a futex word), flags, relaxed words.
         .target(name: "_BeeHiveAtomics", path: "CSupport/_BeeHiveAtomics"),
 
         // MARK: Swift

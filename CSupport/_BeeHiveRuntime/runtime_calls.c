@@ -39,10 +39,3 @@ const void *bh_swift_type_descriptor(const void *type) {
     return swift_getTypeContextDescriptor && type ? swift_getTypeContextDescriptor(type) : NULL;
 }
 
-/* ---- Flags the Swift layer reads without a lock (no Synchronization library to load) ---- */
-
-static int bh_flags[BH_FLAG_COUNT];
-
-int bh_flag(bh_flag_id flag) { return __atomic_load_n(&bh_flags[flag], __ATOMIC_ACQUIRE); }
-
-void bh_set_flag(bh_flag_id flag, int value) { __atomic_store_n(&bh_flags[flag], value, __ATOMIC_RELEASE); }

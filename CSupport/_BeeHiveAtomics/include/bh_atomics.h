@@ -1,8 +1,8 @@
 /*
- * bh_atomics.h — internal: the atomic words of BeeHive's core: the lock behind LockedValue (a futex word), and
- * relaxed flags and counters.
+ * bh_atomics.h — internal: the atomic words of BeeHive's core: the lock behind LockedValue (a futex word), flags
+ * that publish what was written before them, and relaxed flags and counters.
  *
- * Not API. BeeHive's LockedValue and HiveTimeline use it. They do not use the standard library's Synchronization
+ * Not API. BeeHive's LockedValue, PublishedFlag and RelaxedWord use it. They do not use the standard library's Synchronization
  * module: importing it anywhere puts libswiftSynchronization.so among a program's own libraries, searched for every
  * symbol the loader binds before main (Docs/Design.md, "No Synchronization library in the core").
  *
@@ -45,6 +45,12 @@ static inline void bh_lock_release(uint32_t *word) {
         bh_lock_wake(word);
     }
 }
+
+/* A flag set on one thread and read on others: setting it releases what the setter wrote before, reading it acquires
+ * that. */
+static inline uint64_t bh_word_acquire(const uint64_t *word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }
+
+static inline void bh_word_release(uint64_t *word, uint64_t value) { __atomic_store_n(word, value, __ATOMIC_RELEASE); }
 
 /* A flag or a number read and changed from any thread, ordering nothing else (relaxed). */
 static inline uint64_t bh_word_load(const uint64_t *word) { return __atomic_load_n(word, __ATOMIC_RELAXED); }

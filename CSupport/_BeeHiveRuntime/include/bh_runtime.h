@@ -141,16 +141,6 @@ void bh_existential_parts(
     const bh_existential_shape *shape, int is_metatype, const void *container, const void **type,
     const void **witness_table);
 
-/* Flags read on hot paths without a lock: atomic, acquiring on load and releasing on store. In C, so that the Swift
- * layer needs no Synchronization library (a shared library every launch would load). */
-typedef enum {
-    BH_FLAG_RUNTIME_PENDING,       /* the binding has diagnostics waiting to be recorded */
-    BH_FLAG_TYPED_RECORDS_UNBOUND, /* typed records' accessors wait to be called, or are being called */
-    BH_FLAG_COUNT
-} bh_flag_id;
-int bh_flag(bh_flag_id flag);
-void bh_set_flag(bh_flag_id flag, int value);
-
 #ifdef __cplusplus
 }
 #endif

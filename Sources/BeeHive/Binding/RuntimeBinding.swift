@@ -110,6 +110,9 @@ package enum RuntimeBinding {
     }
 
     private static let state = LockedValue(State())
+    /// Whether diagnostics wait in `state` to be recorded: what lets ``deliver(to:)`` cost one atomic load when none
+    /// do.
+    private static let hasPending = PublishedFlag()
 
     /// The path the environment asks for: `BEEHIVE_RUNTIME_BINDING=runtime` turns the metadata path off.
     package static let environmentPath: BindingPath =
@@ -178,7 +181,7 @@ package enum RuntimeBinding {
                 $0.pending += diagnostics
                 $0.made += diagnostics
             }
-            bh_set_flag(BH_FLAG_RUNTIME_PENDING, 1)
+            hasPending.set(true)
         }
     }
 
@@ -238,17 +241,17 @@ package enum RuntimeBinding {
                 $0.pending.append(diagnostic)
                 $0.made.append(diagnostic)
             }
-            bh_set_flag(BH_FLAG_RUNTIME_PENDING, 1)
+            hasPending.set(true)
         }
         return agreed || state.withLock { $0.images[key] == .agreed }
     }
 
     /// Records the diagnostics not yet recorded in `hive` (or the shared hive, once it exists).
     static func deliver(to hive: Hive?) {
-        guard bh_flag(BH_FLAG_RUNTIME_PENDING) != 0, let hive = hive ?? Hive.sharedIfCreated else { return }
+        guard hasPending.isSet, let hive = hive ?? Hive.sharedIfCreated else { return }
         let pending = state.withLock { state -> [Diagnostic] in
             defer { state.pending = [] }
-            bh_set_flag(BH_FLAG_RUNTIME_PENDING, 0)
+            hasPending.set(false)
             return state.pending
         }
         if !pending.isEmpty { hive.record(pending) }

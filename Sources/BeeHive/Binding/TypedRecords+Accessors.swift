@@ -8,7 +8,7 @@ extension TypedRecords {
     /// Calls the pending accessors, all at once, outside every lock, and publishes what they made; a thread that
     /// finds another one calling them waits until it has published. Call with no lock held.
     static func bindPending() {
-        guard unbound else { return }
+        guard unbound.isSet else { return }
         while true {
             enum Step { case done, wait, bind(PendingSection) }
             let step: Step = store.withLock { store in
@@ -59,7 +59,7 @@ extension TypedRecords {
                     store.binding = false
                     store.binder = nil
                     store.removedWhileBinding = []
-                    if store.pending == nil { unbound = false }
+                    if store.pending == nil { unbound.set(false) }
                 }
                 bound.signal()
             }

@@ -96,12 +96,9 @@ enum TypedRecords {
     }
 
     static let store = LockedValue(Store())
-    /// Whether accessors wait to be called or are being called (`BH_FLAG_TYPED_RECORDS_UNBOUND`, an atomic flag in
-    /// C): what lets ``bindPending()`` cost one atomic load once everything is bound.
-    static var unbound: Bool {
-        get { bh_flag(BH_FLAG_TYPED_RECORDS_UNBOUND) != 0 }
-        set { bh_set_flag(BH_FLAG_TYPED_RECORDS_UNBOUND, newValue ? 1 : 0) }
-    }
+    /// Whether accessors wait to be called or are being called: what lets ``bindPending()`` cost one atomic load once
+    /// everything is bound.
+    static let unbound = PublishedFlag()
     /// Signalled when a thread has published what its accessors made.
     static let bound = BindSignal()
 
@@ -113,7 +110,7 @@ enum TypedRecords {
         store.withLock { store in
             if let last = store.lastPending { last.next = pending } else { store.pending = pending }
             store.lastPending = pending
-            unbound = true
+            unbound.set(true)
         }
     }
 

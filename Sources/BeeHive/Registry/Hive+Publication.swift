@@ -119,7 +119,8 @@ private struct Batch<Key: TableKey> {
             let k = key(element)
             let origin = RegistrationOrigin(element.registrationSource)
             let rank = element.registrationRank
-            if let known = position[k], let start = starts[known] {
+            if let known = position[k] {
+                let start = starts[known]!
                 keyIndex.append(known)
                 if rank > start.bestRank {
                     starts[known]!.bestRank = rank
