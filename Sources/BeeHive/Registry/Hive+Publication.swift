@@ -110,16 +110,21 @@ private struct Batch<Key: TableKey> {
 
     init<Element: HasRegistrationSource>(_ elements: [Element], key: (Element) -> Key) {
         var position = KeyedTable<Key, Int>()
+        position.reserveCapacity(elements.count)
         // By position, what the key's first entry brought. (In slots: an array of it, or of origins, would make the
         // runtime build its storage type from a mangled name, ~10 K instructions the first time.)
         var starts = Slots<KeyStart>(count: elements.count)
         var origins: [Int: Set<RegistrationOrigin>] = [:]
         keyIndex.reserveCapacity(elements.count)
+        first.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
-            let k = key(element)
             let origin = RegistrationOrigin(element.registrationSource)
             let rank = element.registrationRank
-            if let known = position[k] {
+            // One probe: the key's position, or the next one, inserted.
+            let next = first.count
+            var known = next
+            position.modify(key(element), initial: next) { known = $0 }
+            if known != next {
                 let start = starts[known]!
                 keyIndex.append(known)
                 if rank > start.bestRank {
@@ -132,9 +137,8 @@ private struct Batch<Key: TableKey> {
                     more[known, default: []].append(index)
                 }
             } else {
-                position[k] = first.count
-                starts[first.count] = KeyStart(origin: origin, bestRank: rank)
-                keyIndex.append(first.count)
+                starts[next] = KeyStart(origin: origin, bestRank: rank)
+                keyIndex.append(next)
                 first.append(index)
             }
         }

@@ -233,6 +233,8 @@ struct RegistryState {
     var modules: [String: ModuleDeclaration] = [:]
     var moduleOrder: [String] = []
     var routes: [RouteDeclaration] = []
+    /// How many services the batch being added brings the registry to (``reserve(_:)``).
+    private var expectedServices = 0
     /// Counts changes of `routes`, so that routers take new declarations and drop withdrawn ones.
     var routeGeneration = 0
     /// Service registrations that wait behind the one serving their key, highest rank first, then in the order they
@@ -308,7 +310,9 @@ struct RegistryState {
     /// entries are indexed by their first use by type.
     mutating func indexType(of entry: ServiceEntry) {
         guard let type = entry.serviceType else { return }
-        typeIndex.set(entry, for: TypeKey(type: type, name: entry.registration.name), expected: services.count)
+        typeIndex.set(
+            entry, for: TypeKey(type: type, name: entry.registration.name),
+            expected: max(services.count, expectedServices))
     }
 
     /// Forgets the entries indexed by type and the shared instances boxed by type (registrations changed), then
@@ -363,11 +367,12 @@ struct RegistryState {
         routeGeneration += 1
     }
 
-    /// Makes room for `count` more services.
+    /// Makes room for `count` more services (the type index is sized for them when its first entry comes).
     mutating func reserve(_ count: Int) {
         guard count > 1 else { return }
         services.reserveCapacity(count)
         serviceOrder.reserveCapacity(serviceOrder.count + count)
+        expectedServices = services.count + count
     }
 
     /// What withdrawing an image's registrations did.
