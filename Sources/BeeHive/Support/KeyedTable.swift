@@ -134,13 +134,38 @@ extension String {
 }
 
 extension String: TableKey {
-    /// FNV-1a of the UTF-8 bytes, never 0 (the table's free slot).
+    /// A hash of the UTF-8 bytes and their count, eight bytes at a time (a multiply and a shift per word), never 0
+    /// (the table's free slot). Byte by byte (FNV-1a) it cost ~180 instructions for a 25-byte type name.
     var tableHash: UInt {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        var text = self
-        text.withUTF8 { bytes in
-            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        if let hash = utf8.withContiguousStorageIfAvailable(Self.tableHash(of:)) { return hash }
+        var text = self  // a string not stored as UTF-8: made so
+        return text.withUTF8(Self.tableHash(of:))
+    }
+
+    @inline(__always)
+    private static func tableHash(of bytes: UnsafeBufferPointer<UInt8>) -> UInt {
+        let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let count = bytes.count
+        var hash = 0xcbf2_9ce4_8422_2325 ^ UInt64(count)
+        func mix(_ word: UInt64) {
+            hash = (hash ^ word) &* multiplier
+            hash ^= hash &>> 29
         }
+        if count >= 8, let base = bytes.baseAddress.map(UnsafeRawPointer.init) {
+            var offset = 0
+            while offset + 8 <= count {
+                mix(base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                offset += 8
+            }
+            // The last bytes: the word that ends the string (it overlaps the one before).
+            if offset < count { mix(base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)) }
+        } else {
+            var word: UInt64 = 0
+            for byte in bytes { word = word &<< 8 | UInt64(byte) }
+            mix(word)
+        }
+        hash = hash &* multiplier
+        hash ^= hash &>> 32
         return hash == 0 ? 1 : UInt(truncatingIfNeeded: hash)
     }
 }
