@@ -109,21 +109,23 @@ private struct Batch<Key: TableKey> {
     var keyCount: Int { first.count }
 
     init<Element: HasRegistrationSource>(_ elements: [Element], key: (Element) -> Key) {
+        // Keys by position; a batch of one entry (a registration in code) needs none, its key cannot repeat.
+        let probes = elements.count > 1
         var position = KeyedTable<Key, Int>()
-        position.reserveCapacity(elements.count)
+        if probes { position.reserveCapacity(elements.count) }
         // By position, what the key's first entry brought. (In slots: an array of it, or of origins, would make the
         // runtime build its storage type from a mangled name, ~10 K instructions the first time.)
-        var starts = Slots<KeyStart>(count: elements.count)
+        var starts = Slots<KeyStart>(count: probes ? elements.count : 0)
         var origins: [Int: Set<RegistrationOrigin>] = [:]
         keyIndex.reserveCapacity(elements.count)
-        first.reserveCapacity(elements.count)
+        if probes { first.reserveCapacity(elements.count) }
         for (index, element) in elements.enumerated() {
             let origin = RegistrationOrigin(element.registrationSource)
             let rank = element.registrationRank
             // One probe: the key's position, or the next one, inserted.
             let next = first.count
             var known = next
-            position.modify(key(element), initial: next) { known = $0 }
+            if probes { position.modify(key(element), initial: next) { known = $0 } }
             if known != next {
                 let start = starts[known]!
                 keyIndex.append(known)
@@ -137,7 +139,7 @@ private struct Batch<Key: TableKey> {
                     more[known, default: []].append(index)
                 }
             } else {
-                starts[next] = KeyStart(origin: origin, bestRank: rank)
+                if probes { starts[next] = KeyStart(origin: origin, bestRank: rank) }
                 keyIndex.append(next)
                 first.append(index)
             }
