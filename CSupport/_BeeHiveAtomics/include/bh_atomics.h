@@ -2,9 +2,9 @@
  * bh_atomics.h — internal: the atomic words of BeeHive's core: the lock behind LockedValue (a futex word), flags
  * that publish what was written before them, and relaxed flags and counters.
  *
- * Not API. BeeHive's LockedValue, PublishedFlag and RelaxedWord use it. They do not use the standard library's Synchronization
- * module: importing it anywhere puts libswiftSynchronization.so among a program's own libraries, searched for every
- * symbol the loader binds before main (Docs/Design.md, "No Synchronization library in the core").
+ * Not API. BeeHive's LockedValue, PublishedFlag and RelaxedWord use it. They do not use the standard library's
+ * Synchronization module: importing it anywhere puts libswiftSynchronization.so among a program's own libraries,
+ * searched for every symbol the loader binds before main (Docs/Design.md, "No Synchronization library in the core").
  *
  * The lock's word is 0 (unlocked), 1 (locked) or 2 (locked, and a thread may be waiting). Taking a free lock is one
  * compare-and-swap, releasing it one swap, both inlined where Swift calls them; only a lock another thread holds

@@ -138,7 +138,7 @@ extension String: TableKey {
     /// (the table's free slot). Byte by byte (FNV-1a) it cost ~180 instructions for a 25-byte type name.
     var tableHash: UInt {
         if let hash = utf8.withContiguousStorageIfAvailable(Self.tableHash(of:)) { return hash }
-        var text = self  // a string not stored as UTF-8: made so
+        var text = self  // a string whose UTF-8 is not in memory (bridged): made so
         return text.withUTF8(Self.tableHash(of:))
     }
 
