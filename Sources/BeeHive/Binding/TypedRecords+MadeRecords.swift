@@ -27,10 +27,7 @@ extension TypedRecords {
         }
 
         func append(_ record: consuming _BeeHiveTypedRecord, imageID: UInt64) {
-            precondition(count < capacity, "more typed records than their sections hold")
-            (records + count).initialize(to: record)
-            imageIDs[count] = imageID
-            count += 1
+            nextSlot(imageID: imageID).initialize(to: record)
         }
 
         /// Moves the record at `record` in (leaving that memory uninitialized), and returns where it is kept: valid as
@@ -38,12 +35,17 @@ extension TypedRecords {
         func take(
             from record: UnsafeMutablePointer<_BeeHiveTypedRecord>, imageID: UInt64
         ) -> UnsafePointer<_BeeHiveTypedRecord> {
-            precondition(count < capacity, "more typed records than their sections hold")
-            let kept = records + count
+            let kept = nextSlot(imageID: imageID)
             kept.moveInitialize(from: record, count: 1)
+            return UnsafePointer(kept)
+        }
+
+        /// Counts one more record of `imageID`; returns its memory, uninitialized, for the caller to fill.
+        private func nextSlot(imageID: UInt64) -> UnsafeMutablePointer<_BeeHiveTypedRecord> {
+            precondition(count < capacity, "more typed records than their sections hold")
             imageIDs[count] = imageID
             count += 1
-            return UnsafePointer(kept)
+            return records + (count - 1)
         }
 
         /// Calls `body` with each record and its image, in the order they were made.
