@@ -192,7 +192,7 @@ if Context.environment["BEEHIVE_TEST_SCOPE"] == "unit" {
     let outOfScope: Set<String> = [
         "BeeHiveCommand", "_BeeHiveInspect", "BeeHiveDemo", "BeeHiveDemoServices", "BeeHiveServiceLifecycle",
         "_BeeHiveMacrosPlugin", "BeeHiveMacros", "BeeHiveIntegrationTests", "BeeHiveCommandTests",
-        "BeeHiveMacrosTests", "BeeHiveServiceLifecycleTests",
+        "BeeHiveMacrosTests", "BeeHiveServiceLifecycleTests", "_BeeHiveDiscoveryTests",
     ]
     package.targets.removeAll { outOfScope.contains($0.name) }
     let productsOutOfScope: Set<String> = [
