@@ -11,7 +11,7 @@
 #                   BeeHiveCommandTests (the beehive tool)
 #   4. stress       10 s of plugins loaded and unloaded while other threads rescan, resolve, route and dispatch events
 #   5. tsan-build   waits for the ThreadSanitizer build (a build of its own in .build-tsan, of the libraries and
-#                   BeeHiveTests only: BEEHIVE_TEST_SCOPE=unit), which runs in the background from stage 2b on
+#                   BeeHiveTests only: BEEHIVE_TEST_SCOPE=tsan), which runs in the background from stage 3 on
 #      tsan         the thread-safety suites under ThreadSanitizer
 #   6. tsan-stress  the stress run under ThreadSanitizer (BEEHIVE_STRESS_SECONDS, 30 s by default)
 # Every stage runs even when an earlier one failed (a stage that needs a failed build is reported as not run); the
@@ -81,17 +81,17 @@ else
     not_run unit "the build failed"
 fi
 
-# The ThreadSanitizer build (a scratch folder of its own) runs in the background from here on, beside the complexity,
-# integration and stress stages: they leave a core idle for minutes (a release compile of one module, a link, a child
-# process waited for), and the build fills it. Its output is printed when the tsan stage begins.
-# BEEHIVE_TEST_SCOPE=unit: the manifest leaves out the targets no tsan suite links (Package.swift, at its end).
+# The ThreadSanitizer build (a scratch folder of its own) runs in the background beside the integration and stress
+# stages: they leave a core idle for minutes (a release compile of one module, a link, a child process waited for), and
+# the build fills it. Its output is printed when the tsan stages begin.
+# BEEHIVE_TEST_SCOPE=tsan: the manifest leaves out the targets no tsan suite links (Package.swift, at its end).
 tsan_build_pid=""
-if ((!unit_only)); then
+start_tsan_build() {
     mkdir -p .build-tsan
-    (env BEEHIVE_TEST_SCOPE=unit swift build --build-tests --sanitize=thread --scratch-path .build-tsan \
+    (env BEEHIVE_TEST_SCOPE=tsan swift build --build-tests --sanitize=thread --scratch-path .build-tsan \
         >.build-tsan/background-build.log 2>&1) &
     tsan_build_pid=$!
-fi
+}
 
 # tsan_build: waits for the background ThreadSanitizer build, prints its output, and fails as it did.
 tsan_build() {
@@ -104,23 +104,25 @@ tsan_build() {
 if ((!unit_only)); then
     if ((built)); then
         stage complexity swift test --skip-build --traits Macros --filter "$complexity_filter"
+        start_tsan_build
         stage integration swift test --skip-build --traits Macros --filter "$integration_filter"
         stage stress env BEEHIVE_STRESS_SECONDS=10 \
             swift test --skip-build --traits Macros --filter "StressTests"
     else
+        start_tsan_build
         not_run integration "the build failed"
         not_run stress "the build failed"
     fi
 
     stage tsan-build tsan_build
     if [[ " ${failed[*]} " != *" tsan-build "* ]]; then
-        stage tsan env BEEHIVE_TEST_SCOPE=unit \
+        stage tsan env BEEHIVE_TEST_SCOPE=tsan \
             swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter "$tsan_filter"
     else
         not_run tsan "the ThreadSanitizer build failed"
     fi
     if [[ " ${failed[*]} " != *" tsan-build "* ]]; then
-        stage tsan-stress env BEEHIVE_TEST_SCOPE=unit BEEHIVE_STRESS_SECONDS="${BEEHIVE_STRESS_SECONDS:-30}" \
+        stage tsan-stress env BEEHIVE_TEST_SCOPE=tsan BEEHIVE_STRESS_SECONDS="${BEEHIVE_STRESS_SECONDS:-30}" \
             swift test --sanitize=thread --scratch-path .build-tsan --skip-build --filter "StressTests"
     else
         not_run tsan-stress "the ThreadSanitizer build failed"
