@@ -188,7 +188,7 @@ if Context.environment["BEEHIVE_DOCS"] == "1" {
 // The ThreadSanitizer stages of Scripts/test.sh (BEEHIVE_TEST_SCOPE=tsan) run suites of BeeHiveTests only, so their
 // build (a scratch folder of its own) leaves out what no such suite links: the tool and its argument parser, the demo,
 // the ServiceLifecycle integration and its packages, the macros, and the other test targets; and it compiles only
-// the files of BeeHiveTests that hold those suites (test.sh's tsan_filter) or what they use, a quarter of the target.
+// the files of BeeHiveTests that hold those suites (test.sh's tsan_filter) or what they use, under a third of it.
 // A file added to BeeHiveTests is compiled for them too until it is listed here.
 if Context.environment["BEEHIVE_TEST_SCOPE"] == "tsan" {
     let outOfScope: Set<String> = [

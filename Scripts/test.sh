@@ -11,13 +11,14 @@
 #                   BeeHiveCommandTests (the beehive tool)
 #   4. stress       10 s of plugins loaded and unloaded while other threads rescan, resolve, route and dispatch events
 #   5. tsan-build   waits for the ThreadSanitizer build (a build of its own in .build-tsan, of the libraries and
-#                   BeeHiveTests only: BEEHIVE_TEST_SCOPE=tsan), which runs in the background from stage 3 on
+#                   the tsan suites' files of BeeHiveTests: BEEHIVE_TEST_SCOPE=tsan), begun in the background with
+#                   stage 3
 #      tsan         the thread-safety suites under ThreadSanitizer
 #   6. tsan-stress  the stress run under ThreadSanitizer (BEEHIVE_STRESS_SECONDS, 30 s by default)
 # Every stage runs even when an earlier one failed (a stage that needs a failed build is reported as not run); the
 # failures are listed at the end, and the exit status is non-zero if any stage failed. No test asserts a duration.
 #
-#   Scripts/test.sh           every stage (about 21 min from a fresh clone on 2 cores, most of it building)
+#   Scripts/test.sh           every stage (about 22 min from a fresh clone on 2 cores, most of it building)
 #   Scripts/test.sh --unit    stages 1 and 2 only: the unit tests (seconds once the build is done)
 set -uo pipefail
 cd "$(dirname "$0")/.."
