@@ -94,12 +94,26 @@ start_tsan_build() {
     tsan_build_pid=$!
 }
 
-# tsan_build: waits for the background ThreadSanitizer build, prints its output, and fails as it did.
+# tsan_build: waits for the background ThreadSanitizer build, prints its output, and fails as it did; then, when the
+# main build is there, checks that the tsan build holds every test that tsan_filter and StressTests select in it (the
+# manifest compiles only some files of BeeHiveTests for tsan: a suite moved into another file must not drop out).
 tsan_build() {
     local status=0
     wait "$tsan_build_pid" || status=$?
     cat .build-tsan/background-build.log
-    return "$status"
+    ((status == 0)) || return "$status"
+    ((built)) || return 0
+    local whole reduced
+    whole=$(swift test list --skip-build --traits Macros | grep -E "$tsan_filter|StressTests" | sort)
+    reduced=$(env BEEHIVE_TEST_SCOPE=tsan swift test list --skip-build --sanitize=thread --scratch-path .build-tsan |
+        grep -E "$tsan_filter|StressTests" | sort)
+    if [[ -z "$whole" || "$whole" != "$reduced" ]]; then
+        echo "tsan-build: expected the tsan build to hold the $(grep -c . <<<"$whole") tests that the tsan stages" \
+            "select in the whole build; these differ (< whole build, > tsan build; Package.swift lists the files):" >&2
+        diff <(echo "$whole") <(echo "$reduced") >&2
+        return 1
+    fi
+    echo "tsan-build: the tsan build holds the $(grep -c . <<<"$whole") tests the tsan stages select"
 }
 
 if ((!unit_only)); then
