@@ -95,8 +95,8 @@ extension Hive {
 /// entries to offer the registry (the first of each origin, and any that outranks those before it) and the others
 /// (which can never hold the key).
 ///
-/// A key seen once costs two array slots, a slot and a table entry (a batch of one entry, none of those two); only
-/// keys seen again get a set of origins and a list of candidates.
+/// A key seen once costs two array slots (`first`, `keyIndex`), a `KeyStart` slot and a table entry (a batch of one
+/// entry needs neither of the last two); only keys seen again get a set of origins and a list of candidates.
 private struct Batch<Key: TableKey> {
     /// For each key, in order of first appearance, the index of its first entry. (The keys themselves are not kept:
     /// an array of them would make the runtime build its type the first time, for a count.)
