@@ -9,12 +9,13 @@
 #                   executable in debug and release, the dlopen plugin, the C compiler x linker matrix, hostile images,
 #                   signals, Tests/MacroFixtures, the snippets of the README and the getting-started articles) and
 #                   BeeHiveCommandTests (the beehive tool)
-#   4. stress       10 s of plugins loaded and unloaded while other threads rescan, resolve, route and dispatch events
-#   5. tsan-build   waits for the ThreadSanitizer build (a build of its own in .build-tsan, of the libraries and
+#   4. tsan-build   waits for the ThreadSanitizer build (a build of its own in .build-tsan, of the libraries and
 #                   the tsan suites' files of BeeHiveTests: BEEHIVE_TEST_SCOPE=tsan), begun in the background with
 #                   stage 3
 #      tsan         the thread-safety suites under ThreadSanitizer
-#   6. tsan-stress  the stress run under ThreadSanitizer (BEEHIVE_STRESS_SECONDS, 30 s by default)
+#   5. tsan-stress  30 s (BEEHIVE_STRESS_SECONDS) of plugins loaded and unloaded while other threads rescan, resolve,
+#                   route and dispatch events, under ThreadSanitizer
+#      stress       the same for 10 s without it, beside tsan-stress (both last a set time)
 # Every stage runs even when an earlier one failed (a stage that needs a failed build is reported as not run); the
 # failures are listed at the end, and the exit status is non-zero if any stage failed. No test asserts a duration.
 #
@@ -28,7 +29,7 @@ case "${1:-}" in
     "") ;;
     --unit) unit_only=1 ;;
     -h | --help)
-        sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     *)
@@ -82,27 +83,38 @@ else
     not_run unit "the build failed"
 fi
 
+# in_background NAME COMMAND...: starts COMMAND in the background, its output in .build-logs/NAME.log.
+# in_foreground NAME: waits for it, prints its output, and fails as it failed.
+declare -A background=()
+in_background() {
+    local name="$1"
+    shift
+    mkdir -p .build-logs
+    ("$@" >".build-logs/$name.log" 2>&1) &
+    background[$name]=$!
+}
+in_foreground() {
+    local status=0
+    wait "${background[$1]}" || status=$?
+    cat ".build-logs/$1.log"
+    return "$status"
+}
+
 # The ThreadSanitizer build (a scratch folder of its own) runs in the background beside the integration and stress
 # stages: they leave a core idle for minutes (a release compile of one module, a link, a child process waited for), and
 # the build fills it. Its output is printed when the tsan stages begin.
 # BEEHIVE_TEST_SCOPE=tsan: the manifest leaves out the targets no tsan suite links, and the files of BeeHiveTests that
 # hold none (Package.swift, at its end).
-tsan_build_pid=""
 start_tsan_build() {
-    mkdir -p .build-tsan
-    (env BEEHIVE_TEST_SCOPE=tsan swift build --build-tests --sanitize=thread --scratch-path .build-tsan \
-        >.build-tsan/background-build.log 2>&1) &
-    tsan_build_pid=$!
+    in_background tsan-build env BEEHIVE_TEST_SCOPE=tsan swift build --build-tests --sanitize=thread \
+        --scratch-path .build-tsan
 }
 
 # tsan_build: waits for the background ThreadSanitizer build, prints its output, and fails as it did; then, when the
 # main build is there, checks that the tsan build holds every test that tsan_filter and StressTests select in it (the
 # manifest compiles only some files of BeeHiveTests for tsan: a suite moved into another file must not drop out).
 tsan_build() {
-    local status=0
-    wait "$tsan_build_pid" || status=$?
-    cat .build-tsan/background-build.log
-    ((status == 0)) || return "$status"
+    in_foreground tsan-build || return
     ((built)) || return 0
     local selected="$tsan_filter|StressTests" whole reduced
     whole=$(swift test list --skip-build --traits Macros | grep -E "$selected" | sort)
@@ -122,23 +134,34 @@ if ((!unit_only)); then
         stage complexity swift test --skip-build --traits Macros --filter "$complexity_filter"
         start_tsan_build
         stage integration swift test --skip-build --traits Macros --filter "$integration_filter"
-        stage stress env BEEHIVE_STRESS_SECONDS=10 \
-            swift test --skip-build --traits Macros --filter "StressTests"
     else
         start_tsan_build
+        not_run complexity "the build failed"
         not_run integration "the build failed"
-        not_run stress "the build failed"
     fi
 
     stage tsan-build tsan_build
-    if [[ " ${failed[*]} " != *" tsan-build "* ]]; then
+    tsan_built=1
+    [[ " ${failed[*]} " == *" tsan-build "* ]] && tsan_built=0
+    if ((tsan_built)); then
         stage tsan env BEEHIVE_TEST_SCOPE=tsan \
             swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter "$tsan_filter"
+    else
+        not_run tsan "the stage tsan-build failed"
+    fi
+    # The two stress runs last a set time each, so they run side by side: the shorter one in the background.
+    ((built)) && in_background stress env BEEHIVE_STRESS_SECONDS=10 \
+        swift test --skip-build --traits Macros --filter "StressTests"
+    if ((tsan_built)); then
         stage tsan-stress env BEEHIVE_TEST_SCOPE=tsan BEEHIVE_STRESS_SECONDS="${BEEHIVE_STRESS_SECONDS:-30}" \
             swift test --sanitize=thread --scratch-path .build-tsan --skip-build --filter "StressTests"
     else
-        not_run tsan "the stage tsan-build failed"
         not_run tsan-stress "the stage tsan-build failed"
+    fi
+    if ((built)); then
+        stage stress in_foreground stress
+    else
+        not_run stress "the build failed"
     fi
 fi
 
