@@ -100,9 +100,9 @@ in_foreground() {
     return "$status"
 }
 
-# The ThreadSanitizer build (a scratch folder of its own) runs in the background beside the integration and stress
-# stages: they leave a core idle for minutes (a release compile of one module, a link, a child process waited for), and
-# the build fills it. Its output is printed when the tsan stages begin.
+# The ThreadSanitizer build (a scratch folder of its own) runs in the background beside the integration stage: it
+# leaves a core idle for minutes (a release compile of one module, a link, a child process waited for), and the
+# build fills it. Its output is printed when the tsan stages begin.
 # BEEHIVE_TEST_SCOPE=tsan: the manifest leaves out the targets no tsan suite links, and the files of BeeHiveTests that
 # hold none (Package.swift, at its end).
 start_tsan_build() {

@@ -42,6 +42,8 @@ struct CheckTests {
         let line = try #require(lines(output, code: "missingType").first { $0.contains("App.AppServise") }, "\(output)")
         #expect(line.contains("expected service App.AppServise (the service implemented by App.AppServiceImpl)"))
         #expect(line.hasSuffix("Did you mean `App.AppService`? [missingType]"), "\(line)")
+        // A C record's name is a string: no typealias among the causes.
+        #expect(!line.contains("typealias"), "\(line)")
         // A protocol is never an internal struct the optimizer removed: no such hint.
         #expect(!line.contains("optimizer"), "\(line)")
         // The implementation it names exists: reported once, for the service only.

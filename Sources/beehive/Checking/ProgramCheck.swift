@@ -388,6 +388,8 @@ struct ProgramCheck {
         var isService: Bool
         /// What the record says it is: "the implementation of App.Service", "a module", ….
         var role: String
+        /// Whether a Swift annotation (`@BeeHiveService`) wrote the record: only its service can be a typealias.
+        var isSwiftAnnotation = false
     }
 
     /// Every name `record` gives: a service's protocol and implementation, a module, a route's handler.
@@ -400,7 +402,8 @@ struct ProgramCheck {
                 names.append(
                     NamedByRecord(
                         name: protocolName, isService: true,
-                        role: "the service implemented by \(record.implementation ?? "?")"))
+                        role: "the service implemented by \(record.implementation ?? "?")",
+                        isSwiftAnnotation: record.file?.hasSuffix(".swift") == true))
             }
             if let implementation = record.implementation {
                 names.append(
@@ -504,6 +507,9 @@ struct ProgramCheck {
         // Only the causes that can apply: with a close name defined, the likely one is a typo.
         var causes = ["misspelled"]
         if !name.contains(".") { causes.append("not module-qualified (Module.\(name))") }
+        // A typealias has no descriptor, and a macro cannot tell one from the protocol it names: the record keeps the
+        // alias's name, which only a resolve by the type finds. A C record's name is a string: a typo, not an alias.
+        if named.isSwiftAnnotation { causes.append("a typealias (name the protocol itself)") }
         causes.append("in a file not given")
         // A protocol that an implementation conforms to is kept by the optimizer; a type named only by a record
         // may not be.

@@ -25,6 +25,15 @@ struct MacroCompileTimeCheckTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beehive-macro-check-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
+        let mode = compiling ? ["-c", "-o", directory.appendingPathComponent("main.o").path] : ["-typecheck"]
+        return try compile(source, mode, modules: modules, in: directory)
+    }
+
+    /// Compiles `source` as `App/main.swift` in `directory` with `mode` (`-typecheck`, `-c -o …`, `-emit-library
+    /// -o …`): ``typecheck(_:compiling:modules:)``'s compiler run, for a test that keeps what it emits.
+    static func compile(
+        _ source: String, _ mode: [String], modules: [URL] = [], in directory: URL
+    ) throws -> (passed: Bool, output: String) {
         for module in modules {
             let name = module.deletingPathExtension().lastPathComponent
             try Command.run(
@@ -36,7 +45,6 @@ struct MacroCompileTimeCheckTests {
         }
         let file = directory.appendingPathComponent("main.swift")
         try Data(source.utf8).write(to: file)
-        let mode = compiling ? ["-c", "-o", directory.appendingPathComponent("main.o").path] : ["-typecheck"]
         let arguments =
             mode + [
                 "-module-name", "App", "-I", products.appendingPathComponent("Modules").path, "-I", directory.path,
@@ -95,6 +103,32 @@ struct MacroCompileTimeCheckTests {
                 #BeeHiveService(Clock.self, OtherClock.self, name: "other")
                 """, compiling: true)
         #expect(result.passed, "\(result.output)")
+    }
+
+    @Test(
+        "a typealias of the service compiles (no expansion can tell it from the protocol); beehive check names it"
+    )
+    func typealiasCheckedOffline() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beehive-macro-alias-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let library = directory.appendingPathComponent("libApp.so").path
+        let built = try Self.compile(
+            Self.declarations + """
+                typealias Timer = Clock
+                @BeeHiveService(Timer.self)
+                struct SystemClock: Clock { var now: Int { 1 } }
+                """, ["-emit-library", "-o", library], in: directory)
+        #expect(built.passed, "\(built.output)")
+        let check = try TimedCommand.run(
+            FixtureBuild.products.appendingPathComponent("beehive").path, ["check", library], in: directory,
+            timeout: TimedCommand.hangGuard)
+        // The record keeps the name written: the alias's, which no protocol descriptor has.
+        let line = check.standardOutput.split(separator: "\n").first { $0.contains("[missingType]") }
+        #expect(
+            check.termination == .exited(1), "\(check.termination)\n\(check.standardOutput)\n\(check.standardError)")
+        #expect(line?.contains("expected service App.Timer (the service implemented by App.SystemClock)") == true)
+        #expect(line?.contains("a typealias (name the protocol itself)") == true, "\(check.standardOutput)")
     }
 
     @Test("the must-not-compile fixture (an implementation that is not its service) fails, naming both types")

@@ -32,6 +32,10 @@ enum Callgrind {
     /// workloads and then asks callgrind for a dump labelled with its name (a client request,
     /// ``beehive_callgrind_dump``). Returns the instructions of the workload function in each run, in the order of
     /// `runs`. A few processes for all: starting this test binary under callgrind costs seconds.
+    ///
+    /// Runs are dealt to the children in snake order (with two: 0, 1, 1, 0, 0, 1, …): runs that come in pairs of
+    /// size n and 2n give each child as many of each, where dealing in turn gave one child every 2n run, twice the
+    /// other's work, and the stage waited for it alone.
     static func countWorkloads(
         testCase: String, runs: [String], environment: [String: String], folder: URL
     ) throws -> [UInt64] {
@@ -44,7 +48,9 @@ enum Callgrind {
         strip.waitUntilExit()
         guard strip.terminationStatus == 0 else { throw Failure("objcopy --strip-debug \(binary) failed") }
         let processes = max(1, min(2, ProcessInfo.processInfo.activeProcessorCount))
-        let shares = (0..<processes).map { share in runs.indices.filter { $0 % processes == share }.map { runs[$0] } }
+        let shares = (0..<processes).map { share in
+            runs.indices.filter { ($0 + $0 / processes) % processes == share }.map { runs[$0] }
+        }
         let children = try shares.enumerated().map { share, runs in
             let dumps = folder.appendingPathComponent("dumps-\(share)")
             try FileManager.default.createDirectory(at: dumps, withIntermediateDirectories: true)
