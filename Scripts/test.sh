@@ -7,8 +7,9 @@
 #                   (BeeHiveTests' ComplexityTests; minutes)
 #   3. integration  the tests that build packages and binaries and run them: BeeHiveIntegrationTests (the annotated
 #                   executable in debug and release, the dlopen plugin, the C compiler x linker matrix, hostile images,
-#                   signals, Tests/MacroFixtures, the snippets of the README and the getting-started articles) and
-#                   BeeHiveCommandTests (the beehive tool)
+#                   signals, Tests/MacroFixtures) and BeeHiveCommandTests (the beehive tool)
+#      snippets     the packages of the README and the getting-started articles, built as written and run
+#                   (BeeHiveIntegrationTests' SnippetTests), in a test process of their own beside stage 3
 #   4. tsan-build   waits for the ThreadSanitizer build (a build of its own in .build-tsan, of the libraries and
 #                   the tsan suites' files of BeeHiveTests: BEEHIVE_TEST_SCOPE=tsan), begun in the background with
 #                   stage 3
@@ -29,7 +30,7 @@ case "${1:-}" in
     "") ;;
     --unit) unit_only=1 ;;
     -h | --help)
-        sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     *)
@@ -42,6 +43,7 @@ esac
 unit_filter='^(BeeHiveTests|_BeeHiveDiscoveryTests|BeeHiveMacrosTests|BeeHiveServiceLifecycleTests)\.'
 complexity_filter='^BeeHiveTests\.ComplexityTests'
 integration_filter='^(BeeHiveIntegrationTests|BeeHiveCommandTests)\.'
+snippets_filter='^BeeHiveIntegrationTests\.SnippetTests'
 tsan_filter='ConcurrencyTests|ServiceEventsAndLeasesTests|RankingTests|configConcurrency|concurrentCaching|ModuleLifecycleTests|ModuleEventTests|watchdog|PluginUpgradeConcurrencyTests'
 
 started=$(date +%s)
@@ -133,11 +135,20 @@ if ((!unit_only)); then
     if ((built)); then
         stage complexity swift test --skip-build --traits Macros --filter "$complexity_filter"
         start_tsan_build
-        stage integration swift test --skip-build --traits Macros --filter "$integration_filter"
+        # The documents' snippets (one package after another, minutes of building) run beside the other integration
+        # tests from the start, in a test process of their own: started by `swift test`, they waited for a test
+        # thread of its two for minutes, and then built alone. The test binary is run directly, since a second
+        # `swift test` waits for the first to end (SwiftPM's lock on .build).
+        in_background snippets env NO_COLOR=1 "$(swift build --show-bin-path)/BeeHivePackageTests.xctest" \
+            --testing-library swift-testing --filter "$snippets_filter"
+        stage integration swift test --skip-build --traits Macros --filter "$integration_filter" \
+            --skip "$snippets_filter"
+        stage snippets in_foreground snippets
     else
         start_tsan_build
         not_run complexity "the build failed"
         not_run integration "the build failed"
+        not_run snippets "the build failed"
     fi
 
     stage tsan-build tsan_build
