@@ -20,7 +20,7 @@
 # Every stage runs even when an earlier one failed (a stage that needs a failed build is reported as not run); the
 # failures are listed at the end, and the exit status is non-zero if any stage failed. No test asserts a duration.
 #
-#   Scripts/test.sh           every stage (20 to 22 min from a fresh clone on 2 cores, most of it building)
+#   Scripts/test.sh           every stage (about 20 min from a fresh clone on 2 cores, most of it building)
 #   Scripts/test.sh --unit    stages 1 and 2 only: the unit tests (seconds once the build is done)
 set -uo pipefail
 cd "$(dirname "$0")/.."
