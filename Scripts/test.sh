@@ -73,11 +73,14 @@ not_run() {
     summary+=("NOT RUN $1 ($2)")
 }
 
+# succeeded NAME: whether the stage NAME ran and passed.
+succeeded() { [[ " ${failed[*]} " != *" $1 "* ]]; }
+
 stage install-dependencies Scripts/install-dependencies.sh
 
 stage build swift build --build-tests --traits Macros
-built=1
-[[ " ${failed[*]} " == *" build "* ]] && built=0
+built=0
+succeeded build && built=1
 
 if ((built)); then
     stage unit swift test --skip-build --traits Macros --filter "$unit_filter" --skip "$complexity_filter"
@@ -102,9 +105,9 @@ in_foreground() {
     return "$status"
 }
 
-# The ThreadSanitizer build (a scratch folder of its own) runs in the background beside the integration stage: it
-# leaves a core idle for minutes (a release compile of one module, a link, a child process waited for), and the
-# build fills it. Its output is printed when the tsan stages begin.
+# The ThreadSanitizer build (a scratch folder of its own) runs in the background beside the integration and snippets
+# stages: the integration stage alone left a core idle for minutes (a release compile of one module, a link, a child
+# process waited for); the three together keep both busy. Its output is printed when the tsan stages begin.
 # BEEHIVE_TEST_SCOPE=tsan: the manifest leaves out the targets no tsan suite links, and the files of BeeHiveTests that
 # hold none (Package.swift, at its end).
 start_tsan_build() {
@@ -152,8 +155,8 @@ if ((!unit_only)); then
     fi
 
     stage tsan-build tsan_build
-    tsan_built=1
-    [[ " ${failed[*]} " == *" tsan-build "* ]] && tsan_built=0
+    tsan_built=0
+    succeeded tsan-build && tsan_built=1
     if ((tsan_built)); then
         stage tsan env BEEHIVE_TEST_SCOPE=tsan \
             swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter "$tsan_filter"

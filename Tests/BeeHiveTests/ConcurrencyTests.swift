@@ -45,7 +45,7 @@ struct ConcurrencyTests {
                     }
                     _ = try? hive.createService(Storage.self, name: "w0-\(i / 2)")
                     // A snapshot copies every registration: one in eight iterations keeps it racing the registrations
-                    // without making the test quadratic in them (a snapshot each time took ~9 s, ~32 s under tsan).
+                    // at an eighth of the cost (a snapshot each time took ~9 s, ~32 s under tsan).
                     guard i % 8 == 0 else { continue }
                     let count = hive.serviceRegistrations.count
                     if count < seen { shrunk.add(1, ordering: .relaxed) }
