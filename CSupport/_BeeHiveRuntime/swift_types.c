@@ -22,6 +22,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 extern void swift_enumerateAllMetadataSections(bool (*body)(const MetadataSectionsHead *, void *), void *context)
@@ -242,7 +243,7 @@ typedef struct {
     /* The lowest address of the one image to read, or 0 for every image. */
     uintptr_t only_image;
     /* one of: */
-    bh_swift_type_fn visit_type;
+    bh_type_index *index; /* what a walk of types makes */
     bh_swift_conformance_fn visit_conformance;
 } bh_walk;
 
@@ -311,6 +312,121 @@ static bool bh_expect_kind(
     return true;
 }
 
+/* ---- An index of one module's types by qualified name ----------------------------------------------------- */
+
+/* The walk's types, their names in one buffer, and a table of positions by name: built in C so that indexing a type
+ * costs no allocation of its own (a Swift string and a table entry per type cost twice the walk). */
+typedef struct {
+    const void *descriptor;
+    const void *image;
+    uint64_t hash;
+    uint32_t name_offset;
+    uint16_t name_length;
+    uint8_t kind;
+    uint8_t flags; /* BH_ENTRY_GENERIC, BH_ENTRY_DROPPED */
+} bh_type_entry;
+
+enum { BH_ENTRY_GENERIC = 1, BH_ENTRY_DROPPED = 2 };
+
+struct bh_type_index {
+    bh_type_entry *entries;
+    size_t count, capacity;
+    char *names;
+    size_t names_length, names_capacity;
+    uint32_t *slots; /* position + 1, or 0 for a free slot; a power of two long, at most half used */
+    size_t slot_count;
+    bool failed;     /* an allocation failed: the index is not used */
+};
+
+static uint64_t bh_name_hash(const char *name, size_t length) {
+    uint64_t hash = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < length; i++) hash = (hash ^ (uint8_t)name[i]) * 0x100000001b3ULL;
+    return hash;
+}
+
+static bool bh_grow(void **buffer, size_t *capacity, size_t needed, size_t size) {
+    if (needed <= *capacity) return true;
+    size_t grown = *capacity ? *capacity : 64;
+    while (grown < needed) grown *= 2;
+    void *moved = realloc(*buffer, grown * size);
+    if (!moved) return false;
+    *buffer = moved;
+    *capacity = grown;
+    return true;
+}
+
+static void bh_index_add(bh_type_index *index, const char *name, size_t length, const void *descriptor,
+                         const void *image, unsigned kind, bool is_generic) {
+    if (index->failed) return;
+    if (length > UINT16_MAX || index->count >= UINT32_MAX - 1 || index->names_length + length + 1 > UINT32_MAX ||
+        !bh_grow((void **)&index->entries, &index->capacity, index->count + 1, sizeof *index->entries) ||
+        !bh_grow((void **)&index->names, &index->names_capacity, index->names_length + length + 1, 1)) {
+        index->failed = true;
+        return;
+    }
+    memcpy(index->names + index->names_length, name, length);
+    index->names[index->names_length + length] = 0;
+    index->entries[index->count++] = (bh_type_entry){descriptor,
+                                                     image,
+                                                     bh_name_hash(name, length),
+                                                     (uint32_t)index->names_length,
+                                                     (uint16_t)length,
+                                                     (uint8_t)kind,
+                                                     is_generic ? BH_ENTRY_GENERIC : 0};
+    index->names_length += length + 1;
+}
+
+/* Makes the table of positions, in the walk's order: entries of one name lie on one probe sequence in that order. */
+static bool bh_index_finish(bh_type_index *index) {
+    size_t size = 16;
+    while (size < index->count * 2) size *= 2;
+    index->slots = calloc(size, sizeof *index->slots);
+    if (!index->slots) return false;
+    index->slot_count = size;
+    for (size_t position = 0; position < index->count; position++) {
+        size_t slot = (size_t)index->entries[position].hash & (size - 1);
+        while (index->slots[slot]) slot = (slot + 1) & (size - 1);
+        index->slots[slot] = (uint32_t)position + 1;
+    }
+    return true;
+}
+
+void bh_type_index_free(bh_type_index *index) {
+    if (!index) return;
+    free(index->entries);
+    free(index->names);
+    free(index->slots);
+    free(index);
+}
+
+int bh_type_index_entry(const bh_type_index *index, size_t position, bh_swift_type *type) {
+    if (position >= index->count) return -1;
+    const bh_type_entry *entry = &index->entries[position];
+    *type = (bh_swift_type){index->names + entry->name_offset, entry->name_length, entry->descriptor, entry->image,
+                            entry->kind, entry->flags & BH_ENTRY_GENERIC};
+    return !(entry->flags & BH_ENTRY_DROPPED);
+}
+
+size_t bh_type_index_find(const bh_type_index *index, const char *name, size_t length, size_t *positions,
+                          size_t capacity) {
+    uint64_t hash = bh_name_hash(name, length);
+    size_t mask = index->slot_count - 1, found = 0;
+    for (size_t slot = (size_t)hash & mask; index->slots[slot]; slot = (slot + 1) & mask) {
+        const bh_type_entry *entry = &index->entries[index->slots[slot] - 1];
+        if (entry->hash != hash || entry->name_length != length || (entry->flags & BH_ENTRY_DROPPED) ||
+            memcmp(index->names + entry->name_offset, name, length) != 0)
+            continue;
+        if (found < capacity) positions[found] = index->slots[slot] - 1;
+        found++;
+    }
+    return found;
+}
+
+void bh_type_index_drop_image(bh_type_index *index, const void *image) {
+    for (size_t i = 0; i < index->count; i++)
+        if (index->entries[i].image == image) index->entries[i].flags |= BH_ENTRY_DROPPED;
+}
+
 static void bh_report_type(bh_walk *walk, bh_image_walk *image, const TargetNamedContextDescriptor *descriptor) {
     /* A descriptor of a later format version may have another head: not indexed (the runtime's path finds it). */
     if (ContextDescriptorFlags_version(descriptor->base.Flags) != 0) return;
@@ -346,13 +462,8 @@ static void bh_report_type(bh_walk *walk, bh_image_walk *image, const TargetName
     }
     name[length] = 0;
     ContextDescriptorFlags flags = descriptor->base.Flags;
-    bh_swift_type type = {name,
-                          length,
-                          descriptor,
-                          image->start,
-                          ContextDescriptorFlags_kind(flags),
-                          ContextDescriptorFlags_isGeneric(flags)};
-    walk->visit_type(walk->context, &type);
+    bh_index_add(walk->index, name, length, descriptor, image->start, ContextDescriptorFlags_kind(flags),
+                 ContextDescriptorFlags_isGeneric(flags));
 }
 
 /* Whether the walk is restricted to one image and `sections` lie in another. */
@@ -425,10 +536,16 @@ static int bh_walk_all(bh_walk *walk, const char *module, const void *near,
     return 1;
 }
 
-int bh_swift_types(const char *module, const void *near, bh_swift_type_fn visit, bh_runtime_problem_fn problem,
-                   void *context) {
-    bh_walk walk = {.problem = problem, .context = context, .visit_type = visit};
-    return bh_walk_all(&walk, module, near, bh_visit_type_sections);
+bh_type_index *bh_swift_type_index(const char *module, const void *near, bh_runtime_problem_fn problem,
+                                   void *context) {
+    bh_type_index *index = calloc(1, sizeof *index);
+    if (!index) return NULL;
+    bh_walk walk = {.problem = problem, .context = context, .index = index};
+    if (!bh_walk_all(&walk, module, near, bh_visit_type_sections) || index->failed || !bh_index_finish(index)) {
+        bh_type_index_free(index);
+        return NULL;
+    }
+    return index;
 }
 
 /* ---- Conformances ------------------------------------------------------------------------------------------ */

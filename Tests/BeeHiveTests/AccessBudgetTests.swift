@@ -27,7 +27,8 @@ struct AccessBudgetTests {
         // _BeeHiveRuntime
         "bh_existential_shape_of", "bh_existential_metatype_shape_of", "bh_any_type", "bh_existential_make",
         "bh_existential_metatype_make", "bh_existential_parts", "bh_swift_type_metadata", "bh_swift_witness_table",
-        "bh_swift_conforms_to_protocol", "bh_swift_type_descriptor", "bh_swift_types",
+        "bh_swift_conforms_to_protocol", "bh_swift_type_descriptor", "bh_swift_type_index",
+        "bh_type_index_free", "bh_type_index_find", "bh_type_index_entry", "bh_type_index_drop_image",
         "bh_swift_conformances", "bh_swift_module_name", "bh_swift_mangled_name", "bh_swift_existential_name",
         "bh_image_path",
         // _BeeHiveScanner

@@ -20,7 +20,7 @@ extern "C" {
 
 /* ---- Walks of the loaded images' metadata ---------------------------------------------------------------- */
 
-/* A nominal type or protocol of a loaded Swift image. `name` ("Module.Outer.Inner") lives during the callback. */
+/* A nominal type or protocol of a loaded Swift image. `name` ("Module.Outer.Inner") lives as long as its index. */
 typedef struct {
     const char *name;
     size_t name_length;
@@ -47,17 +47,31 @@ typedef struct {
                             segments" */
 } bh_runtime_problem;
 
-typedef void (*bh_swift_type_fn)(void *context, const bh_swift_type *type);
 typedef void (*bh_runtime_problem_fn)(void *context, const bh_runtime_problem *problem);
 
-/*
- * Calls `visit` for every nominal type and protocol of module `module` (every module when NULL) that has a
- * module-qualified name (not private, local or declared in an extension), in every Swift image loaded (only in the
- * one that holds the address `near`, when not NULL), and `problem` once for each image read that cannot be read.
- * Returns 0 when the runtime cannot enumerate its images, or no loaded image holds `near`.
- */
-int bh_swift_types(const char *module, const void *near, bh_swift_type_fn visit, bh_runtime_problem_fn problem,
-                   void *context);
+/* The nominal types and protocols of one module, indexed by qualified name. Immutable once made (but for
+ * `bh_type_index_drop_image`, before it is shared); freed with `bh_type_index_free`. */
+typedef struct bh_type_index bh_type_index;
+
+/* Indexes every nominal type and protocol of module `module` (every module when NULL) that has a module-qualified
+ * name (not private, local or declared in an extension), in every Swift image loaded (only in the one that holds the
+ * address `near`, when not NULL), and calls `problem` once for each image read that cannot be read. NULL when the
+ * runtime cannot enumerate its images, no loaded image holds `near`, or memory ran out. */
+bh_type_index *bh_swift_type_index(const char *module, const void *near, bh_runtime_problem_fn problem,
+                                   void *context);
+void bh_type_index_free(bh_type_index *index);
+
+/* The type at `position` (in the walk's order; its name lives as long as the index): 1, or 0 when it was dropped, -1
+ * when the position is past the end. */
+int bh_type_index_entry(const bh_type_index *index, size_t position, bh_swift_type *type);
+
+/* The positions of the types named `name` (`length` bytes), in the walk's order, at most `capacity` of them into
+ * `positions`; returns how many there are. */
+size_t bh_type_index_find(const bh_type_index *index, const char *name, size_t length, size_t *positions,
+                          size_t capacity);
+
+/* Leaves the types of the image `image` (its lowest address) out of every later answer. */
+void bh_type_index_drop_image(bh_type_index *index, const void *image);
 
 /* A conformance record: `type` (a non-generic type's descriptor) conforms to `protocol` (a protocol descriptor), with
  * no conditional requirement; `conformance` is its protocol conformance descriptor, in `image`. */

@@ -173,26 +173,28 @@ package enum Conformances {
         _ instance: Any, as service: Service.Type, path: BindingPath
     ) -> TypedInstance? {
         guard path == .metadata, let shape = shape(of: service) else { return runtimeCast(instance, to: service) }
-        // `Any` is three words of value buffer and the type's metadata (`_BeeHiveRuntime` reads and writes it).
-        let any = UnsafeMutablePointer<Any>.allocate(capacity: 1)
-        any.initialize(to: instance)
-        defer { any.deallocate() }
         let type = Swift.type(of: instance)
-        guard bh_any_type(any) == metadata(of: type), shape.is_class_bound == 0 || type is AnyObject.Type,
+        guard shape.is_class_bound == 0 || type is AnyObject.Type,
             let found = witnessTable(of: type, to: shape.protocol)
-        else {
-            any.deinitialize(count: 1)
+        else { return runtimeCast(instance, to: service) }
+        // On the stack: `Any` is three words of value buffer and the type's metadata (`_BeeHiveRuntime` reads and
+        // writes it), and the existential is at most five words. No `Service?` is made: unspecialized, it would
+        // instantiate `Optional<Service>`'s metadata.
+        return withUnsafeTemporaryAllocation(byteCount: MemoryLayout<Any>.size + shape.size, alignment: 8) { buffer in
+            let any = buffer.baseAddress!.initializeMemory(as: Any.self, to: instance)
+            guard bh_any_type(any) == metadata(of: type) else {
+                any.deinitialize(count: 1)
+                return runtimeCast(instance, to: service)
+            }
+            let existential = buffer.baseAddress! + MemoryLayout<Any>.size
+            // The value (and its ownership) moves out of `any` into the existential; `any` is not destroyed.
+            withUnsafePointer(to: shape) { bh_existential_make($0, any, found.table, existential) }
+            let made = existential.assumingMemoryBound(to: Service.self).move()
+            if agrees(made, with: instance as? Service, shape, metatype: false, image: found.image, type: type) {
+                return TypedInstance(made)
+            }
             return runtimeCast(instance, to: service)
         }
-        let existential = UnsafeMutableRawPointer.allocate(byteCount: shape.size, alignment: 8)
-        defer { existential.deallocate() }
-        // The value (and its ownership) moves out of `any` into the existential; `any` is deallocated, not destroyed.
-        withUnsafePointer(to: shape) { bh_existential_make($0, any, found.table, existential) }
-        let made = existential.assumingMemoryBound(to: Service.self).move()
-        if agrees(made, with: instance as? Service, shape, metatype: false, image: found.image, type: type) {
-            return TypedInstance(made)
-        }
-        return runtimeCast(instance, to: service)
     }
 
     /// `type` as the existential metatype `Metatype` (`any P.Type`): from the witness table its module declares, or
@@ -204,10 +206,10 @@ package enum Conformances {
         guard path == .metadata, bh_existential_metatype_shape_of(metadata(of: metatype), &shape) != 0,
             MemoryLayout<Metatype>.size == shape.size, let found = witnessTable(of: type, to: shape.protocol)
         else { return runtimeMetatypeCast(type, to: metatype) }
-        let existential = UnsafeMutableRawPointer.allocate(byteCount: shape.size, alignment: 8)
-        defer { existential.deallocate() }
-        bh_existential_metatype_make(metadata(of: type), found.table, existential)
-        let made = existential.load(as: Metatype.self)
+        let made = withUnsafeTemporaryAllocation(byteCount: shape.size, alignment: 8) { existential in
+            bh_existential_metatype_make(metadata(of: type), found.table, existential.baseAddress!)
+            return existential.baseAddress!.load(as: Metatype.self)
+        }
         if agrees(made, with: type as? Metatype, shape, metatype: true, image: found.image, type: type) { return made }
         return runtimeMetatypeCast(type, to: metatype)
     }

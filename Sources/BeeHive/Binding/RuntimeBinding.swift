@@ -25,7 +25,6 @@ enum RuntimeImage {
     /// Used by one walk on one thread: its appends need no exclusivity check (~115 instructions each, thousands per
     /// walk).
     final class Collector {
-        @exclusivity(unchecked) var entries: [SwiftTypes.Entry] = []
         @exclusivity(unchecked) var records: [SwiftConformances.Record] = []
         @exclusivity(unchecked) var problems: [Problem] = []
     }

@@ -43,6 +43,24 @@ enum SwiftTypes {
             }
         }
 
+        init(name: String, kind: Kind, isGeneric: Bool, image: UnsafeRawPointer?, descriptor: UnsafeRawPointer) {
+            self.name = name
+            self.kind = kind
+            self.isGeneric = isGeneric
+            self.image = image
+            self.descriptor = descriptor
+        }
+
+        /// The entry a walk reported, named `name` when the caller has the name already (no string made).
+        init?(_ type: bh_swift_type, named name: String? = nil) {
+            guard let kind = Kind(type.kind) else { return nil }
+            self.init(
+                name: name
+                    ?? String(
+                        decoding: UnsafeRawBufferPointer(start: type.name, count: type.name_length), as: UTF8.self),
+                kind: kind, isGeneric: type.is_generic != 0, image: type.image, descriptor: type.descriptor)
+        }
+
         /// The type, for a non-generic class, struct or enum: from its own metadata access function, no look-up.
         var type: (any Any.Type)? {
             guard kind != .protocol, let metadata = bh_swift_type_metadata(descriptor) else { return nil }
@@ -67,22 +85,85 @@ enum SwiftTypes {
     /// cannot enumerate its images or no loaded image holds `near`. Types that are private, local or declared in an
     /// extension have no name by which a record could reach them and are left out.
     static func entries(inModule module: String?, near: UnsafeRawPointer? = nil) -> Walk? {
-        let collector = RuntimeImage.Collector()
-        let visit: bh_swift_type_fn = { context, type in
-            guard let context, let type = type?.pointee, let kind = Kind(type.kind) else { return }
-            let name = String(
-                decoding: UnsafeRawBufferPointer(start: type.name, count: type.name_length), as: UTF8.self)
-            Unmanaged<RuntimeImage.Collector>.fromOpaque(context).takeUnretainedValue().entries.append(
-                Entry(
-                    name: name, kind: kind, isGeneric: type.is_generic != 0, image: type.image,
-                    descriptor: type.descriptor))
+        Index.make(inModule: module, near: near).map { Walk(entries: $0.all, problems: $1) }
+    }
+}
+
+extension SwiftTypes {
+    /// The named types and protocols of one module (or of every module) in the loaded images, indexed by name in the
+    /// C target (`bh_type_index`): a look-up by name makes no string of the types it passes over, and indexing a type
+    /// costs no allocation (a Swift string and a table entry per type cost twice the walk). Immutable once shared.
+    final class Index: @unchecked Sendable {
+        private let index: OpaquePointer
+
+        /// The index of `module`'s types (every module's when nil) in the loaded images (only in the one that holds
+        /// `near`, when given), with the images that could not be read; nil when the Swift runtime cannot enumerate
+        /// its images, no loaded image holds `near`, or memory ran out.
+        static func make(inModule module: String?, near: UnsafeRawPointer? = nil) -> (Index, [RuntimeImage.Problem])? {
+            let collector = RuntimeImage.Collector()
+            let index = withExtendedLifetime(collector) {
+                let context = Unmanaged.passUnretained(collector).toOpaque()
+                guard let module else { return bh_swift_type_index(nil, near, RuntimeImage.collect, context) }
+                return module.withCString { bh_swift_type_index($0, near, RuntimeImage.collect, context) }
+            }
+            return index.map { (Index($0), collector.problems) }
         }
-        let available = withExtendedLifetime(collector) {
-            let context = Unmanaged.passUnretained(collector).toOpaque()
-            guard let module else { return bh_swift_types(nil, near, visit, RuntimeImage.collect, context) }
-            return module.withCString { bh_swift_types($0, near, visit, RuntimeImage.collect, context) }
+
+        private init(_ index: OpaquePointer) { self.index = index }
+
+        deinit { bh_type_index_free(index) }
+
+        /// Leaves the entries of the image whose lowest address is `image` out of every later answer; only before the
+        /// index is shared.
+        func drop(image: UInt) { bh_type_index_drop_image(index, UnsafeRawPointer(bitPattern: image)) }
+
+        /// Every entry not dropped, in the walk's order.
+        var all: [Entry] {
+            var entries: [Entry] = []
+            var type = bh_swift_type()
+            var position = 0
+            while case let found = bh_type_index_entry(index, position, &type), found >= 0 {
+                if found == 1, let entry = Entry(type) { entries.append(entry) }
+                position += 1
+            }
+            return entries
         }
-        return available != 0 ? Walk(entries: collector.entries, problems: collector.problems) : nil
+
+        /// The entries named `name`, in the walk's order.
+        func entries(named name: String) -> [Entry] {
+            positions(named: name).compactMap { entry(at: $0, named: name) }
+        }
+
+        /// The one entry named `name`, when there is exactly one (no array made).
+        func onlyEntry(named name: String) -> Entry? {
+            var position = 0
+            let count = withUTF8(of: name) { bh_type_index_find(index, $0.baseAddress, $0.count, &position, 1) }
+            return count == 1 ? entry(at: position, named: name) : nil
+        }
+
+        private func positions(named name: String) -> [Int] {
+            withUTF8(of: name) { name in
+                let count = bh_type_index_find(index, name.baseAddress, name.count, nil, 0)
+                return [Int](unsafeUninitializedCapacity: count) { positions, initialized in
+                    initialized = bh_type_index_find(index, name.baseAddress, name.count, positions.baseAddress, count)
+                }
+            }
+        }
+
+        private func entry(at position: Int, named name: String) -> Entry? {
+            var type = bh_swift_type()
+            _ = bh_type_index_entry(index, position, &type)
+            return Entry(type, named: name)
+        }
+
+        private func withUTF8<R>(of name: String, _ body: (UnsafeBufferPointer<CChar>) -> R) -> R {
+            let run = { (bytes: UnsafeBufferPointer<UInt8>) in
+                bytes.withMemoryRebound(to: CChar.self) { body($0) }
+            }
+            if let result = name.utf8.withContiguousStorageIfAvailable(run) { return result }
+            var copy = name  // a string whose UTF-8 is not in memory (bridged): made so
+            return copy.withUTF8(run)
+        }
     }
 }
 

@@ -43,64 +43,33 @@ package enum TypeLookup {
         case missing(loadedImages: UInt64)
     }
 
-    /// The named types and protocols of one module, as the loaded images had them. Immutable, and a class: a look-up
-    /// copies one reference out of the lock, not the tables.
-    ///
-    /// The entries lie in one array; a table gives the last entry of each name, and each entry the one of that name
-    /// before it: nearly every name has one entry, and an array per name would cost an allocation per type.
+    /// The named types and protocols of one module, as the loaded images had them, by name (``SwiftTypes/Index``).
+    /// Immutable, and a class: a look-up copies one reference out of the lock, not the tables.
     private final class ModuleIndex: @unchecked Sendable {
         let loadedImages: UInt64
-        /// Every named type and protocol of the module, in the walk's order.
-        let all: [SwiftTypes.Entry]
-        /// By name, the position in ``all`` of the last entry of that name.
-        private let last: KeyedTable<String, Int>
-        /// By position in ``all``, the position of the entry of the same name before it, or -1.
-        private let previous: [Int]
+        private let index: SwiftTypes.Index
         /// Whether an image could not be read for a version BeeHive does not know: a miss asks the runtime.
         let hasUnreadImages: Bool
 
-        /// The index of what `walk` found, after noting its problems: the entries of corrupt images left out.
-        convenience init(_ walk: SwiftTypes.Walk, loadedImages: UInt64) {
-            RuntimeBinding.note(walk.problems)
-            let corrupt = RuntimeBinding.corruptImages
-            self.init(
-                loadedImages: loadedImages, entries: walk.entries.filter { TypeLookup.isReadable($0, corrupt) },
-                hasUnreadImages: walk.problems.contains { !$0.isCorrupt })
+        /// The index of `module` (in the image that holds `near` alone, when given), after noting the walk's problems:
+        /// the entries of corrupt images left out. Nil when the images cannot be enumerated.
+        init?(module: String, near: UnsafeRawPointer? = nil, loadedImages: UInt64) {
+            guard let (index, problems) = SwiftTypes.Index.make(inModule: module, near: near) else { return nil }
+            RuntimeBinding.note(problems)
+            for image in RuntimeBinding.corruptImages { index.drop(image: image) }
+            self.loadedImages = loadedImages
+            self.index = index
+            self.hasUnreadImages = problems.contains { !$0.isCorrupt }
         }
 
-        init(loadedImages: UInt64, entries: [SwiftTypes.Entry], hasUnreadImages: Bool) {
-            var last = KeyedTable<String, Int>()
-            last.reserveCapacity(entries.count)
-            var previous = [Int](repeating: -1, count: entries.count)
-            for (position, entry) in entries.enumerated() {
-                last.modify(entry.name, initial: -1) { before in
-                    previous[position] = before
-                    before = position
-                }
-            }
-            self.loadedImages = loadedImages
-            self.all = entries
-            self.last = last
-            self.previous = previous
-            self.hasUnreadImages = hasUnreadImages
-        }
+        /// Every named type and protocol of the module, in the walk's order.
+        var all: [SwiftTypes.Entry] { index.all }
 
         /// The entries named `name`, in the walk's order.
-        func entries(named name: String) -> [SwiftTypes.Entry] {
-            var found: [SwiftTypes.Entry] = []
-            var position = last[name] ?? -1
-            while position >= 0 {
-                found.append(all[position])
-                position = previous[position]
-            }
-            return found.reversed()
-        }
+        func entries(named name: String) -> [SwiftTypes.Entry] { index.entries(named: name) }
 
         /// The one entry named `name`, when there is exactly one (no array to make).
-        func onlyEntry(named name: String) -> SwiftTypes.Entry? {
-            guard let position = last[name], previous[position] < 0 else { return nil }
-            return all[position]
-        }
+        func onlyEntry(named name: String) -> SwiftTypes.Entry? { index.onlyEntry(named: name) }
     }
 
     /// By path: the runtime's path keeps its own cache, so that switching paths never serves the other's answer. In
@@ -158,7 +127,11 @@ package enum TypeLookup {
             ? metadataBinding(named: name, writtenIn: origin) : typeByMangledName(name).map { ($0, .runtime) }
         RuntimeBinding.deliver(to: hive)
         if let found, found.1 == .runtime { RuntimeBinding.countRuntime(.type) }
-        cache.withLock { $0[name] = found.map { .found($0.0, $0.1) } ?? .missing(loadedImages: loaded) }
+        // A type its module's index bound is not kept here: the index is kept, and a look-up in it costs about what
+        // keeping the answer would (a binding is made once per registration).
+        if found?.1 != .metadata {
+            cache.withLock { $0[name] = found.map { .found($0.0, $0.1) } ?? .missing(loadedImages: loaded) }
+        }
         return found.map { (type: $0.0, path: $0.1) }
     }
 
@@ -230,8 +203,7 @@ package enum TypeLookup {
         if let known = modules.withLock({ $0[module] }), !(refreshing && known.loadedImages != loaded) {
             return known
         }
-        guard let walk = SwiftTypes.entries(inModule: module) else { return nil }
-        let index = ModuleIndex(walk, loadedImages: loaded)
+        guard let index = ModuleIndex(module: module, loadedImages: loaded) else { return nil }
         modules.withLock { $0[module] = index }
         return index
     }
@@ -247,8 +219,8 @@ package enum TypeLookup {
     private static func index(of module: Substring, in origin: Origin) -> ModuleIndex? {
         let key = ModuleInImage(module: String(module), image: origin.id)
         if let known = modulesInImages.withLock({ $0[key] }) { return known }
-        guard let walk = SwiftTypes.entries(inModule: key.module, near: origin.address) else { return nil }
-        let index = ModuleIndex(walk, loadedImages: loadedImageCount)
+        guard let index = ModuleIndex(module: key.module, near: origin.address, loadedImages: loadedImageCount)
+        else { return nil }
         modulesInImages.withLock { $0[key] = index }
         return index
     }
