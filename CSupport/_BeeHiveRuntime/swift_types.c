@@ -639,21 +639,23 @@ static bool bh_with_chain(
 }
 
 typedef struct {
-    const char *name;
+    const void *module;
     const void *image;
+    const char **name;
 } bh_module_of;
 
 static bool bh_module_of_chain(bh_image_walk *walk, const bh_chain *chain, void *context) {
     bh_module_of *out = context;
+    out->module = chain->levels[chain->depth - 1];
     out->image = walk->start;
-    return bh_level_name(walk, chain->levels[chain->depth - 1], &out->name) > 0;
+    return !out->name || bh_level_name(walk, chain->levels[chain->depth - 1], out->name) > 0;
 }
 
-const char *bh_swift_module_name(const void *descriptor, const void **image) {
-    bh_module_of out = {NULL, NULL};
+const void *bh_swift_module(const void *descriptor, const void **image, const char **name) {
+    bh_module_of out = {NULL, NULL, name};
     if (!bh_with_chain(descriptor, bh_module_of_chain, &out)) return NULL;
     if (image) *image = out.image;
-    return out.name;
+    return out.module;
 }
 
 typedef struct {

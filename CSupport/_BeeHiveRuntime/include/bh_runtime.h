@@ -107,10 +107,11 @@ const void *bh_swift_conforms_to_protocol(const void *metadata, const void *prot
 /* The context descriptor of a class, struct or enum (metadata), or NULL. */
 const void *bh_swift_type_descriptor(const void *type);
 
-/* The name of the module a context descriptor of a loaded type belongs to (its descriptor came from the runtime), or
- * NULL; the parent chain is followed only inside loaded images' readable segments. When `image` is not NULL, it
- * receives the lowest address of the image that holds the descriptor. */
-const char *bh_swift_module_name(const void *descriptor, const void **image);
+/* The module context descriptor a context descriptor of a loaded type belongs to (its descriptor came from the
+ * runtime), or NULL; the parent chain is followed only inside loaded images' readable segments. When `image` is not
+ * NULL, it receives the lowest address of the image that holds the descriptor; when `name` is not NULL, the module's
+ * name (read only then). */
+const void *bh_swift_module(const void *descriptor, const void **image, const char **name);
 
 /* Writes the name of a type a walk gave as the runtime's look-up by mangled name takes it ("6Module5OuterV5InnerC":
  * each level's kind read from its descriptor) into `buffer`; returns its length, or 0 when it cannot be spelt so

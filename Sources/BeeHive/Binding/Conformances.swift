@@ -36,19 +36,19 @@ package enum Conformances {
         }
     }
 
-    /// A module in one image.
+    /// A module (its context descriptor) in one image: a module's name is read only when its records are.
     private struct ModuleKey: TableKey {
-        let name: String
+        let module: UnsafeRawPointer
         let image: UnsafeRawPointer
 
-        var tableHash: UInt { name.tableHash(with: UInt(bitPattern: image)) }
+        var tableHash: UInt { (UInt(bitPattern: module) &* 0x9E37_79B9_7F4A_7C15 ^ UInt(bitPattern: image)) | 1 }
     }
 
     /// Conformance descriptors by module and image, read again when a look-up misses after the loader loaded more
-    /// images; and by type descriptor, the records of the type's module, so that a type asked about again is not named
-    /// again (naming its module costs more than the rest of the look-up). In ``KeyedTable``s: a `Dictionary` keyed by
-    /// `String` or `Key` makes the runtime scan every conformance record for the key's `Hashable` conformance when it
-    /// is first made.
+    /// images; and by type descriptor, the records of the type's module, so that a type asked about again is not
+    /// looked up again (finding its module costs more than the rest of the look-up). In ``KeyedTable``s: a
+    /// `Dictionary` keyed by `Key` makes the runtime scan every conformance record for the key's `Hashable`
+    /// conformance when it is first made.
     ///
     /// Only the image that holds the type is read: a conformance declared in another image (a plugin's retroactive
     /// one) is not found here, and the cast, which the callers fall back to, finds it.
@@ -73,14 +73,16 @@ package enum Conformances {
         let key = Key(type: descriptor, protocol: protocolDescriptor)
         var module = known.withLock { $0.byType[key: UInt(bitPattern: descriptor)] }
         if module?.records[key] == nil {
-            guard let (name, image) = SwiftConformances.module(of: descriptor) else { return nil }
-            let moduleKey = ModuleKey(name: name, image: image)
+            guard let (moduleDescriptor, image) = SwiftConformances.module(of: descriptor) else { return nil }
+            let moduleKey = ModuleKey(module: moduleDescriptor, image: image)
             module = known.withLock { $0.modules[moduleKey] }
             if module?.records[key] == nil {
                 // Counted after the look-up: an image loaded in between makes the records read again, not missed.
                 let loaded = TypeLookup.loadedImageCount
                 if module?.loadedImages != loaded {
-                    guard let read = records(of: moduleKey, loaded: loaded) else { return nil }
+                    guard let name = SwiftConformances.moduleName(of: descriptor),
+                        let read = records(of: moduleKey, named: name, loaded: loaded)
+                    else { return nil }
                     module = read
                 }
             }
@@ -92,9 +94,10 @@ package enum Conformances {
         return (table, found.image)
     }
 
-    /// The conformance records of `module` in its image (the loader having loaded `loaded` images), read now and kept.
-    private static func records(of module: ModuleKey, loaded: UInt64) -> ModuleRecords? {
-        guard let (records, problems) = SwiftConformances.records(ofModule: module.name, in: module.image) else {
+    /// The conformance records of `module`, named `name`, in its image (the loader having loaded `loaded` images),
+    /// read now and kept.
+    private static func records(of module: ModuleKey, named name: String, loaded: UInt64) -> ModuleRecords? {
+        guard let (records, problems) = SwiftConformances.records(ofModule: name, in: module.image) else {
             return nil
         }
         RuntimeBinding.note(problems)

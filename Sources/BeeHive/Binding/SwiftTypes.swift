@@ -207,11 +207,19 @@ enum SwiftConformances {
         bh_swift_type_descriptor(metadata)
     }
 
-    /// The name of the module that declares the type `descriptor`, and the image that holds it (its lowest address).
-    static func module(of descriptor: UnsafeRawPointer) -> (name: String, image: UnsafeRawPointer)? {
+    /// The module that declares the type `descriptor` (its context descriptor), and the image that holds the type (its
+    /// lowest address). Its name is not read.
+    static func module(of descriptor: UnsafeRawPointer) -> (module: UnsafeRawPointer, image: UnsafeRawPointer)? {
         var image: UnsafeRawPointer?
-        guard let name = bh_swift_module_name(descriptor, &image), let image else { return nil }
-        return (String(cString: name), image)
+        guard let module = bh_swift_module(descriptor, &image, nil), let image else { return nil }
+        return (module, image)
+    }
+
+    /// The name of the module that declares the type `descriptor`.
+    static func moduleName(of descriptor: UnsafeRawPointer) -> String? {
+        var name: UnsafePointer<CChar>?
+        guard bh_swift_module(descriptor, nil, &name) != nil, let name else { return nil }
+        return String(cString: name)
     }
 
     /// The witness table of the type `metadata` for `conformance`.
