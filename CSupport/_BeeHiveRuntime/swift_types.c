@@ -242,6 +242,10 @@ typedef struct {
     void *context;
     /* The lowest address of the one image to read, or 0 for every image. */
     uintptr_t only_image;
+    /* The module descriptor whose name was read last, and that name (read and checked then). */
+    const void *named_module;
+    const char *module_name;
+    long module_name_length;
     /* one of: */
     bh_type_index *index; /* what a walk of types makes */
     bh_swift_conformance_fn visit_conformance;
@@ -338,15 +342,24 @@ struct bh_type_index {
     bool failed;     /* an allocation failed: the index is not used */
 };
 
+/* A hash of the bytes, eight at a time (a multiply and a shift per word). */
 static uint64_t bh_name_hash(const char *name, size_t length) {
-    uint64_t hash = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < length; i++) hash = (hash ^ (uint8_t)name[i]) * 0x100000001b3ULL;
-    return hash;
+    uint64_t hash = 0xcbf29ce484222325ULL ^ length, word;
+    size_t i = 0;
+    for (; i + 8 <= length; i += 8) {
+        memcpy(&word, name + i, 8);
+        hash = (hash ^ word) * 0x9E3779B97F4A7C15ULL;
+        hash ^= hash >> 29;
+    }
+    word = 0;
+    memcpy(&word, name + i, length - i);
+    hash = (hash ^ word) * 0x9E3779B97F4A7C15ULL;
+    return hash ^ (hash >> 32);
 }
 
 static bool bh_grow(void **buffer, size_t *capacity, size_t needed, size_t size) {
     if (needed <= *capacity) return true;
-    size_t grown = *capacity ? *capacity : 64;
+    size_t grown = *capacity ? *capacity : 1024;
     while (grown < needed) grown *= 2;
     void *moved = realloc(*buffer, grown * size);
     if (!moved) return false;
@@ -453,7 +466,19 @@ static void bh_report_type(bh_walk *walk, bh_image_walk *image, const TargetName
     size_t length = 0;
     for (size_t i = chain.depth; i-- > 0;) {
         const char *part = NULL;
-        long n = bh_level_name(image, chain.levels[i], &part);
+        long n;
+        if (i == chain.depth - 1 && chain.levels[i] == walk->named_module) {
+            /* The module whose name the last type had: records of one module come together. */
+            part = walk->module_name;
+            n = walk->module_name_length;
+        } else {
+            n = bh_level_name(image, chain.levels[i], &part);
+            if (i == chain.depth - 1 && n > 0) {
+                walk->named_module = chain.levels[i];
+                walk->module_name = part;
+                walk->module_name_length = n;
+            }
+        }
         if (n <= 0) return;
         if (length + (size_t)n + 1 >= sizeof name) return;
         if (length) name[length++] = '.';
