@@ -169,6 +169,26 @@ struct RuntimeBindingTests {
         #expect(SwiftTypes.entries(inModule: "BeeHiveTests", near: block) == nil)
     }
 
+    @Test("a module's index finds each of its names exactly, no prefix and no other name, and drops an image's types")
+    func moduleIndex() throws {
+        let (index, problems) = try #require(SwiftTypes.Index.make(inModule: "BeeHiveTests"))
+        #expect(problems.isEmpty)
+        let all = index.all
+        #expect(all.contains { $0.name == "BeeHiveTests.BindingOuter.Middle.Deepest" && $0.kind == .enum })
+        for entry in all {
+            #expect(index.entries(named: entry.name).contains(entry), "\(entry.name)")
+        }
+        #expect(index.onlyEntry(named: "BeeHiveTests.BindingProbe")?.kind == .protocol)
+        #expect(index.onlyEntry(named: "BeeHiveTests.BindingOuter.Middle")?.kind == .class)
+        for missing in ["BeeHiveTests.BindingOuter.Middl", "BeeHiveTests.BindingOuter.Middle.", "BindingClass", ""] {
+            #expect(index.entries(named: missing).isEmpty && index.onlyEntry(named: missing) == nil, "\(missing)")
+        }
+        let image = try #require(index.onlyEntry(named: "BeeHiveTests.BindingClass")?.image)
+        index.drop(image: UInt(bitPattern: image))
+        #expect(index.onlyEntry(named: "BeeHiveTests.BindingClass") == nil)
+        #expect(index.all.allSatisfy { $0.image != image })
+    }
+
     @Test("a name is bound from the image it was written in, and from every image when that one does not have it")
     func bindingFromTheOrigin() throws {
         let image = try #require(TypeLookup.declarations(named: "BeeHiveTests.BindingClass")?.first?.image)
