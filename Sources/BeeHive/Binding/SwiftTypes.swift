@@ -43,24 +43,6 @@ enum SwiftTypes {
             }
         }
 
-        init(name: String, kind: Kind, isGeneric: Bool, image: UnsafeRawPointer?, descriptor: UnsafeRawPointer) {
-            self.name = name
-            self.kind = kind
-            self.isGeneric = isGeneric
-            self.image = image
-            self.descriptor = descriptor
-        }
-
-        /// The entry a walk reported, named `name` when the caller has the name already (no string made).
-        init?(_ type: bh_swift_type, named name: String? = nil) {
-            guard let kind = Kind(type.kind) else { return nil }
-            self.init(
-                name: name
-                    ?? String(
-                        decoding: UnsafeRawBufferPointer(start: type.name, count: type.name_length), as: UTF8.self),
-                kind: kind, isGeneric: type.is_generic != 0, image: type.image, descriptor: type.descriptor)
-        }
-
         /// The type, for a non-generic class, struct or enum: from its own metadata access function, no look-up.
         var type: (any Any.Type)? {
             guard kind != .protocol, let metadata = bh_swift_type_metadata(descriptor) else { return nil }
@@ -86,6 +68,17 @@ enum SwiftTypes {
     /// extension have no name by which a record could reach them and are left out.
     static func entries(inModule module: String?, near: UnsafeRawPointer? = nil) -> Walk? {
         Index.make(inModule: module, near: near).map { Walk(entries: $0.all, problems: $1) }
+    }
+}
+
+extension SwiftTypes.Entry {
+    /// The entry an index holds, named `name` when the caller has the name already (no string made).
+    init?(_ type: bh_swift_type, named name: String? = nil) {
+        guard let kind = SwiftTypes.Kind(type.kind) else { return nil }
+        let bytes = UnsafeRawBufferPointer(start: type.name, count: type.name_length)
+        self.init(
+            name: name ?? String(decoding: bytes, as: UTF8.self), kind: kind, isGeneric: type.is_generic != 0,
+            image: type.image, descriptor: type.descriptor)
     }
 }
 
