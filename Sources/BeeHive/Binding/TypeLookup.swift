@@ -51,9 +51,10 @@ package enum TypeLookup {
         /// Whether an image could not be read for a version BeeHive does not know: a miss asks the runtime.
         let hasUnreadImages: Bool
 
-        /// The index of `module` (in the image that holds `near` alone, when given), after noting the walk's problems:
-        /// the entries of corrupt images left out. Nil when the images cannot be enumerated.
-        init?(module: String, near: UnsafeRawPointer? = nil, loadedImages: UInt64) {
+        /// The index of `module` (of every module when nil; in the image that holds `near` alone, when given), after
+        /// noting the walk's problems: the entries of corrupt images left out. Nil when the images cannot be
+        /// enumerated.
+        init?(module: String?, near: UnsafeRawPointer? = nil, loadedImages: UInt64) {
             guard let (index, problems) = SwiftTypes.Index.make(inModule: module, near: near) else { return nil }
             RuntimeBinding.note(problems)
             for image in RuntimeBinding.corruptImages { index.drop(image: image) }
@@ -153,10 +154,8 @@ package enum TypeLookup {
         }
         // No such module: the same name in another module (the module was misspelt, or the type moved).
         let unqualified = name.dropFirst(module.count + 1)
-        let walk = SwiftTypes.entries(inModule: nil)
-        RuntimeBinding.note(walk?.problems ?? [])
-        let corrupt = RuntimeBinding.corruptImages
-        let everywhere = walk?.entries.filter { kinds.contains($0.kind) && isReadable($0, corrupt) } ?? []
+        let everywhere =
+            ModuleIndex(module: nil, loadedImages: loadedImageCount)?.all.filter { kinds.contains($0.kind) } ?? []
         var byUnqualified: [String: [String]] = [:]
         for entry in everywhere {
             guard let dot = entry.name.firstIndex(of: ".") else { continue }
@@ -206,12 +205,6 @@ package enum TypeLookup {
         guard let index = ModuleIndex(module: module, loadedImages: loaded) else { return nil }
         modules.withLock { $0[module] = index }
         return index
-    }
-
-    /// Whether an entry comes from an image whose metadata is not corrupt (a walk that stopped in an image may have
-    /// given entries of it before it stopped).
-    private static func isReadable(_ entry: SwiftTypes.Entry, _ corrupt: [UInt]) -> Bool {
-        corrupt.isEmpty || !corrupt.contains(UInt(bitPattern: entry.image))
     }
 
     /// The index of `module` in the image `origin` alone, built when first asked for (an image's types do not change
