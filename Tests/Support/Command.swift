@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs programs and builds the fixture package for tests that need real binaries (unit and integration tests).
 package enum Command {
@@ -109,22 +110,62 @@ package enum FixtureBuild {
             : package.appendingPathComponent(".build-\(configuration)")
     }
 
-    /// Builds `package` in `configuration`; returns the build's output and the folder of its products.
-    package static func build(
-        _ package: URL, _ configuration: String, verbose: Bool = false
-    ) throws -> (products: URL, log: String) {
+    /// One build at a time per scratch folder in this process: both packages share them, and a build's manifest
+    /// (``Built/manifest``) is read before the other package's build replaces it.
+    private static let locks = Mutex<[String: NSLock]>([:])
+
+    /// What a build left: the folder of its products, and the manifest SwiftPM ran (`<scratch>/<configuration>.yaml`,
+    /// every command with its arguments).
+    package struct Built: Sendable {
+        package let products: URL
+        package let manifest: String
+
+        /// The arguments of the command whose output (`-o`) is the product `product`, as the manifest gives them (a
+        /// JSON array of strings on one line); empty when the manifest has no such command.
+        package func linkArguments(of product: String) -> [String] {
+            for line in manifest.split(separator: "\n") where line.contains("args: [") && line.contains(product) {
+                guard let start = line.firstIndex(of: "["),
+                    let arguments = try? JSONDecoder().decode([String].self, from: Data(line[start...].utf8)),
+                    let output = arguments.firstIndex(of: "-o"), output + 1 < arguments.count,
+                    arguments[output + 1].hasSuffix("/\(configurationFolder)/\(product)")
+                else { continue }
+                return arguments
+            }
+            return []
+        }
+
+        /// The configuration's folder name (`release`), the last component of ``products``.
+        private var configurationFolder: String { products.lastPathComponent }
+    }
+
+    /// Builds `package` in `configuration`.
+    ///
+    /// No `-v` to see the commands: SwiftPM passes it on to every compiler run, which changes every command of the
+    /// shared scratch folder and compiles BeeHive and its dependencies again (about 90 s of CPU in release); the
+    /// manifest says what ran.
+    package static func build(_ package: URL, _ configuration: String) throws -> Built {
         let scratch = scratch(of: package, configuration)
+        let lock = locks.withLock { locks in
+            if let lock = locks[scratch.path] { return lock }
+            let lock = NSLock()
+            locks[scratch.path] = lock
+            return lock
+        }
+        lock.lock()
+        defer { lock.unlock() }
         let macros =
             hasMacroPlugin
             ? [
                 "BEEHIVE_MACRO_PLUGIN=\(macroPlugin.path)", "swift", "build", "-Xswiftc", "-DMacros", "-Xswiftc",
                 "-load-plugin-executable", "-Xswiftc", "\(macroPlugin.path)#_BeeHiveMacrosPlugin",
             ] : ["swift", "build"]
-        let log = try Command.run(
+        try Command.run(
             "env",
-            macros + (verbose ? ["-v"] : []) + withoutDebugInfo
+            macros + withoutDebugInfo
                 + ["-c", configuration, "--package-path", package.path, "--scratch-path", scratch.path])
-        return (scratch.appendingPathComponent(configuration), log)
+        let manifest = try String(
+            contentsOf: scratch.appendingPathComponent("\(configuration).yaml"), encoding: .utf8)
+        return Built(products: scratch.appendingPathComponent(configuration), manifest: manifest)
     }
 }
 

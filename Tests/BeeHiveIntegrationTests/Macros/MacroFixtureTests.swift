@@ -45,8 +45,8 @@ struct MacroFixtureTests {
     @Test("a release build with --gc-sections keeps the Swift records and their JSON, which beehive check reads")
     func releaseSections() throws {
         let build = try MacroFixturePackage.build("release")
-        let link = build.log.split(separator: "\n").filter { $0.contains("-o") && $0.contains("/MacroApp ") }
-        #expect(link.contains { $0.contains("--gc-sections") }, "the link of MacroApp: \(link)")
+        let link = build.linkArguments(of: "MacroApp")
+        #expect(link.contains("--gc-sections"), "the link of MacroApp: \(link)")
         let binary = build.products.appendingPathComponent("MacroApp").path
         let sections = try Command.run("readelf", ["-SW", binary])
         let swift = ["swift5_tests", "beehive_swift_services", "beehive_swift_mods", "beehive_swift_routes"]
