@@ -127,15 +127,12 @@ package enum FixtureBuild {
                 guard let start = line.firstIndex(of: "["),
                     let arguments = try? JSONDecoder().decode([String].self, from: Data(line[start...].utf8)),
                     let output = arguments.firstIndex(of: "-o"), output + 1 < arguments.count,
-                    arguments[output + 1].hasSuffix("/\(configurationFolder)/\(product)")
+                    arguments[output + 1].hasSuffix("/\(products.lastPathComponent)/\(product)")
                 else { continue }
                 return arguments
             }
             return []
         }
-
-        /// The configuration's folder name (`release`), the last component of ``products``.
-        private var configurationFolder: String { products.lastPathComponent }
     }
 
     /// Builds `package` in `configuration`.
