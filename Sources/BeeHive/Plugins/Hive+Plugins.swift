@@ -450,12 +450,10 @@ extension Hive {
         {
             return .implementation(implementation, boxes: typed.services)
         }
-        let module = String(name.prefix { $0 != "." })
-        guard module.count < name.count,
-            let entry = SwiftTypes.entries(inModule: module)?.entries.first(where: {
-                $0.name == name && $0.imagePath == path
-            }),
-            let type = entry.type,
+        // The module's index as binding reads it (read again once images were loaded since): found by name, not by
+        // a walk per implementation, and without the types of images found corrupt.
+        guard let declarations = TypeLookup.declarations(named: name, refreshing: true),
+            let entry = declarations.first(where: { $0.imagePath == path }), let type = entry.type,
             let implementation = Conformances.implementation(type, path: Hive.defaultBindingPath)
         else { return nil }
         return .implementation(implementation, boxes: .none)
