@@ -110,9 +110,14 @@ package enum FixtureBuild {
             : package.appendingPathComponent(".build-\(configuration)")
     }
 
-    /// One build at a time per scratch folder in this process: both packages share them, and a build's manifest
-    /// (``Built/manifest``) is read before the other package's build replaces it.
-    private static let locks = Mutex<[String: NSLock]>([:])
+    /// A scratch folder's builds in this process: one at a time (both packages share the folder, and a build's
+    /// manifest, ``Built/manifest``, is read before the other package's build replaces it), each package once.
+    private final class Scratch: @unchecked Sendable {
+        let lock = NSLock()
+        /// By package path, under `lock`.
+        var built: [String: Result<Built, any Error>] = [:]
+    }
+    private static let scratches = Mutex<[String: Scratch]>([:])
 
     /// What a build left: the folder of its products, and the manifest SwiftPM ran (`<scratch>/<configuration>.yaml`,
     /// every command with its arguments).
@@ -135,59 +140,49 @@ package enum FixtureBuild {
         }
     }
 
-    /// Builds `package` in `configuration`.
+    /// Builds `package` in `configuration` once per test run (a failed build fails again without building).
     ///
     /// No `-v` to see the commands: SwiftPM passes it on to every compiler run, which changes every command of the
     /// shared scratch folder and compiles BeeHive and its dependencies again (about 90 s of CPU in release); the
     /// manifest says what ran.
     package static func build(_ package: URL, _ configuration: String) throws -> Built {
-        let scratch = scratch(of: package, configuration)
-        let lock = locks.withLock { locks in
-            if let lock = locks[scratch.path] { return lock }
-            let lock = NSLock()
-            locks[scratch.path] = lock
-            return lock
+        let folder = scratch(of: package, configuration)
+        let scratch = scratches.withLock { scratches in
+            if let scratch = scratches[folder.path] { return scratch }
+            let scratch = Scratch()
+            scratches[folder.path] = scratch
+            return scratch
         }
-        lock.lock()
-        defer { lock.unlock() }
-        let macros =
-            hasMacroPlugin
-            ? [
-                "BEEHIVE_MACRO_PLUGIN=\(macroPlugin.path)", "swift", "build", "-Xswiftc", "-DMacros", "-Xswiftc",
-                "-load-plugin-executable", "-Xswiftc", "\(macroPlugin.path)#_BeeHiveMacrosPlugin",
-            ] : ["swift", "build"]
-        try Command.run(
-            "env",
-            macros + withoutDebugInfo
-                + ["-c", configuration, "--package-path", package.path, "--scratch-path", scratch.path])
-        let manifest = try String(
-            contentsOf: scratch.appendingPathComponent("\(configuration).yaml"), encoding: .utf8)
-        return Built(products: scratch.appendingPathComponent(configuration), manifest: manifest)
+        scratch.lock.lock()
+        defer { scratch.lock.unlock() }
+        if let result = scratch.built[package.path] { return try result.get() }
+        let result = Result { () throws -> Built in
+            let macros =
+                hasMacroPlugin
+                ? [
+                    "BEEHIVE_MACRO_PLUGIN=\(macroPlugin.path)", "swift", "build", "-Xswiftc", "-DMacros", "-Xswiftc",
+                    "-load-plugin-executable", "-Xswiftc", "\(macroPlugin.path)#_BeeHiveMacrosPlugin",
+                ] : ["swift", "build"]
+            try Command.run(
+                "env",
+                macros + withoutDebugInfo
+                    + ["-c", configuration, "--package-path", package.path, "--scratch-path", folder.path])
+            let manifest = try String(
+                contentsOf: folder.appendingPathComponent("\(configuration).yaml"), encoding: .utf8)
+            return Built(products: folder.appendingPathComponent(configuration), manifest: manifest)
+        }
+        scratch.built[package.path] = result
+        return try result.get()
     }
 }
 
-/// Builds Tests/Fixtures once per configuration and test run, one build at a time (``FixtureBuild``).
+/// Tests/Fixtures, built once per configuration and test run (``FixtureBuild``).
 package enum FixturePackage {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var built: [String: Result<URL, Command.Failure>] = [:]
-
     package static var path: URL { Command.repository.appendingPathComponent("Tests/Fixtures") }
 
     /// The folder of the built products for `configuration` (debug or release).
     package static func products(_ configuration: String) throws -> URL {
-        lock.lock()
-        defer { lock.unlock() }
-        if let result = built[configuration] { return try result.get() }
-        let result: Result<URL, Command.Failure>
-        do {
-            result = .success(try FixtureBuild.build(path, configuration).products)
-        } catch let error as Command.Failure {
-            result = .failure(error)
-        } catch {
-            result = .failure(Command.Failure(description: "\(error)"))
-        }
-        built[configuration] = result
-        return try result.get()
+        try FixtureBuild.build(path, configuration).products
     }
 
     /// The path of the built product `name` in `configuration`.
