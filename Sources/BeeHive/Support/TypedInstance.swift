@@ -5,19 +5,22 @@
 @usableFromInline
 final class TypedInstance {
     @usableFromInline let storage: UnsafeMutableRawPointer
-    @usableFromInline let destroy: @Sendable (UnsafeMutableRawPointer) -> Void
+    /// The type of the value `storage` holds, which `deinit` destroys it as: a metatype, where a closure that destroys
+    /// it would capture the type in a context of its own (an allocation per box, unless specialized).
+    @usableFromInline let type: any Any.Type
 
-    /// Boxes `value`; inlined where `Service` is known, where `destroy` captures nothing.
+    /// Boxes `value`.
     @inlinable
     init<Service>(_ value: Service) {
         storage = UnsafeMutableRawPointer.allocate(
             byteCount: MemoryLayout<Service>.size, alignment: MemoryLayout<Service>.alignment)
         storage.initializeMemory(as: Service.self, to: value)
-        destroy = { $0.assumingMemoryBound(to: Service.self).deinitialize(count: 1) }
+        type = Service.self
     }
 
     deinit {
-        destroy(storage)
+        func destroy<Value>(_: Value.Type) { storage.assumingMemoryBound(to: Value.self).deinitialize(count: 1) }
+        _openExistential(type, do: destroy)
         storage.deallocate()
     }
 
