@@ -401,7 +401,7 @@ FU_REFERENCES = ("floor", "wired", "swinject-graph")
 CACHED_LABELS = {
     "beehive": "BeeHive `createService(P.self)`, singleton already created",
     "beehive-shared": "BeeHive `Hive.shared.createService(P.self)`, singleton already created",
-    "beehive-name": "BeeHive `createService(named:)`, singleton already created",
+    "beehive-name": "BeeHive `createService(named:)` and `as!`, singleton already created",
     "dictionary": "floor: `[ObjectIdentifier: () -> Any]` of closures, then `as!`",
     "wired": "floor: compile-time wiring (a lazy `static let`)",
     "swinject-container": "Swinject `resolve(P.self)`, `.container` scope",

@@ -19,7 +19,8 @@ import Musl
 //     beehive              `hive.createService(CachedService.self)` of a singleton already created
 //     beehive-shared       the same through `Hive.shared.createService(CachedService.self)` (the shared hive read
 //                          each call, as a program does)
-//     beehive-name         `hive.createService(named:)` of the same singleton
+//     beehive-name         `hive.createService(named:)` of the same singleton, cast to the service as its caller
+//                          does (`as!`, like the dictionary's)
 //     dictionary           a `[ObjectIdentifier: () -> Any]` of closures returning the shared instance, and `as!`
 //                          (the floor of a container keyed by type)
 //     wired                compile-time wiring: one lazily created `static let` (the floor of all)
@@ -87,7 +88,7 @@ func resolveShared() {
 @inline(never)
 func resolve(_ hive: Hive, named name: String) {
     do {
-        sink = try hive.createService(named: name) as AnyObject
+        sink = try hive.createService(named: name) as! any CachedService
     } catch {
         fail("\(error)")
     }
