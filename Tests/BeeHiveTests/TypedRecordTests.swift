@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 @_spi(Testing) import _BeeHiveDiscovery
 
@@ -22,6 +23,23 @@ let typedGreeterAccessor: _BeeHiveTypedRecord.Accessor = { out, type, hint in
             serviceNamed: "BeeHiveTests.TypedGreeter", upcast: { $0 }), to: out, type: type, hint: hint)
 }
 
+protocol CountedTypedService: AnyObject {}
+let liveCountedTyped = Atomic<Int>(0)
+/// A singleton reached through a typed record, counted while it lives.
+final class CountedTypedImpl: CountedTypedService, ServiceImplementation {
+    static var isSingleton: Bool { true }
+    init() { liveCountedTyped.add(1, ordering: .relaxed) }
+    deinit { liveCountedTyped.subtract(1, ordering: .relaxed) }
+}
+
+/// What `@BeeHiveService(CountedTypedService.self)` writes as the accessor of its typed record.
+let countedTypedAccessor: _BeeHiveTypedRecord.Accessor = { out, type, hint in
+    _BeeHiveTypedRecord.write(
+        .service(
+            CountedTypedService.self, implementation: CountedTypedImpl.self, named: "BeeHiveTests.CountedTypedImpl",
+            serviceNamed: "BeeHiveTests.CountedTypedService", upcast: { $0 }), to: out, type: type, hint: hint)
+}
+
 @Suite("Typed records (the Swift macros' second record)", .serialized)
 struct TypedRecordTests {
     /// A `beehive_types` section of one record (and a padding entry), as the scanner hands it over.
@@ -36,9 +54,12 @@ struct TypedRecordTests {
         return bytes
     }
 
-    /// Hands `section(magic:)` to the typed records, as the scanner does for an image `image`.
-    static func addSection(image: UInt64, magic: UInt32 = _BeeHiveTypedRecord.magic) {
-        section(magic: magic).withUnsafeBytes { buffer in
+    /// Hands `section(magic:accessor:)` to the typed records, as the scanner does for an image `image`.
+    static func addSection(
+        image: UInt64, magic: UInt32 = _BeeHiveTypedRecord.magic,
+        accessor: _BeeHiveTypedRecord.Accessor = typedGreeterAccessor
+    ) {
+        section(magic: magic, accessor: accessor).withUnsafeBytes { buffer in
             TypedRecords.add(
                 RecordSection(
                     imagePath: "/test", imageID: image, sectionName: "beehive_types", kind: .types, bytes: buffer))
@@ -58,6 +79,25 @@ struct TypedRecordTests {
 
         TypedRecords.remove(image: 9_999)
         #expect(TypedRecords.implementation(named: "BeeHiveTests.TypedGreeterImpl") == nil)
+    }
+
+    @Test("a typed record's singleton asked for by name, again, then by type: one instance, released with its hive")
+    func singletonByNameThenByType() throws {
+        Self.addSection(image: 9_993, accessor: countedTypedAccessor)
+        defer { TypedRecords.remove(image: 9_993) }
+        let before = liveCountedTyped.load(ordering: .relaxed)
+        do {
+            let hive = Hive()
+            try hive.register(service: "BeeHiveTests.CountedTypedService", impl: "BeeHiveTests.CountedTypedImpl")
+            // The first request by name makes the instance with the typed record's maker and drops the box it made
+            // for the service; the second takes the shared instance from the slot.
+            let first = try hive.createService(named: "BeeHiveTests.CountedTypedService") as? CountedTypedImpl
+            let again = try hive.createService(named: "BeeHiveTests.CountedTypedService") as? CountedTypedImpl
+            let byType = try hive.createService(CountedTypedService.self)
+            #expect(first != nil && first === again && again === byType)
+            #expect(liveCountedTyped.load(ordering: .relaxed) == before + 1)
+        }
+        #expect(liveCountedTyped.load(ordering: .relaxed) == before)
     }
 
     @Test("a typed record is found by its service's type, and only for the implementation it names")
