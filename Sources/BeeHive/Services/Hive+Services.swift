@@ -112,19 +112,13 @@ extension Hive {
     )
         throws(HiveError) -> Any
     {
-        let key = ServiceKey(service: service, name: name)
-        if shouldCache, let shared = sharedInstance(for: key) { return shared }
-        return try instance(for: key, typeKey: nil, shouldCache: shouldCache).made.instance
-    }
-
-    /// The shared instance already made for `key`, if any: one look-up under the lock, none of a first use's
-    /// bookkeeping. What a singleton asked for again by name costs.
-    private func sharedInstance(for key: ServiceKey) -> Any? {
-        TypedRecords.bindPending()  // as in `attempt`: a pending typed record may serve the key
-        return state.withLock { state -> Any? in
-            guard let entry = state.entry(for: key), case .ready(let instance) = entry.slot else { return nil }
-            return instance
+        if shouldCache {
+            // A shared instance already made: one look-up under the lock, none of a first use's bookkeeping.
+            TypedRecords.bindPending()  // first, as in `attempt`
+            if let shared = existingService(named: service, name: name) { return shared }
         }
+        return try instance(for: ServiceKey(service: service, name: name), typeKey: nil, shouldCache: shouldCache).made
+            .instance
     }
 
     /// Whether an implementation is registered for `service` (and `name`).
