@@ -54,7 +54,7 @@ extension Hive {
             case .empty: return .create(entry, entry.provider)
             }
         }
-        switch found {
+        switch consume found {
         case .ready(let made, let entry, let generation):
             return .done(made, entry, cachedGeneration: generation)
         case .wait(let ticket):

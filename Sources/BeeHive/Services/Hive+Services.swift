@@ -112,12 +112,7 @@ extension Hive {
     )
         throws(HiveError) -> Any
     {
-        if shouldCache {
-            // A shared instance already made: one look-up under the lock, none of a first use's bookkeeping.
-            TypedRecords.bindPending()  // first, as in `attempt`
-            if let shared = existingService(named: service, name: name) { return shared }
-        }
-        return try instance(for: ServiceKey(service: service, name: name), typeKey: nil, shouldCache: shouldCache).made
+        try instance(for: ServiceKey(service: service, name: name), typeKey: nil, shouldCache: shouldCache).made
             .instance
     }
 
