@@ -64,7 +64,7 @@ struct TypedBox {
 
     init<Service>(_ value: Service) {
         type = ObjectIdentifier(Service.self)
-        object = TypedInstance(value)
+        object = TypedInstance.make(value)
     }
 
     init(type: ObjectIdentifier, object: TypedInstance) {
