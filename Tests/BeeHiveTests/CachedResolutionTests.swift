@@ -63,13 +63,13 @@ struct CachedResolutionTests {
     func growth() {
         var table = SharedInstanceTable()
         // Any address serves as a key: objects kept alive stand for 1,000 types.
-        let keys = (0..<1000).map { _ in TypedInstance.make(0) }
+        let keys = (0..<1000).map { _ in TypedInstance(0) }
         let entry = ServiceEntry(
             ServiceRegistration(service: "T.S", name: nil, implementation: "T.I", source: .code(fileID: "T", line: 1)),
             .typeName("T.I"))
         for (index, key) in keys.enumerated() {
             table.set(
-                SharedInstance(entry: entry, generation: entry.generation, box: TypedInstance.make(index)),
+                SharedInstance(entry: entry, generation: entry.generation, box: TypedInstance(index)),
                 for: TypeKey(type: ObjectIdentifier(key), name: nil), expected: 16)  // sized for 16: it grows
         }
         let found = keys.map { key in table.box(for: ObjectIdentifier(key), name: nil)?.value(as: Int.self) }
@@ -86,14 +86,14 @@ struct CachedResolutionTests {
             let clock = SystemClock()
             released = clock
             let boxes = (
-                object: TypedInstance.make(clock as any Clock),
-                aligned: TypedInstance.make(SIMD4<Float>(1, 2, 3, 4)),
-                wide: TypedInstance.make((1, 2, 3, 4, 5, 6, 7, 8, 9)),
-                empty: TypedInstance.make(())
+                object: TypedInstance(clock as any Clock),
+                aligned: TypedInstance(SIMD4<Float>(1, 2, 3, 4)),
+                wide: TypedInstance((1, 2, 3, 4, 5, 6, 7, 8, 9)),
+                empty: TypedInstance(())
             )
             #expect(boxes.object.value(as: (any Clock).self) === clock)
             #expect(boxes.aligned.value(as: SIMD4<Float>.self) == SIMD4<Float>(1, 2, 3, 4))
-            #expect(Int(bitPattern: boxes.aligned.address(of: SIMD4<Float>.self)) % 16 == 0)
+            #expect(Int(bitPattern: boxes.aligned.storage) % 16 == 0)
             #expect(boxes.wide.value(as: (Int, Int, Int, Int, Int, Int, Int, Int, Int).self).8 == 9)
             boxes.empty.value(as: Void.self)
             #expect(released != nil)

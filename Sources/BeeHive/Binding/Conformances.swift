@@ -196,7 +196,7 @@ package enum Conformances {
             withUnsafePointer(to: shape) { bh_existential_make($0, any, found.table, existential) }
             let made = existential.assumingMemoryBound(to: Service.self).move()
             if agrees(made, with: instance as? Service, shape, metatype: false, image: found.image, type: type) {
-                return TypedInstance.make(made)
+                return TypedInstance(made)
             }
             return runtimeCast(instance, to: service)
         }
@@ -238,7 +238,7 @@ package enum Conformances {
 
     private static func runtimeCast<T>(_ value: Any, to: T.Type) -> TypedInstance? {
         RuntimeBinding.countRuntime(.conformance)
-        return (value as? T).map(TypedInstance.make)
+        return (value as? T).map(TypedInstance.init)
     }
 
     private static func runtimeMetatypeCast<T>(_ type: any Any.Type, to: T.Type) -> T? {

@@ -118,7 +118,7 @@ public struct _BeeHiveTypedRecord: Sendable {
                 service: service, serviceName: serviceName, implementation: implementation,
                 make: { shared in
                     let instance = shared ? (Implementation.sharedInstance ?? Implementation()) : Implementation()
-                    return (instance, TypedInstance.make(upcast(instance)))
+                    return (instance, TypedInstance(upcast(instance)))
                 },
                 registration: Registration(
                     name: registrationName, rank: rank, file: file, line: line,

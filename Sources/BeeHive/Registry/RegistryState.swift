@@ -64,7 +64,7 @@ struct TypedBox {
 
     init<Service>(_ value: Service) {
         type = ObjectIdentifier(Service.self)
-        object = TypedInstance.make(value)
+        object = TypedInstance(value)
     }
 
     init(type: ObjectIdentifier, object: TypedInstance) {
