@@ -104,6 +104,9 @@ package enum FileReader {
 
     /// `bytes` as a string, or an invalid value saying where the UTF-8 breaks.
     static func utf8String(_ bytes: UnsafeRawBufferPointer, at offset: Int, in what: String) -> FileValue {
+        // ASCII, most of what these files hold, is UTF-8 as it is: decoded without the generic validation, which looks
+        // up a buffer type's metadata at each call (~0.3 K instructions).
+        if bytes.allSatisfy({ $0 < 0x80 }) { return .string(String(decoding: bytes, as: UTF8.self)) }
         if let string = String(validating: bytes, as: UTF8.self) { return .string(string) }
         return .invalid(
             "\(what) that is not valid UTF-8 (\(firstInvalidUTF8(bytes, base: offset)))", isUTF8Problem: true)

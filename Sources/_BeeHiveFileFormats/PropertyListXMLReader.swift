@@ -17,11 +17,19 @@ struct PropertyListXMLReader {
 
     private init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
-    /// A start tag: its name and whether it is empty (`<true/>`).
+    /// A start tag: where its name lies in the file and whether it is empty (`<true/>`). The name is compared in
+    /// place and made a string only for a message (a string per tag cost ~0.3 K instructions).
     private struct Tag {
-        let name: String
+        let name: Range<Int>
         let isEmpty: Bool
         let offset: Int
+    }
+
+    /// An element's text: a range of the file when it is one run of it (no reference, CDATA section or comment: it
+    /// is not copied), else the bytes made.
+    private enum Text {
+        case file(Range<Int>)
+        case made([UInt8])
     }
 
     /// Reads a whole XML property list.
@@ -32,7 +40,7 @@ struct PropertyListXMLReader {
         try reader.skipMarkup(allowingDoctype: true)
         let root = try reader.startTag(expected: "<plist> or a property list element")
         let value: FileValue
-        if root.name == "plist" {
+        if reader.tag(root, is: "plist") {
             guard !root.isEmpty else { throw reader.error("expected a value inside <plist>; found <plist/>", root) }
             try reader.skipMarkup()
             if reader.isAtEndTag { throw reader.unexpected("a value inside <plist>") }
@@ -86,8 +94,33 @@ struct PropertyListXMLReader {
         let at = offset ?? index
         let count = text.utf8CodeUnitCount
         guard bytes.count - at >= count else { return false }
-        return UnsafeRawBufferPointer(rebasing: bytes[at..<at + count]).elementsEqual(
-            UnsafeRawBufferPointer(start: text.utf8Start, count: count))
+        return Self.same(bytes, at: at, UnsafeRawBufferPointer(start: text.utf8Start, count: count))
+    }
+
+    /// Whether the bytes of `bytes` at `offset` are those of `other` (a byte loop: the generic `elementsEqual` cost
+    /// ~50 instructions a call more, and it runs at every tag).
+    private static func same(_ bytes: UnsafeRawBufferPointer, at offset: Int, _ other: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count - offset >= other.count else { return false }
+        for i in 0..<other.count where bytes[offset + i] != other[i] { return false }
+        return true
+    }
+
+    /// The name of `tag`, for messages.
+    private func name(of tag: Tag) -> String {
+        String(decoding: UnsafeRawBufferPointer(rebasing: bytes[tag.name]), as: UTF8.self)
+    }
+
+    /// Whether `tag` is named `name`.
+    private func tag(_ tag: Tag, is name: StaticString) -> Bool {
+        tag.name.count == name.utf8CodeUnitCount && starts(with: name, at: tag.name.lowerBound)
+    }
+
+    /// Runs `body` on the bytes of `text`.
+    private func withBytes<Result>(of text: Text, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        switch text {
+        case .file(let range): body(UnsafeRawBufferPointer(rebasing: bytes[range]))
+        case .made(let made): made.withUnsafeBytes(body)
+        }
     }
 
     private func error(_ message: String, at offset: Int) -> FileSyntaxError {
@@ -135,6 +168,7 @@ struct PropertyListXMLReader {
     private mutating func skipMarkup(allowingDoctype: Bool = false) throws(FileSyntaxError) {
         while true {
             skipWhitespace()
+            guard peek == UInt8(ascii: "<") else { return }
             if starts(with: "<!--") {
                 try skip(past: "-->", "comment")
             } else if starts(with: "<?") {
@@ -179,10 +213,11 @@ struct PropertyListXMLReader {
         }
     }
 
-    private mutating func name() -> String {
+    /// Moves past a name; returns where it lies.
+    private mutating func name() -> Range<Int> {
         let start = index
         while let b = peek, Self.isNameByte(b) { index += 1 }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        return start..<index
     }
 
     /// Reads a start tag `<name attr="…">` or `<name/>`.
@@ -192,29 +227,33 @@ struct PropertyListXMLReader {
             throw unexpected(expected)
         }
         index += 1
-        let name = name()
+        let tag = Tag(name: name(), isEmpty: false, offset: offset)
         while true {
             skipWhitespace()
-            guard let b = peek else { throw unexpected("'>' to end the tag <\(name)>") }
+            guard let b = peek else { throw unexpected("'>' to end the tag <\(name(of: tag))>") }
             if b == UInt8(ascii: ">") {
                 index += 1
-                return Tag(name: name, isEmpty: false, offset: offset)
+                return tag
             }
             if b == UInt8(ascii: "/") {
                 index += 1
-                guard peek == UInt8(ascii: ">") else { throw unexpected("'>' after '/' in the tag <\(name)>") }
+                guard peek == UInt8(ascii: ">") else { throw unexpected("'>' after '/' in the tag <\(name(of: tag))>") }
                 index += 1
-                return Tag(name: name, isEmpty: true, offset: offset)
+                return Tag(name: tag.name, isEmpty: true, offset: offset)
             }
             // An attribute: name = "value" or 'value'.
-            guard Self.isNameByte(b) else { throw unexpected("an attribute, '>' or '/>' in the tag <\(name)>") }
+            guard Self.isNameByte(b) else {
+                throw unexpected("an attribute, '>' or '/>' in the tag <\(name(of: tag))>")
+            }
             _ = self.name()
             skipWhitespace()
-            guard peek == UInt8(ascii: "=") else { throw unexpected("'=' after an attribute name in <\(name)>") }
+            guard peek == UInt8(ascii: "=") else {
+                throw unexpected("'=' after an attribute name in <\(name(of: tag))>")
+            }
             index += 1
             skipWhitespace()
             guard let quote = peek, quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else {
-                throw unexpected("a quoted attribute value in <\(name)>")
+                throw unexpected("a quoted attribute value in <\(name(of: tag))>")
             }
             let open = index
             index += 1
@@ -228,15 +267,25 @@ struct PropertyListXMLReader {
     }
 
     /// Reads the end tag `</name>`.
-    private mutating func endTag(_ name: String) throws(FileSyntaxError) {
+    private mutating func endTag(_ name: StaticString) throws(FileSyntaxError) {
+        try endTag(named: UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+    }
+
+    /// Reads the end tag of `tag`.
+    private mutating func endTag(of tag: Tag) throws(FileSyntaxError) {
+        try endTag(named: UnsafeRawBufferPointer(rebasing: bytes[tag.name]))
+    }
+
+    /// Reads the end tag whose name is the bytes `name`.
+    private mutating func endTag(named name: UnsafeRawBufferPointer) throws(FileSyntaxError) {
         let offset = index
-        guard isAtEndTag else { throw unexpected("</\(name)>") }
+        guard isAtEndTag else { throw unexpected("</\(String(decoding: name, as: UTF8.self))>") }
         index += 2
         let found = self.name()
         skipWhitespace()
-        guard found == name, peek == UInt8(ascii: ">") else {
+        guard found.count == name.count, Self.same(bytes, at: found.lowerBound, name), peek == UInt8(ascii: ">") else {
             index = offset
-            throw unexpected("</\(name)>")
+            throw unexpected("</\(String(decoding: name, as: UTF8.self))>")
         }
         index += 1
     }
@@ -245,36 +294,37 @@ struct PropertyListXMLReader {
 
     /// The value of the element `tag` (already read), whose containers sit at `depth` + 1.
     private mutating func value(_ tag: Tag, depth: Int) throws(FileSyntaxError) -> FileValue {
-        switch tag.name {
-        case "dict": return try dictionary(tag, depth: depth + 1)
-        case "array": return try array(tag, depth: depth + 1)
-        case "string":
+        if self.tag(tag, is: "dict") { return try dictionary(tag, depth: depth + 1) }
+        if self.tag(tag, is: "array") { return try array(tag, depth: depth + 1) }
+        if self.tag(tag, is: "string") {
             let (text, textOffset, problem) = try content(of: tag)
             if let problem { return .invalid("a <string> with \(problem)") }
-            return text.withUnsafeBytes { FileReader.utf8String($0, at: textOffset, in: "a <string>") }
-        case "integer": return try scalar(tag) { Self.integer($0) }
-        case "real": return try scalar(tag) { Self.real($0) }
-        case "date":
+            return withBytes(of: text) { FileReader.utf8String($0, at: textOffset, in: "a <string>") }
+        }
+        if self.tag(tag, is: "integer") { return try scalar(tag) { Self.integer($0) } }
+        if self.tag(tag, is: "real") { return try scalar(tag) { Self.real($0) } }
+        if self.tag(tag, is: "date") {
             return try scalar(tag) { text in
                 FileDate.seconds(text).map(FileValue.date)
                     ?? .invalid("a <date> that is not YYYY-MM-DDTHH:MM:SSZ: \"\(Self.shortened(text))\"")
             }
-        case "data":
+        }
+        if self.tag(tag, is: "data") {
             return try scalar(tag) { text in
                 Self.base64(text).map(FileValue.data)
                     ?? .invalid("a <data> that is not base64: \"\(Self.shortened(text))\"")
             }
-        case "true", "false":
-            let (text, _, _) = try content(of: tag)
-            guard text.allSatisfy(FileReader.isWhitespace) else {
-                return .invalid("a <\(tag.name)> holding text: \"\(Self.shortened(text))\"")
-            }
-            return .bool(tag.name == "true")
-        default:
-            throw error(
-                "expected a property list element (<dict>, <array>, <string>, <integer>, <real>, <true/>, "
-                    + "<false/>, <date> or <data>); found <\(tag.name)>", tag)
         }
+        if self.tag(tag, is: "true") || self.tag(tag, is: "false") {
+            let (text, _, _) = try content(of: tag)
+            guard withBytes(of: text, { $0.allSatisfy(FileReader.isWhitespace) }) else {
+                return .invalid("a <\(name(of: tag))> holding text: \"\(Self.shortened(array(of: text)))\"")
+            }
+            return .bool(self.tag(tag, is: "true"))
+        }
+        throw error(
+            "expected a property list element (<dict>, <array>, <string>, <integer>, <real>, <true/>, "
+                + "<false/>, <date> or <data>); found <\(name(of: tag))>", tag)
     }
 
     /// A scalar element: its text, made a value by `convert`.
@@ -282,8 +332,16 @@ struct PropertyListXMLReader {
         _ tag: Tag, _ convert: ([UInt8]) -> FileValue
     ) throws(FileSyntaxError) -> FileValue {
         let (text, _, problem) = try content(of: tag)
-        if let problem { return .invalid("an <\(tag.name)> with \(problem)") }
-        return convert(text)
+        if let problem { return .invalid("an <\(name(of: tag))> with \(problem)") }
+        return convert(array(of: text))
+    }
+
+    /// The bytes of `text` in an array of their own.
+    private func array(of text: Text) -> [UInt8] {
+        switch text {
+        case .file(let range): Array(UnsafeRawBufferPointer(rebasing: bytes[range]))
+        case .made(let made): made
+        }
     }
 
     private func checkDepth(_ depth: Int, _ tag: Tag) throws(FileSyntaxError) {
@@ -312,6 +370,8 @@ struct PropertyListXMLReader {
         try checkDepth(depth, tag)
         var fields: [FileField] = []
         if tag.isEmpty { return .dictionary(fields) }
+        // Room for a registration's keys (service, impl, name, rank, properties): one allocation, not three.
+        fields.reserveCapacity(5)
         var badKey: InvalidFileValue?
         while true {
             try skipMarkup()
@@ -321,7 +381,9 @@ struct PropertyListXMLReader {
                 return .invalid("a <dict> whose <key> is \(badKey.found)", isUTF8Problem: badKey.isUTF8Problem)
             }
             let keyTag = try startTag(expected: "<key> or </dict>")
-            guard keyTag.name == "key" else { throw error("expected <key> or </dict>; found <\(keyTag.name)>", keyTag) }
+            guard self.tag(keyTag, is: "key") else {
+                throw error("expected <key> or </dict>; found <\(name(of: keyTag))>", keyTag)
+            }
             let (keyText, keyOffset, problem) = try content(of: keyTag)
             try skipMarkup()
             if isAtEndTag { throw unexpected("a value after the <key>") }
@@ -330,7 +392,7 @@ struct PropertyListXMLReader {
                 badKey = badKey ?? InvalidFileValue(found: "text with \(problem)", isUTF8Problem: false)
                 continue
             }
-            switch keyText.withUnsafeBytes({ FileReader.utf8String($0, at: keyOffset, in: "text") }) {
+            switch withBytes(of: keyText, { FileReader.utf8String($0, at: keyOffset, in: "text") }) {
             case .string(let key): fields.append(FileField(key: key, value: value))
             case .invalid(let invalid): badKey = badKey ?? invalid
             default: break
@@ -340,20 +402,31 @@ struct PropertyListXMLReader {
 
     /// The text of the element `tag` up to its end tag, with entities and CDATA sections resolved, and the
     /// offset of its first byte. A problem (an unknown entity) is returned, not thrown: it costs the entry.
-    private mutating func content(of tag: Tag) throws(FileSyntaxError) -> ([UInt8], Int, String?) {
+    private mutating func content(of tag: Tag) throws(FileSyntaxError) -> (Text, Int, String?) {
         let start = index
-        if tag.isEmpty { return ([], start, nil) }
-        var text: [UInt8] = []
+        if tag.isEmpty { return (.file(start..<start), start, nil) }
+        // Nil while the text is the first run of the file, which ends at `firstEnd`.
+        var made: [UInt8]?
+        var firstEnd = start
         var problem: String?
         while true {
             let run = index
             while let b = peek, b != UInt8(ascii: "<"), b != UInt8(ascii: "&") { index += 1 }
-            text.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[run..<index]))
-            guard let b = peek else { throw unexpected("</\(tag.name)>") }
+            if made == nil {
+                firstEnd = index
+            } else {
+                made!.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[run..<index]))
+            }
+            guard let b = peek else { throw unexpected("</\(name(of: tag))>") }
+            if isAtEndTag {
+                try endTag(of: tag)
+                return (made.map(Text.made) ?? .file(start..<firstEnd), start, problem)
+            }
+            if made == nil { made = Array(UnsafeRawBufferPointer(rebasing: bytes[start..<firstEnd])) }
             if b == UInt8(ascii: "&") {
                 let reference = index
                 if let scalar = entity() {
-                    text.append(contentsOf: String(scalar).utf8)
+                    made!.append(contentsOf: String(scalar).utf8)
                 } else {
                     index = reference + 1
                     while let c = peek, c != UInt8(ascii: ";"), c != UInt8(ascii: "<"), index - reference < 12 {
@@ -368,16 +441,13 @@ struct PropertyListXMLReader {
                 index += 9
                 let inner = index
                 try skip(past: "]]>", "CDATA section")
-                text.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[inner..<index - 3]))
+                made!.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[inner..<index - 3]))
             } else if starts(with: "<!--") {
                 try skip(past: "-->", "comment")
             } else if starts(with: "<?") {
                 try skip(past: "?>", "processing instruction")
-            } else if isAtEndTag {
-                try endTag(tag.name)
-                return (text, start, problem)
             } else {
-                throw unexpected("text and </\(tag.name)>, not an element inside <\(tag.name)>")
+                throw unexpected("text and </\(name(of: tag))>, not an element inside <\(name(of: tag))>")
             }
         }
     }
