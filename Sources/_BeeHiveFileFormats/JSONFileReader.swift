@@ -94,6 +94,8 @@ package struct JSONFileReader {
             index += 1
             return .dictionary(fields)
         }
+        // Room for a registration's keys (service, impl, name, rank, properties): one allocation, not three.
+        fields.reserveCapacity(5)
         while true {
             skipWhitespace()
             guard peek == UInt8(ascii: "\"") else { throw unexpected("a key in double quotes") }
