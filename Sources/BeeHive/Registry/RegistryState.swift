@@ -152,65 +152,43 @@ package final class CreationTicket: @unchecked Sendable {
 
 /// One registered service. Its mutable fields are guarded by the hive's lock.
 ///
-/// They lie out of line, behind a pointer the entry owns: a class's stored `var` is checked for exclusive access at
-/// run time on every use (`swift_beginAccess`, ~80 instructions), several times per first use; the lock already makes
-/// every access exclusive.
+/// They are stored without a run-time exclusivity check (`@exclusivity(unchecked)`): a class's stored `var` is
+/// otherwise checked on every use (`swift_beginAccess`, ~80 instructions), several times per first use, and the lock
+/// already makes every access exclusive. (They lay out of line before, behind a pointer: an allocation per entry.)
 final class ServiceEntry {
     let registration: ServiceRegistration
     /// The service as a type, when its registration says (a Swift annotation's typed record): the registry indexes
     /// the entry under it while it serves, so that its first use by type finds it without naming the type.
     let serviceType: ObjectIdentifier?
-    private let fields: UnsafeMutablePointer<Fields>
-
-    private struct Fields {
-        var provider: Provider
-        var slot: InstanceSlot = .empty
-        var generation = 0
-        var typedInstance: TypedBox?
-        var isWithdrawn = false
-    }
+    @exclusivity(unchecked)
+    var provider: Provider
+    @exclusivity(unchecked)
+    private var storedSlot: InstanceSlot = .empty
+    /// Counts changes of `slot`, so that a typed box is stored only for the instance it was made from.
+    @exclusivity(unchecked)
+    private(set) var generation = 0
+    /// The shared instance boxed as the type it was last asked for: the typed path takes it without a cast.
+    @exclusivity(unchecked)
+    var typedInstance: TypedBox?
+    /// Whether its registration was withdrawn (its image unloaded, its plugin upgraded or retired): an instance
+    /// whose creation began before is given to the caller that asked for it, but never cached for the next ones.
+    @exclusivity(unchecked)
+    var isWithdrawn = false
 
     init(_ registration: ServiceRegistration, _ provider: Provider, serviceType: ObjectIdentifier? = nil) {
         self.registration = registration
         self.serviceType = serviceType
-        fields = .allocate(capacity: 1)
-        fields.initialize(to: Fields(provider: provider))
-    }
-
-    deinit {
-        fields.deinitialize(count: 1)
-        fields.deallocate()
-    }
-
-    var provider: Provider {
-        get { fields.pointee.provider }
-        set { fields.pointee.provider = newValue }
+        self.provider = provider
     }
 
     /// The instance slot; each change counts in ``generation`` and forgets ``typedInstance``.
     var slot: InstanceSlot {
-        get { fields.pointee.slot }
+        get { storedSlot }
         set {
-            fields.pointee.slot = newValue
-            fields.pointee.generation &+= 1
-            fields.pointee.typedInstance = nil
+            storedSlot = newValue
+            generation &+= 1
+            typedInstance = nil
         }
-    }
-
-    /// Counts changes of `slot`, so that a typed box is stored only for the instance it was made from.
-    var generation: Int { fields.pointee.generation }
-
-    /// The shared instance boxed as the type it was last asked for: the typed path takes it without a cast.
-    var typedInstance: TypedBox? {
-        get { fields.pointee.typedInstance }
-        set { fields.pointee.typedInstance = newValue }
-    }
-
-    /// Whether its registration was withdrawn (its image unloaded, its plugin upgraded or retired): an instance
-    /// whose creation began before is given to the caller that asked for it, but never cached for the next ones.
-    var isWithdrawn: Bool {
-        get { fields.pointee.isWithdrawn }
-        set { fields.pointee.isWithdrawn = newValue }
     }
 }
 
