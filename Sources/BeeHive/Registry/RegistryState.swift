@@ -253,14 +253,10 @@ struct RegistryState {
     mutating func add(_ entry: ServiceEntry) -> ServiceEntry {
         let registration = entry.registration
         let key = ServiceKey(service: registration.service, name: registration.name)
-        // One probe: the key's holder, or the entry inserted (`initial` is evaluated only then).
-        var inserted = false
-        func insert() -> ServiceEntry {
-            inserted = true
-            return entry
-        }
+        // One probe: the key's holder, or the entry inserted. (No flag set by `initial`: a local function that
+        // captures a variable makes each access to it checked for exclusivity at run time, ~0.2 K instructions.)
         var existing: ServiceEntry?
-        services.modify(key, initial: insert()) { if !inserted { existing = $0 } }
+        services.modify(key, initial: entry) { if $0 !== entry { existing = $0 } }
         guard let holder = existing else {
             serviceOrder.append(key)
             if !withdrawn.isEmpty { withdrawn[key] = nil }
