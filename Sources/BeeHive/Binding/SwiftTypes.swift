@@ -137,6 +137,9 @@ extension SwiftTypes {
         private func positions(named name: String) -> [Int] {
             withUTF8(of: name) { name in
                 let count = bh_type_index_find(index, name.baseAddress, name.count, nil, 0)
+                // None: the empty array as it is. `Array(unsafeUninitializedCapacity: 0)` writes its count into the
+                // process-wide empty array's storage, a race between threads that ThreadSanitizer reports.
+                guard count > 0 else { return [] }
                 return [Int](unsafeUninitializedCapacity: count) { positions, initialized in
                     initialized = bh_type_index_find(index, name.baseAddress, name.count, positions.baseAddress, count)
                 }
