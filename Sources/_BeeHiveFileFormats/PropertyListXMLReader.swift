@@ -91,10 +91,8 @@ struct PropertyListXMLReader {
     private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
 
     private func starts(with text: StaticString, at offset: Int? = nil) -> Bool {
-        let at = offset ?? index
-        let count = text.utf8CodeUnitCount
-        guard bytes.count - at >= count else { return false }
-        return Self.same(bytes, at: at, UnsafeRawBufferPointer(start: text.utf8Start, count: count))
+        let text = UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
+        return Self.same(bytes, at: offset ?? index, text)
     }
 
     /// Whether the bytes of `bytes` at `offset` are those of `other` (a byte loop: the generic `elementsEqual` cost
@@ -337,12 +335,7 @@ struct PropertyListXMLReader {
     }
 
     /// The bytes of `text` in an array of their own.
-    private func array(of text: Text) -> [UInt8] {
-        switch text {
-        case .file(let range): Array(UnsafeRawBufferPointer(rebasing: bytes[range]))
-        case .made(let made): made
-        }
-    }
+    private func array(of text: Text) -> [UInt8] { withBytes(of: text) { Array($0) } }
 
     private func checkDepth(_ depth: Int, _ tag: Tag) throws(FileSyntaxError) {
         guard depth <= FileReader.maximumDepth else {

@@ -88,14 +88,16 @@ package enum TypeLookup {
         var table = KeyedTable<ModuleInImage, ModuleIndex>()
         var last: (key: ModuleInImage, index: ModuleIndex)?
 
-        /// The index of the module of `name`, its first `length` UTF-8 bytes, in `image`, if it was made.
-        mutating func index(ofModuleOf name: String, length: Int, inImage image: UInt64) -> ModuleIndex? {
-            if let last, last.key.image == image, last.key.module.utf8.count == length,
+        /// The index asked for last, when it is of the module of `name` (its first `length` UTF-8 bytes) in `image`.
+        func lastIndex(ofModuleOf name: String, length: Int, inImage image: UInt64) -> ModuleIndex? {
+            guard let last, last.key.image == image, last.key.module.utf8.count == length,
                 name.hasPrefix(last.key.module)
-            {
-                return last.index
-            }
-            let key = ModuleInImage(module: String(TypeLookup.moduleName(of: name)), image: image)
+            else { return nil }
+            return last.index
+        }
+
+        /// The index of `key`, if it was made; it becomes the last one asked for.
+        mutating func index(for key: ModuleInImage) -> ModuleIndex? {
             guard let index = table[key] else { return nil }
             last = (key, index)
             return index
@@ -231,10 +233,10 @@ package enum TypeLookup {
     /// asked for (an image's types do not change while it is loaded, and its id is never reused); nil when no loaded
     /// image holds the origin's address.
     private static func index(ofModuleOf name: String, length: Int, in origin: Origin) -> ModuleIndex? {
-        if let known = modulesInImages.withLock({ $0.index(ofModuleOf: name, length: length, inImage: origin.id) }) {
-            return known
-        }
+        let last = modulesInImages.withLock { $0.lastIndex(ofModuleOf: name, length: length, inImage: origin.id) }
+        if let last { return last }
         let key = ModuleInImage(module: String(moduleName(of: name)), image: origin.id)
+        if let known = modulesInImages.withLock({ $0.index(for: key) }) { return known }
         guard let index = ModuleIndex(module: key.module, near: origin.address, loadedImages: loadedImageCount)
         else { return nil }
         modulesInImages.withLock {

@@ -45,6 +45,7 @@ extension TypedRecords {
                     }
                 }
                 store.withLock { store in
+                    if made.count > 0 { hasRecords.set(true) }
                     store.declared.reserveCapacity(made.count)
                     store.services.reserveCapacity(made.count)
                     made.forEach { record, imageID in

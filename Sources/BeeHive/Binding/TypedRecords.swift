@@ -101,7 +101,7 @@ enum TypedRecords {
     static let unbound = PublishedFlag()
     /// Signalled when a thread has published what its accessors made.
     static let bound = BindSignal()
-    /// Whether any typed record was ever kept or published: a program without Swift annotations (C records, files,
+    /// Whether any typed record was ever kept or bound: a program without Swift annotations (C records, files,
     /// explicit code) answers the questions by name with one atomic load, not the lock (~0.1 K instructions each,
     /// three per first use of a name-bound service). Never cleared: an image's records removed leave the slow path.
     static let hasRecords = PublishedFlag()
@@ -186,7 +186,6 @@ enum TypedRecords {
     }
 
     static func publish(_ made: borrowing _BeeHiveTypedRecord, imageID: UInt64, in store: inout Store) {
-        hasRecords.set(true)
         switch made.payload {
         case .type(let type):
             store.declared[made.name] = Declared(type: type, implementation: nil, imageID: imageID)
