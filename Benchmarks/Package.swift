@@ -109,6 +109,21 @@ for n in tiers {
                     "StartupSupport", .product(name: "BeeHive", package: "BeeHive"),
                 ],
                 path: "\(root)/StartupMacros\(n)"),
+            // The same with a service key per service (`@BeeHiveServiceKey`), and first use by key.
+            .target(
+                name: "\(types)Keys",
+                dependencies: [
+                    .target(name: types), .target(name: "\(types)BeeHive"),
+                    .product(name: "BeeHiveMacros", package: "BeeHive"),
+                ],
+                path: "\(root)/\(types)Keys"),
+            .executableTarget(
+                name: "StartupKeys\(n)",
+                dependencies: [
+                    .target(name: types), .target(name: "\(types)BeeHive"), .target(name: "\(types)Keys"),
+                    "StartupSupport", .product(name: "BeeHive", package: "BeeHive"),
+                ],
+                path: "\(root)/StartupKeys\(n)"),
         ]
     }
     kitDependencies += [

@@ -19,9 +19,9 @@
 #
 # Options (any mode): --n N[,N...] (from 10, 100, 1000, 10000, within the mode's tiers),
 # --mechanism all|M[,M...] (annotations, plist, json, explicit, explicit-typed, swinject), --runs R (startup rounds;
-# processes per program and mode for --first-use), --macros (adds the 7th mechanism, Swift macros: generates
-# Fixtures<N>Macros and StartupMacros<N> into every tier and builds the BeeHive package with its trait Macros;
-# needs the BeeHiveMacros product).
+# processes per program and mode for --first-use), --macros (adds the 7th mechanism, Swift macros, and the same with
+# service keys: generates Fixtures<N>Macros, StartupMacros<N>, Fixtures<N>Keys and StartupKeys<N> into every tier and
+# builds the BeeHive package with its trait Macros; needs the BeeHiveMacros product).
 # BEEHIVE_PATH=/path/to/checkout measures another BeeHive checkout (e.g. a git worktree of an older commit); its
 # build goes to Benchmarks/.build-<folder name>. Builds go to Benchmarks/.build (git-ignored); exports to
 # Benchmarks/Results/<mode> (git-ignored).
@@ -98,7 +98,7 @@ runs="${runs:-$default_runs}"
 
 # Validate --n and --mechanism before building anything.
 all_mechanisms="annotations plist json explicit explicit-typed swinject"
-((macros == 0)) || all_mechanisms="$all_mechanisms macros"
+((macros == 0)) || all_mechanisms="$all_mechanisms macros keys"
 if [[ "$only_mechanisms" == "all" ]]; then
     mechanisms="$all_mechanisms"
 else
@@ -137,6 +137,7 @@ else
     [[ -z "$big" ]] || python3 "$tools/generate.py" --n "${big#,}"
     # Without --macros, no tier builds the macros mechanism (it would enable the BeeHive trait Macros).
     rm -rf "$bench"/Fixtures/N*/Fixtures*Macros "$bench"/Fixtures/N*/StartupMacros*
+    rm -rf "$bench"/Fixtures/N*/Fixtures*Keys "$bench"/Fixtures/N*/StartupKeys*
 fi
 
 # 2. One release build of everything: the benchmark suite, the startup programs, ScanCost, Profile.
@@ -163,7 +164,7 @@ step "package-benchmark ($mode)"
 filters=()
 for n in $ns; do
     for m in $mechanisms floor; do
-        [[ "$m" == macros ]] || filters+=(--filter "register/$m/$n\$")  # macros: whole processes only
+        [[ "$m" == macros || "$m" == keys ]] || filters+=(--filter "register/$m/$n\$")  # whole processes only
     done
 done
 if [[ "$mode" != "first-use" ]]; then

@@ -43,7 +43,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-MECHANISMS = ("annotations", "plist", "json", "explicit", "explicit-typed", "swinject", "macros")
+MECHANISMS = ("annotations", "plist", "json", "explicit", "explicit-typed", "swinject", "macros", "keys")
 DEFAULT_MECHANISMS = ("annotations", "plist", "json", "explicit", "explicit-typed", "swinject")
 
 

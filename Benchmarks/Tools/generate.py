@@ -20,6 +20,8 @@ One *tier* per N, in FIXTURES/N<N>/, declares the same N services to every mecha
     StartupWired<N>/main.swift           compile-time wiring: one lazy `static let` per service, no container, no
                                          BeeHive (the floor of first use, and the program without BeeHive)
     Fixtures<N>Macros/, StartupMacros<N>/   only with --macros: (f) `@BeeHiveService` on each implementation
+    Fixtures<N>Keys/, StartupKeys<N>/       only with --macros: (f') the same with a `ServiceKey` per service, as
+                                         `@BeeHiveServiceKey` declares it, and first use by key
 
 Every mechanism names the service `Fixtures<N>.Service<i>` and the implementation `Fixtures<N>.Impl<i>` or, for a
 nested type, `Fixtures<N>.Group<i>.Impl<i>`.
@@ -45,9 +47,10 @@ import sys
 from pathlib import Path
 
 MECHANISMS = ("annotations", "plist", "json", "explicit", "explicit-typed", "swinject")
-# The 7th mechanism, only with --macros (it needs the BeeHiveMacros product).
+# The 7th mechanism, only with --macros (it needs the BeeHiveMacros product), and the same with service keys.
 MACROS = "macros"
-EMITTABLE = ("types",) + MECHANISMS + (MACROS, "floor", "wired", "startup")
+KEYS = "keys"
+EMITTABLE = ("types",) + MECHANISMS + (MACROS, KEYS, "floor", "wired", "startup")
 # Explicit and Swinject registration is split into functions of this many calls: real code registers
 # per module, and the optimizer handles many small functions better than one of 10,000 calls.
 CHUNK = 100
@@ -187,6 +190,20 @@ def header_name(header: str) -> str:
     return line[len("public func "):line.index("(")]
 
 
+def misresolved_checks(n: int, i: int, first: list[tuple[str, str]]) -> list[str]:
+    """The statements that resolve service i by each of `first` (an argument of `createService` and how it asks), by
+    type and by name, and append to `wrong` each that did not give an instance of its implementation type."""
+    m = module(n)
+    lines = ["do {"]
+    for argument, how in first + [(f"Service{i}.self", "by type"), (f'named: "{m}.Service{i}"', "by name")]:
+        lines += [
+            f"    if !(try hive.createService({argument}) is {impl_swift(i)}) {{",
+            f'        wrong.append("{m}.Service{i}: {how}, not a {impl_name(n, i)}")',
+            "    }",
+        ]
+    return lines + ["} catch {", f'    wrong.append("{m}.Service{i}: \\(error)")', "}"]
+
+
 def emit_explicit(n: int) -> str:
     m = module(n)
     lines = [
@@ -250,18 +267,7 @@ def emit_explicit(n: int) -> str:
         "/// - Returns: `service: what went wrong`, one per failure; empty when all resolve right.\n"
         "public func misresolvedServices(in hive: Hive) -> [String] {",
         "(_ hive: Hive)",
-        lambda i: [
-            "do {",
-            f"    if !(try hive.createService(Service{i}.self) is {impl_swift(i)}) {{",
-            f'        wrong.append("{m}.Service{i}: by type, not a {impl_name(n, i)}")',
-            "    }",
-            f'    if !(try hive.createService(named: "{m}.Service{i}") is {impl_swift(i)}) {{',
-            f'        wrong.append("{m}.Service{i}: by name, not a {impl_name(n, i)}")',
-            "    }",
-            "} catch {",
-            f'    wrong.append("{m}.Service{i}: \\(error)")',
-            "}",
-        ],
+        lambda i: misresolved_checks(n, i, []),
         result="wrong")
     return "\n".join(lines) + "\n"
 
@@ -468,6 +474,12 @@ STARTUP_REGISTER = {
         "let hive = Hive.shared  // its first use: open the image, parse and register the records\n"
         "_ = hive.registration(for: \"{m}.Service0\")  // one look-up, in case registering ever becomes lazier",
     ),
+    KEYS: (
+        "(f') Swift macros with service keys: each service has a ServiceKey (Fixtures<N>Keys, as @BeeHiveServiceKey\n"
+        "// declares one), so its typed record is registered under the key, and first use asks by the key.",
+        "let hive = Hive.shared  // its first use: find and register the records\n"
+        "_ = hive.registration(for: \"{m}.Service0\")  // one look-up, in case registering ever becomes lazier",
+    ),
 }
 
 SWINJECT_STARTUP = """import {m}
@@ -595,6 +607,10 @@ def emit_startup(mechanism: str, n: int) -> str:
             register=register.format(m=module(n)))
         if mechanism == MACROS:
             body = body.replace(f"import {module(n)}BeeHive\n", f"import {module(n)}BeeHive\nimport {module(n)}Macros\n")
+        if mechanism == KEYS:
+            body = body.replace(f"import {module(n)}BeeHive\n", f"import {module(n)}BeeHive\nimport {module(n)}Keys\n")
+            body = body.replace("try resolveEveryServiceByType(in: hive)", "try resolveEveryServiceByKey(in: hive)")
+            body = body.replace("misresolvedServices(in: hive)", "misresolvedServicesByKey(in: hive)")
     return HEADER.format(n=n) + body
 
 
@@ -618,6 +634,59 @@ def emit_macros(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def emit_keys(n: int) -> str:
+    """(f') Swift macros with service keys: for each service, the key and the function that `@BeeHiveServiceKey`
+    declares beside a protocol (written out here: the protocols of Fixtures<N> are every mechanism's, and a macro
+    attached there would need BeeHiveMacros in every build), then the same `#BeeHiveService` as (f), whose typed
+    record the function registers under the key; and first use by key."""
+    m = module(n)
+    lines = [
+        HEADER.format(n=n),
+        "import BeeHive",
+        "import BeeHiveMacros",
+        f"import {m}",
+        f"import {m}BeeHive",
+        "",
+        "// (f') What @BeeHiveServiceKey declares beside each protocol: its key, and the function by which the",
+        "// annotations of its implementations register them under the key.",
+        "",
+    ]
+    for i in range(n):
+        lines += [
+            f"public enum Service{i}Key: BeeHive::ServiceKey {{",
+            f"    public typealias Service = any {m}.Service{i}",
+            f'    public static var serviceName: String {{ "{m}.Service{i}" }}',
+            "}",
+            "@_alwaysEmitIntoClient",
+            f"public func _beeHiveServiceKey(_: (any {m}.Service{i}).Type) -> Service{i}Key.Type {{",
+            f"    Service{i}Key.self",
+            "}",
+        ]
+    lines += ["", "// (f') One record per service, as in (f); the function above gives its key.", ""]
+    lines += [f"#BeeHiveService({m}.Service{i}.self, {m}.{impl_swift(i)}.self)" for i in range(n)]
+    lines += ["", "// MARK: - First use, by key", ""]
+    lines += chunked_functions(
+        n,
+        "/// Resolves every service of this tier once, by its key.\n"
+        "/// - Parameter hive: The hive to resolve from.\n"
+        "/// - Throws: The first resolution's error.\n"
+        "public func resolveEveryServiceByKey(in hive: Hive) throws(HiveError) {",
+        "(_ hive: Hive) throws(HiveError)",
+        lambda i: [f"_ = try hive.createService(Service{i}Key.self)"])
+    lines.append("")
+    lines += chunked_functions(
+        n,
+        "/// Resolves every service of this tier by key, by type and by name; returns those that did not give an\n"
+        "/// instance of the expected implementation type.\n"
+        "/// - Parameter hive: The hive to resolve from.\n"
+        "/// - Returns: `service: what went wrong`, one per failure; empty when all resolve right.\n"
+        "public func misresolvedServicesByKey(in hive: Hive) -> [String] {",
+        "(_ hive: Hive)",
+        lambda i: misresolved_checks(n, i, [(f"Service{i}Key.self", "by key")]),
+        result="wrong")
+    return "\n".join(lines) + "\n"
+
+
 # ---- Writing ---------------------------------------------------------------------------------------------------
 
 
@@ -637,6 +706,8 @@ def tier_files(n: int, macros: bool = False) -> dict[str, str]:
     if macros:
         files[f"{m}Macros/Registration.swift"] = emit_macros(n)
         files[f"{startup_target(MACROS, n)}/main.swift"] = emit_startup(MACROS, n)
+        files[f"{m}Keys/Registration.swift"] = emit_keys(n)
+        files[f"{startup_target(KEYS, n)}/main.swift"] = emit_startup(KEYS, n)
     return files
 
 
@@ -658,7 +729,8 @@ def write_tier(root: Path, n: int, check: bool, macros: bool = False) -> list[st
     if tier.exists():
         for path in sorted(tier.rglob("*")):
             relative = str(path.relative_to(tier))
-            if not macros and (relative.startswith(f"{module(n)}Macros/") or relative.startswith("StartupMacros")):
+            if not macros and relative.startswith(
+                    (f"{module(n)}Macros/", "StartupMacros", f"{module(n)}Keys/", "StartupKeys")):
                 continue  # written by --macros only, and git-ignored: neither stale nor to delete without it
             if path.is_file() and relative not in expected:
                 differing.append(f"{path} (not generated)")
@@ -682,6 +754,8 @@ def emit_one(mechanism: str, n: int) -> str:
         return emit_swinject(n)
     if mechanism == MACROS:
         return emit_macros(n)
+    if mechanism == KEYS:
+        return emit_keys(n)
     if mechanism in ("floor", "wired"):
         return emit_startup(mechanism, n)
     return "".join(f"// ---- {startup_target(m, n)}/main.swift\n" + emit_startup(m, n)
@@ -726,7 +800,8 @@ def main(argv: list[str]) -> int:
                         help="print one fixture to stdout instead of writing tiers: " + ", ".join(EMITTABLE))
     parser.add_argument("--check", action="store_true", help="compare the tiers on disk; write nothing")
     parser.add_argument("--macros", action="store_true",
-                        help="also write the 7th mechanism, Swift macros (Fixtures<N>Macros, StartupMacros<N>); needs "
+                        help="also write the 7th mechanism, Swift macros (Fixtures<N>Macros, StartupMacros<N>), and "
+                        "the same with service keys (Fixtures<N>Keys, StartupKeys<N>); needs "
                         "the BeeHiveMacros product in the BeeHive package. Off by default; tiers 10 and 100 are "
                         "committed without it")
     args = parser.parse_args(argv)

@@ -384,7 +384,7 @@ def svg_chart(results: dict, path: Path) -> None:
 
 # ---- Registration and first use (issue 11) --------------------------------------------------------------------------
 
-FU_MECHANISMS = ("annotations", "plist", "json", "explicit", "explicit-typed", "swinject", "macros")
+FU_MECHANISMS = ("annotations", "plist", "json", "explicit", "explicit-typed", "swinject", "macros", "keys")
 FU_LABELS = {
     "annotations": "(a) annotations (C records)",
     "plist": "(b) plist",
@@ -393,6 +393,7 @@ FU_LABELS = {
     "explicit-typed": "(d') explicit typed `register(P.self) { _ in Impl() }`",
     "swinject": "(e) Swinject, `.container` scope (singletons)",
     "macros": "(f) Swift macros `@BeeHiveService`",
+    "keys": "(f') Swift macros with service keys (`@BeeHiveServiceKey`), first use by key",
     "floor": "floor: N inserts into a reserved `[String: String]`",
     "wired": "floor: compile-time wiring (a lazy `static let` per service, no BeeHive)",
     "swinject-graph": "extra: Swinject, default `.graph` scope (not like for like; in no ratio)",
@@ -737,30 +738,30 @@ def issue20_report(data: dict, by: dict, tiers: list[int]) -> list[str]:
     for n in tiers:
         if n != 1000 and n != max(tiers):
             continue
-        for m in ("macros", "annotations"):
+        for m in ("macros", "keys", "annotations"):
             value, plain = outside_main(by.get((m, n))), outside_main(by.get(("explicit", n)))
-            if m == "macros" or (m, n) in by:
+            if m in ("macros", "keys") or (m, n) in by:
                 rows.append(verdict_row(f"{FU_LABELS[m]}, before `main` over no records, N = {n:,}: ≤ 50 K"
                                         + ("" if n == 1000 else " (the target is at N = 1,000)"),
                                         value - plain if value is not None and plain is not None else None, 50_000,
-                                        "Ir", macros_note if m == "macros" else ""))
+                                        "Ir", "" if m == "annotations" else macros_note))
     if 10 in tiers:
         # Explicit code: the cheaper of (d) and (d') at N = 10, like for like (the typed factories are what
         # hand-written registration looks like; (d) pays for names).
         explicit = [v for v in (cost("explicit", 10, "regIr"), cost("explicit-typed", 10, "regIr")) if v]
         cheapest = min(explicit) if explicit else None
-        for m in ("annotations", "macros"):
+        for m in ("annotations", "macros", "keys"):
             a = cost(m, 10, "regIr")
             rows.append(verdict_row(f"{FU_LABELS[m]}, registration at N = 10: ≤ 1.0× explicit code (the cheaper of "
                                     "(d) and (d'))", a / cheapest if a is not None and cheapest else None, 1.0, "×",
-                                    macros_note if m == "macros" else ""))
+                                    "" if m == "annotations" else macros_note))
         wired = by.get(("wired", 10), {}).get("ir", {}).get("type")
-        for m in ("annotations", "macros"):
+        for m in ("annotations", "macros", "keys"):
             total = by.get((m, 10), {}).get("ir", {}).get("type")
             rows.append(verdict_row(f"{FU_LABELS[m]}, whole process at N = 10 (every service resolved once), over "
                                     "the same program without BeeHive (compile-time wiring): ≤ +1.0 M",
                                     total - wired if total is not None and wired is not None else None, 1_000_000,
-                                    "Ir", macros_note if m == "macros" else ""))
+                                    "Ir", "" if m == "annotations" else macros_note))
             paired = by.get((m, 10), {}).get("interleaved")
             hf, hw = by.get((m, 10), {}).get("hyperfine", {}).get("type"), by.get(("wired", 10), {}).get(
                 "hyperfine", {}).get("type")
@@ -886,6 +887,13 @@ def issue33_report(data: dict, by: dict, tiers: list[int], floors: dict | None) 
         limit = 6_000 if n < 100 else 3_000
         rows.append(row(f"(f) Swift macros, registration + first use per service, N = {n:,}: ≤ {fmt_ir(limit)}",
                         per_service(by, "macros", n)["both"], limit, n, "both", macros_note))
+    for n in tiers:
+        limit = 6_000 if n < 100 else 3_000
+        rows.append(row(f"(f') Swift macros with service keys, registration + first use per service, N = {n:,}: "
+                        f"≤ {fmt_ir(limit)}", per_service(by, "keys", n)["both"], limit, n, "both", macros_note))
+    for n in tiers:
+        rows.append(row(f"(f') a key per protocol (item 3), everything included per service, N = {n:,}: ≤ 1.5 K",
+                        per_service(by, "keys", n)["both"], 1_500, n, "both", macros_note))
     if 1000 in tiers:
         for m in NAME_ONLY:
             if (m, 1000) in by:

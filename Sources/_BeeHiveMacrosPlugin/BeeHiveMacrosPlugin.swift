@@ -3,12 +3,13 @@ import SwiftCompilerPlugin
 import SwiftSyntaxMacros
 
 /// The compiler plugin that expands BeeHive's annotation macros (`@BeeHiveService`, `@BeeHiveMod`,
-/// `@BeeHiveRoute` and their freestanding forms, `@BeeHiveAPI`), declared in the `BeeHiveMacros` module.
+/// `@BeeHiveRoute` and their freestanding forms, `@BeeHiveAPI`, `@BeeHiveServiceKey`), declared in the
+/// `BeeHiveMacros` module.
 @main
 struct BeeHiveMacrosPlugin: CompilerPlugin {
     let providingMacros: [Macro.Type] = [
         ServiceMacro.self, ServiceDeclarationMacro.self, ModuleMacro.self, ModuleDeclarationMacro.self,
-        RouteMacro.self, RouteDeclarationMacro.self, APIMacro.self,
+        RouteMacro.self, RouteDeclarationMacro.self, APIMacro.self, ServiceKeyMacro.self,
     ]
 }
 #else

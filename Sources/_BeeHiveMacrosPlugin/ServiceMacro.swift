@@ -82,8 +82,10 @@ func serviceAnnotation(
         said += "hasProperties: true, "
     }
     let written = "\(arguments.macro)(\(arguments.unlabelled[serviceIndex].trimmedDescription))"
+    // `_beeHiveServiceKey` gives the service's key when its protocol declares one (`@BeeHiveServiceKey`): the
+    // record is then registered under the key, and nothing names the protocol's type at run time.
     let typed =
-        "service(\(check).Service.self, implementation: \(implementation.checkedSpelling).self, "
+        "service(_beeHiveServiceKey(\(check).Service.self), implementation: \(implementation.checkedSpelling).self, "
         + "named: \"\(Annotation.swiftStringContents(implementation.recordName))\", "
         + "serviceNamed: \"\(Annotation.swiftStringContents(service.recordName))\", \(said)"
         + "upcast: { \(check).implementationOfTheService($0) })"

@@ -134,6 +134,15 @@ struct DiagnosticTests {
         Case(
             source: "@BeeHiveAPI(version)\nprotocol Prices {}", code: "argumentNotLiteral",
             mentions: ["API's version as a string literal"]),
+        Case(
+            source: "@BeeHiveServiceKey\nstruct Clock {}", code: "notAType",
+            mentions: ["@BeeHiveServiceKey expected to be attached to a protocol", "struct Clock"]),
+        Case(
+            source: "enum Time {\n    @BeeHiveServiceKey\n    protocol Clock {}\n}", code: "misplaced",
+            mentions: ["a protocol declared at file scope", "'Clock'"]),
+        Case(
+            source: "@BeeHiveServiceKey(\"Clock\")\nprotocol Clock {}", code: "argumentNotLiteral",
+            mentions: ["expected no argument", "found '\"Clock\"'"]),
     ]
 
     @Test("each mistake is one error at the annotation, saying what was expected and what was found", arguments: cases)

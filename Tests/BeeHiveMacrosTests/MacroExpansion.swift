@@ -18,6 +18,7 @@ enum MacroExpansion {
         "BeeHiveMod": MacroSpec(type: ModuleMacro.self),
         "BeeHiveRoute": MacroSpec(type: RouteMacro.self),
         "BeeHiveAPI": MacroSpec(type: APIMacro.self),
+        "BeeHiveServiceKey": MacroSpec(type: ServiceKeyMacro.self),
     ]
 
     /// The freestanding forms, expanded separately (one name per macro in a spec table).

@@ -108,7 +108,7 @@ struct RecordBytesTests {
         #expect(source.contains("to: out, type: type, hint: hint)"), "\(source)")
         #expect(
             source.contains(
-                ".service(__macro_local_23BeeHiveConformanceCheckfMu_.Service.self, implementation: "
+                ".service(_beeHiveServiceKey(__macro_local_23BeeHiveConformanceCheckfMu_.Service.self), implementation: "
                     + "App::Outer.Middle.AVeryLongImplementationNameThatGoesOnAndOnForMoreThanSixtyFourBytes.self, "
                     + #"named: "App.Outer.Middle.AVeryLongImplementationNameThatGoesOnAndOnForMoreThanSixtyFourBytes", "#
                     + #"serviceNamed: "PluginAPI.GreeterService", registrationName: "a \"quoted\" \\ name", "#
@@ -144,6 +144,27 @@ struct RecordBytesTests {
         let internalAPI = MacroExpansion.expand("@BeeHiveAPI(\"3.0.7\")\nprotocol Prices {}").source
         #expect(internalAPI.contains("\nfunc _beeHiveAPIVersion(_: (any Prices).Type) -> StaticString {"))
         #expect(!internalAPI.contains("@_alwaysEmitIntoClient"), "an internal protocol's clients are its module")
+    }
+
+    @Test("@BeeHiveServiceKey declares the key, and the function by which its implementations' records find it")
+    func serviceKey() {
+        let expansion = MacroExpansion.expand("@BeeHiveServiceKey\npublic protocol Clock: Sendable {}")
+        #expect(expansion.diagnostics.isEmpty, "\(expansion.diagnostics.map(\.message))")
+        let source = expansion.source
+        #expect(
+            source.contains(
+                "public enum ClockKey: BeeHive::ServiceKey {\n    public typealias Service = any Clock\n"
+                    + "    public static var serviceName: String {\n        \"App.Clock\"\n    }\n}"), "\(source)")
+        // Overload resolution prefers it, in every client, to BeeHive's generic `_beeHiveServiceKey`.
+        #expect(
+            source.contains(
+                "@_alwaysEmitIntoClient\npublic func _beeHiveServiceKey(_: (any Clock).Type) -> ClockKey.Type {\n"
+                    + "    ClockKey.self\n}"), "\(source)")
+        #expect(!source.contains("@section"), "a key writes no record: \(source)")
+        let internalKey = MacroExpansion.expand("@BeeHiveServiceKey\nprotocol Clock {}").source
+        #expect(internalKey.contains("\nenum ClockKey: BeeHive::ServiceKey {\n    typealias Service = any Clock\n"))
+        #expect(internalKey.contains("\nfunc _beeHiveServiceKey(_: (any Clock).Type) -> ClockKey.Type {"))
+        #expect(!internalKey.contains("@_alwaysEmitIntoClient"), "an internal protocol's clients are its module")
     }
 }
 #endif

@@ -100,7 +100,7 @@ struct ConcurrencyTests {
             let instance = try? hive.createService(Storage.self)
             waited.withLock { $0 = instance }
         }
-        let key = ServiceKey(service: TypeLookup.name(of: Storage.self), name: nil)
+        let key = RegistrationKey(service: TypeLookup.name(of: Storage.self), name: nil)
         while hive.state.withLock({ $0.entry(for: key)?.slot.ticket == nil }) { usleep(1000) }
         release.signal()
         done.wait()

@@ -12,23 +12,26 @@ final class ServiceBoxes: @unchecked Sendable {
     /// Holds no service: for implementations no typed record describes.
     static let none = ServiceBoxes(first: nil, others: [])
 
-    private let first: (service: any Any.Type, make: ServiceMaker)?
-    private let others: [(service: any Any.Type, make: ServiceMaker)]
+    /// A service: its type or its ``ServiceKey`` (then with the key's name of the service), and its maker.
+    typealias Boxed = (service: any Any.Type, keyedName: String?, make: ServiceMaker)
 
-    private init(
-        first: (service: any Any.Type, make: ServiceMaker)?, others: [(service: any Any.Type, make: ServiceMaker)]
-    ) {
+    private let first: Boxed?
+    private let others: [Boxed]
+
+    private init(first: Boxed?, others: [Boxed]) {
         self.first = first
         self.others = others
     }
 
-    /// The annotated services, as types.
-    var types: [any Any.Type] { (first.map { [$0.service] } ?? []) + others.map(\.service) }
+    /// The names of the annotated services: the runtime's name of each type, the key's name for a key.
+    var names: [String] {
+        ((first.map { [$0] } ?? []) + others).map { $0.keyedName ?? TypeLookup.name(of: $0.service) }
+    }
 
-    /// These services and `service`, made by `make`.
-    func adding(_ service: any Any.Type, _ make: @escaping ServiceMaker) -> ServiceBoxes {
-        guard let first else { return ServiceBoxes(first: (service, make), others: []) }
-        return ServiceBoxes(first: first, others: others + [(service, make)])
+    /// These services and `service` (a key when `keyedName`, the service's name it gives, is not nil), made by `make`.
+    func adding(_ service: any Any.Type, keyedName: String?, _ make: @escaping ServiceMaker) -> ServiceBoxes {
+        guard let first else { return ServiceBoxes(first: (service, keyedName, make), others: []) }
+        return ServiceBoxes(first: first, others: others + [(service, keyedName, make)])
     }
 
     /// How to make an instance boxed as `service`, if the implementation was annotated with it.

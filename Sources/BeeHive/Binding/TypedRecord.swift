@@ -39,9 +39,10 @@ public struct _BeeHiveTypedRecord: Sendable {
     @usableFromInline
     enum Payload: Sendable {
         /// An implementation of the service `service` (whose module-qualified name is `serviceName`), and how to make
-        /// one (its shared one when asked) boxed as that service.
+        /// one (its shared one when asked) boxed as that service. When `keyed`, `service` is the service's
+        /// ``ServiceKey``, and the instance is boxed as the key's `Service`.
         case service(
-            service: any Any.Type, serviceName: String, implementation: any ServiceImplementation.Type,
+            service: any Any.Type, serviceName: String, keyed: Bool, implementation: any ServiceImplementation.Type,
             make: ServiceMaker, registration: Registration)
         /// A module or route handler type.
         case type(any Any.Type)
@@ -115,10 +116,46 @@ public struct _BeeHiveTypedRecord: Sendable {
         Self(
             name: name,
             payload: .service(
-                service: service, serviceName: serviceName, implementation: implementation,
+                service: service, serviceName: serviceName, keyed: false, implementation: implementation,
                 make: { shared in
                     let instance = shared ? (Implementation.sharedInstance ?? Implementation()) : Implementation()
                     return (instance, TypedInstance(upcast(instance)))
+                },
+                registration: Registration(
+                    name: registrationName, rank: rank, file: file, line: line,
+                    isComplete: !file.isEmpty && line > 0 && !hasProperties)))
+    }
+
+    /// The record of an implementation of the service that `key` stands for (`@BeeHiveServiceKey`): registered
+    /// under the key and boxed as its `Service`, so that neither the registration nor a first use by the key names
+    /// the service's type. The registration names the service as the key does.
+    ///
+    /// - Parameters:
+    ///   - key: The service's key, which `_beeHiveServiceKey(Service.self)` gives where the annotation is compiled.
+    ///   - implementation: The implementation type.
+    ///   - name: `implementation`'s module-qualified name, as the JSON record writes it.
+    ///   - serviceName: The service's name as the annotation writes it; the registration takes the key's.
+    ///   - registrationName: The registration's name (`name:`), if the annotation gives one.
+    ///   - rank: The registration's rank (`rank:`).
+    ///   - file: The file the annotation is written in, as `#fileID` gives it.
+    ///   - line: The annotation's line.
+    ///   - hasProperties: Whether the annotation gives properties, which only its JSON record carries.
+    ///   - upcast: Converts an instance to the service: `{ $0 }`, which the compiler checks.
+    /// - Returns: The record.
+    @inlinable
+    public static func service<Key: ServiceKey, Implementation: ServiceImplementation>(
+        _ key: Key.Type, implementation: Implementation.Type, named name: String,
+        serviceNamed serviceName: String, registrationName: String? = nil, rank: Int = 0, file: String = "",
+        line: Int = 0, hasProperties: Bool = false,
+        upcast: @escaping @Sendable (Implementation) -> Key.Service
+    ) -> Self {
+        Self(
+            name: name,
+            payload: .service(
+                service: key, serviceName: Key.serviceName, keyed: true, implementation: implementation,
+                make: { shared in
+                    let instance = shared ? (Implementation.sharedInstance ?? Implementation()) : Implementation()
+                    return (instance, TypedInstance(upcast(instance), key: Key.self))
                 },
                 registration: Registration(
                     name: registrationName, rank: rank, file: file, line: line,

@@ -140,18 +140,19 @@ extension Hive {
             switch kind {
             case .services:
                 let marked = apiMarker.utf8CodeUnitCount == 0 ? nil : Self.version(inMarker: apiMarker)
-                func parsedRegistration() throws -> ServiceRegistration {
+                func parsedRegistration(service: String? = nil) throws -> ServiceRegistration {
                     let r = try RecordParser.parseService(record, files: &lastFile)
                     // Most records have no properties: a copy of theirs would make the runtime build
                     // `[String: String]`'s metadata from its mangled name (a scan for `String: Hashable`, ~0.4 M
                     // instructions once per process), where an empty literal needs none.
                     return ServiceRegistration(
-                        service: r.service, name: r.name, implementation: r.implementation, source: source(r.location),
+                        service: service ?? r.service, name: r.name, implementation: r.implementation,
+                        source: source(r.location),
                         rank: r.rank, properties: r.properties.isEmpty ? [:] : r.properties,
                         apiVersion: (marked ?? r.api)?.description)
                 }
                 guard let typed,
-                    case .service(let service, let serviceName, let implementation, let make, let said) =
+                    case .service(let service, let serviceName, let keyed, let implementation, let make, let said) =
                         typed.pointee.payload
                 else {
                     let registration = try parsedRegistration()
@@ -159,17 +160,18 @@ extension Hive {
                     return
                 }
                 // The typed record says what the JSON says (the macro wrote both), unless the annotation has
-                // properties: then the JSON is read for them.
+                // properties: then the JSON is read for them. A keyed record names the service as its key does.
                 let registration =
                     said.isComplete
                     ? ServiceRegistration(
                         service: serviceName, name: said.name, implementation: typed.pointee.name,
                         source: source(RecordLocation(file: said.file, line: said.line)), rank: said.rank,
                         apiVersion: marked?.description)
-                    : try parsedRegistration()
+                    : try parsedRegistration(service: keyed ? serviceName : nil)
+                let boxes = ServiceBoxes.none.adding(service, keyedName: keyed ? serviceName : nil, make)
                 parsed.services.append(
                     ServiceEntry(
-                        registration, .implementation(implementation, boxes: ServiceBoxes.none.adding(service, make)),
+                        registration, .implementation(implementation, boxes: boxes),
                         serviceType: ObjectIdentifier(service)))
             case .modules:
                 let r = try ModuleRecord(RecordParser.parse(record))

@@ -35,7 +35,9 @@ extension Hive {
     private func addBatch(
         services: [ServiceEntry], modules: [ModuleDeclaration], routes: [RouteDeclaration]
     ) -> [Diagnostic] {
-        let serviceBatch = Batch(services) { ServiceKey(service: $0.registration.service, name: $0.registration.name) }
+        let serviceBatch = Batch(services) {
+            RegistrationKey(service: $0.registration.service, name: $0.registration.name)
+        }
         let moduleBatch = Batch(modules) { $0.name }
         let (serviceHolders, moduleHolders, released) = state.withLock { state in
             state.reserve(serviceBatch.keyCount)

@@ -168,7 +168,7 @@ extension Hive {
     {
         let problems = add(services: [ServiceEntry(registration, provider)])
         state.withLock { state in
-            let key = ServiceKey(service: registration.service, name: registration.name)
+            let key = RegistrationKey(service: registration.service, name: registration.name)
             if let type, let entry = state.entry(for: key) {
                 state.typeIndex.set(
                     entry, for: TypeKey(type: ObjectIdentifier(type), name: registration.name),

@@ -5,7 +5,7 @@ import Musl
 #endif
 
 /// The key services are registered under: the service's name and the registration's name.
-struct ServiceKey: Hashable, TableKey {
+struct RegistrationKey: Hashable, TableKey {
     let service: String
     let name: String?
 
@@ -203,8 +203,8 @@ struct SharedInstance {
 
 /// Everything a hive knows, behind one lock.
 struct RegistryState {
-    var services = KeyedTable<ServiceKey, ServiceEntry>()
-    var serviceOrder: [ServiceKey] = []
+    var services = KeyedTable<RegistrationKey, ServiceEntry>()
+    var serviceOrder: [RegistrationKey] = []
     var typeIndex = TypeIndex()
     /// The shared instances asked for by type, each boxed as that type (the cached path).
     var sharedInstances = SharedInstanceTable()
@@ -218,13 +218,13 @@ struct RegistryState {
     /// Service registrations that wait behind the one serving their key, highest rank first, then in the order they
     /// came, at most one per origin (see ``RegistrationOrigin``): when the winner's image is unloaded, the first of
     /// these whose image is still there takes over.
-    var shadowedServices = KeyedTable<ServiceKey, Shadows<ServiceEntry>>()
+    var shadowedServices = KeyedTable<RegistrationKey, Shadows<ServiceEntry>>()
     /// Module declarations that lost to an earlier one of the same name, likewise.
     var shadowedModules: [String: Shadows<ModuleDeclaration>] = [:]
     var diagnostics = DiagnosticLog()
     /// Why and when the registrations of keys that nothing serves now were withdrawn, for "not found" errors (a
     /// key's entry goes when it is served again; at most one per key ever registered).
-    var withdrawn: [ServiceKey: String] = [:]
+    var withdrawn: [RegistrationKey: String] = [:]
     /// The hive's observers of service registrations, once one was added: changes of the registrations that serve
     /// a service are queued for them as they happen (nil costs one test per change).
     var observers: ServiceObservers?
@@ -252,7 +252,7 @@ struct RegistryState {
     /// withdrawn) that outranks or equals it, nor beside one from the same image (they are withdrawn together).
     mutating func add(_ entry: ServiceEntry) -> ServiceEntry {
         let registration = entry.registration
-        let key = ServiceKey(service: registration.service, name: registration.name)
+        let key = RegistrationKey(service: registration.service, name: registration.name)
         // One probe: the key's holder, or the entry inserted. (No flag set by `initial`: a local function that
         // captures a variable makes each access to it checked for exclusivity at run time, ~0.2 K instructions.)
         var existing: ServiceEntry?
@@ -305,7 +305,7 @@ struct RegistryState {
 
     /// Keeps `entry` among the shadows of `key`, served by `holder`, if it could ever take over; an entry that holds
     /// an instance and is not kept is released later, outside the lock (see ``released``).
-    private mutating func shadow(_ entry: ServiceEntry, key: ServiceKey, behind holder: ServiceEntry) {
+    private mutating func shadow(_ entry: ServiceEntry, key: RegistrationKey, behind holder: ServiceEntry) {
         let origin = RegistrationOrigin(entry.registration.source)
         let winner = RegistrationOrigin(holder.registration.source)
         var dropped: [ServiceEntry] = []

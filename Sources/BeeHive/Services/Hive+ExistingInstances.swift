@@ -33,7 +33,7 @@ extension Hive {
     /// - Returns: The shared instance, or `nil`; see ``existingService(_:name:)``.
     public func existingService(named service: String, name: String? = nil) -> Any? {
         state.withLock { state in
-            guard let entry = state.entry(for: ServiceKey(service: service, name: name)),
+            guard let entry = state.entry(for: RegistrationKey(service: service, name: name)),
                 case .ready(let instance) = entry.slot
             else { return nil }
             return instance

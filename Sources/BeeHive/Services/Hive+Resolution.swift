@@ -11,7 +11,7 @@ extension Hive {
     /// shared instance, the generation of the entry's slot it came from. Never holds the lock while user
     /// code (a type lookup, `isSingleton`, `init`, a factory) runs.
     func instance(
-        for key: ServiceKey, typeKey: TypeKey?, shouldCache: Bool, entry fixed: ServiceEntry? = nil
+        for key: RegistrationKey, typeKey: TypeKey?, shouldCache: Bool, entry fixed: ServiceEntry? = nil
     ) throws(HiveError)
         -> (made: Made, entry: ServiceEntry, cachedGeneration: Int?)
     {
@@ -38,7 +38,7 @@ extension Hive {
     /// Under the lock, only the registry's answers: the entry (``RegistryState/entry(serving:typeKey:fixed:)``) and
     /// what its shared-instance slot holds (``ServiceEntry/visitSlot()``); the instance is made outside it.
     func attempt(
-        for key: ServiceKey, typeKey: TypeKey?, shouldCache: Bool, entry fixed: ServiceEntry? = nil
+        for key: RegistrationKey, typeKey: TypeKey?, shouldCache: Bool, entry fixed: ServiceEntry? = nil
     ) throws(HiveError) -> Attempt {
         TypedRecords.bindPending()  // accessors are foreign code: called before the lock (the miss's hints read them)
         let found: Found = state.withLock { state in

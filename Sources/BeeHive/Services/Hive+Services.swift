@@ -112,7 +112,7 @@ extension Hive {
     )
         throws(HiveError) -> Any
     {
-        try instance(for: ServiceKey(service: service, name: name), typeKey: nil, shouldCache: shouldCache).made
+        try instance(for: RegistrationKey(service: service, name: name), typeKey: nil, shouldCache: shouldCache).made
             .instance
     }
 
@@ -123,7 +123,7 @@ extension Hive {
 
     /// The registration that serves the service named `service` (and `name`), if any.
     public func registration(for service: String, name: String? = nil) -> ServiceRegistration? {
-        state.withLock { $0.entry(for: ServiceKey(service: service, name: name))?.registration }
+        state.withLock { $0.entry(for: RegistrationKey(service: service, name: name))?.registration }
     }
 
     /// Forgets the shared instance of `service` (BeeHive's `removeServiceWithServiceName:`); the next
@@ -135,7 +135,7 @@ extension Hive {
     /// Forgets the shared instance of the service named `service`; the registration stays.
     public func removeServiceInstance(named service: String, name: String? = nil) {
         let removed: Any? = state.withLock { state in
-            guard let entry = state.entry(for: ServiceKey(service: service, name: name)),
+            guard let entry = state.entry(for: RegistrationKey(service: service, name: name)),
                 case .ready(let instance) = entry.slot
             else { return nil }
             entry.slot = .empty

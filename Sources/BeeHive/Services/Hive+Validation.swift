@@ -45,8 +45,7 @@ extension Hive {
             let registration = entry.registration
             // The names of the services a Swift annotation gave this implementation, when it has a typed record.
             let annotated =
-                TypedRecords.implementation(named: registration.implementation)?.services.types
-                .map(TypeLookup.name(of:)) ?? []
+                TypedRecords.implementation(named: registration.implementation)?.services.names ?? []
             // Only the annotation's own record can carry an alias's name; another record (C, a file) that names
             // another service is checked below like any other, and a typo there gets the closest names.
             if !annotated.isEmpty, !annotated.contains(registration.service),

@@ -26,7 +26,7 @@ extension HiveError {
     }
 
     /// No registration serves `key`; says what `miss` found instead.
-    static func serviceNotFound(_ key: ServiceKey, _ miss: RegistryState.Miss) -> HiveError {
+    static func serviceNotFound(_ key: RegistrationKey, _ miss: RegistryState.Miss) -> HiveError {
         let list = miss.available.isEmpty ? "none" : miss.available.joined(separator: ", ")
         let hint = miss.unqualified.map { registration in
             " (\(registration.displayName) is registered without its module by \(registration.source): "

@@ -1,4 +1,4 @@
-extension ServiceKey {
+extension RegistrationKey {
     var displayName: String { name.map { "\(service)[\($0)]" } ?? service }
 }
 
@@ -14,7 +14,7 @@ extension RegistryState {
     /// For a request that found no registration: the closest registered names, a Swift annotation that named the
     /// service through a typealias, the images that carry records, and a hint at an annotation target that was not
     /// linked when no registration names a type of the service's module.
-    func missingHints(for key: ServiceKey, type: ObjectIdentifier?) -> String {
+    func missingHints(for key: RegistrationKey, type: ObjectIdentifier?) -> String {
         var hints = withdrawn[key].map { " \($0)." } ?? ""
         hints += ClosestNames.hint(
             ClosestNames.closestServices(to: key.service, among: Set(services.keys.map(\.service))))
@@ -27,7 +27,7 @@ extension RegistryState {
             && DiagnosticHints.isSwiftAnnotation(entry.registration)
         {
             guard case .implementation(_, let boxes) = entry.provider,
-                boxes.types.contains(where: { TypeLookup.name(of: $0) == key.service })
+                boxes.names.contains(key.service)
             else { continue }
             annotated.insert(entry.registration.implementation)
         }
@@ -59,7 +59,7 @@ extension RegistryState {
     ///
     /// No closures over the state: each would copy the tables it reads (their arrays' retains and releases).
     @inline(__always)
-    mutating func entry(serving key: ServiceKey, typeKey: TypeKey?, fixed: ServiceEntry?) -> ServiceEntry? {
+    mutating func entry(serving key: RegistrationKey, typeKey: TypeKey?, fixed: ServiceEntry?) -> ServiceEntry? {
         if let fixed { return fixed }
         if let typeKey, let indexed = typeIndex[typeKey] { return indexed }
         guard let entry = entry(for: key) else { return nil }
@@ -76,7 +76,7 @@ extension RegistryState {
     }
 
     /// What the request for `key` (of the service type `type`, when known) is told when nothing serves it.
-    func miss(for key: ServiceKey, type: ObjectIdentifier?) -> Miss {
+    func miss(for key: RegistrationKey, type: ObjectIdentifier?) -> Miss {
         Miss(
             available: serviceOrder.prefix(20).map(\.displayName),
             unqualified: unqualifiedEntry(for: key)?.registration,
@@ -85,12 +85,12 @@ extension RegistryState {
 
     /// The entry for `key`. Names match exactly: a request for `App.Tracker` is not served by a registration
     /// of `Tracker`, which could be another module's service (``unqualifiedEntry(for:)`` finds it for the error).
-    func entry(for key: ServiceKey) -> ServiceEntry? { services[key] }
+    func entry(for key: RegistrationKey) -> ServiceEntry? { services[key] }
 
     /// The registration of `key`'s service without its module (`Tracker` for `App.Tracker`), as BeeHive's
     /// Objective-C files name protocols: named in the error when `key` is not found.
-    func unqualifiedEntry(for key: ServiceKey) -> ServiceEntry? {
+    func unqualifiedEntry(for key: RegistrationKey) -> ServiceEntry? {
         guard let dot = key.service.firstIndex(of: ".") else { return nil }
-        return services[ServiceKey(service: String(key.service[key.service.index(after: dot)...]), name: key.name)]
+        return services[RegistrationKey(service: String(key.service[key.service.index(after: dot)...]), name: key.name)]
     }
 }

@@ -5,11 +5,17 @@
 /// service type at its first use. The box is compared by type identifier and downcast, not cast.
 struct TypedLookup {
     let typeKey: TypeKey
-    let key: ServiceKey
+    let key: RegistrationKey
     /// The shared instance boxed as the service, if there is one.
     let cached: TypedInstance?
 
-    init(_ service: any Any.Type, name: String?, in hive: Hive) {
+    /// - Parameters:
+    ///   - service: The type asked for: the service's, or its ``ServiceKey``.
+    ///   - name: The registration's name, if any.
+    ///   - serviceName: For a key, the service's name it gives: what the registration is looked for by when no
+    ///     registration is indexed by the key.
+    ///   - hive: The hive asked.
+    init(_ service: any Any.Type, name: String?, serviceName: String? = nil, in hive: Hive) {
         TypedRecords.bindPending()  // accessors are foreign code: called before the lock
         let typeKey = TypeKey(type: ObjectIdentifier(service), name: name)
         var indexed: ServiceEntry?
@@ -27,9 +33,10 @@ struct TypedLookup {
         self.typeKey = typeKey
         cached = box
         key =
-            indexed.map { ServiceKey(service: $0.registration.service, name: $0.registration.name) }
-            ?? ServiceKey(
-                service: TypedRecords.serviceName(of: typeKey.type) ?? TypeLookup.name(of: service), name: name)
+            indexed.map { RegistrationKey(service: $0.registration.service, name: $0.registration.name) }
+            ?? RegistrationKey(
+                service: serviceName ?? TypedRecords.serviceName(of: typeKey.type) ?? TypeLookup.name(of: service),
+                name: name)
     }
 
     /// The instance as `Service`; a shared one is kept boxed as `Service` for the cached path.
@@ -42,10 +49,22 @@ struct TypedLookup {
     ) throws(HiveError)
         -> Service
     {
+        try box(made, entry, cachedGeneration, in: hive) {
+            Conformances.box($0, as: Service.self, path: hive.bindingPath)
+        }
+        .value(as: Service.self)
+    }
+
+    /// The instance boxed as what was asked for (``typeKey``): the provider's box when it boxed it so, else what
+    /// `boxing` makes of the instance. A shared one is kept for the cached path.
+    func box(
+        _ made: Made, _ entry: ServiceEntry, _ cachedGeneration: Int?, in hive: Hive,
+        boxing: (Any) -> TypedInstance?
+    ) throws(HiveError) -> TypedInstance {
         let box: TypedBox
         if let boxed = made.boxed, boxed.type == typeKey.type {
             box = boxed
-        } else if let typed = Conformances.box(made.instance, as: Service.self, path: hive.bindingPath) {
+        } else if let typed = boxing(made.instance) {
             box = TypedBox(type: typeKey.type, object: typed)
         } else {
             throw HiveError.doesNotConform(entry.registration, service: key.service)
@@ -61,6 +80,6 @@ struct TypedLookup {
                     expected: state.services.count)
             }
         }
-        return box.object.value(as: Service.self)
+        return box.object
     }
 }

@@ -13,7 +13,7 @@ struct MacroFixtureTests {
         let run = try ImageOpens.run(products.appendingPathComponent("MacroApp").path)
         #expect(run.opens == [], "Swift records and C records are read from memory: no image file is opened")
         let result = Command.keyValues(run.output)
-        #expect(result["registrations"] == "9")
+        #expect(result["registrations"] == "11")
         #expect(
             result["services"]
                 == [
@@ -26,6 +26,8 @@ struct MacroFixtureTests {
                     "MacroServices.Clock=MacroApp.FixedClock:fixed",
                     "MacroServices.Clock=MacroServices.SystemClock",
                     "MacroServices.Clock=MacroServices.SystemClock:freestanding",
+                    "MacroServices.Thermometer=MacroApp.OutdoorThermometer:outdoor",
+                    "MacroServices.Thermometer=MacroServices.LabThermometer",
                 ].joined(separator: ","))
         #expect(result["greet"] == "hello", "a public class")
         #expect(result["greetFormal"] == "good day", "a named service")
@@ -36,6 +38,10 @@ struct MacroFixtureTests {
         #expect(result["clock"] == "1000", "a service annotated in another module")
         #expect(result["clockFixed"] == "42", "another module's service implemented here")
         #expect(result["clockFreestanding"] == "1000", "#BeeHiveService of another module's type")
+        #expect(result["thermometer"] == "21", "a service asked for by its key (@BeeHiveServiceKey)")
+        #expect(result["thermometerOutdoor"] == "-3", "by its key, implemented in another module, under a name")
+        #expect(result["thermometerByType"] == "21", "a keyed service asked for by its type")
+        #expect(result["thermometerShared"] == "true", "one singleton, asked for by key and by type")
         #expect(result["modules"] == "MacroApp.NetworkModule:0:100:true")
         #expect(result["routes"] == "app://user/:id=MacroApp.UserRoute")
         #expect(result["diagnostics"] == "0", "\(result["diagnosticMessages"] ?? "")")

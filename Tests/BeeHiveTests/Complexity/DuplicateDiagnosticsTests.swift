@@ -86,7 +86,7 @@ struct DuplicateDiagnosticsTests {
         for index in 0..<100 { _ = state.add(entry("F\(index)", .file("/etc/f.json", index: index))) }
         for offset in 0..<100 { _ = state.add(entry("C\(offset)", image(3, offset))) }
         // One shadow per origin, in order, none after the first permanent one.
-        let shadows = state.shadowedServices[ServiceKey(service: key, name: nil)]?.queue
+        let shadows = state.shadowedServices[RegistrationKey(service: key, name: nil)]?.queue
         #expect(shadows?.map(\.element.registration.implementation) == ["B0", "F0"])
         // Unloading the winner's image reinstates the first shadow whose image is there; then the file's.
         let withdrawal = state.withdraw(image: 1, reason: "image 1 was unloaded")

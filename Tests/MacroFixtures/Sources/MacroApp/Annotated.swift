@@ -59,6 +59,13 @@ struct FixedClock: Clock {
     var now: Int { 42 }
 }
 
+/// Another module's service with a key (`@BeeHiveServiceKey`), implemented here under a name: registered under the
+/// key, which this module's record finds through the function beside the protocol.
+@BeeHiveService(MacroServices.Thermometer.self, name: "outdoor")
+struct OutdoorThermometer: Thermometer {
+    var celsius: Int { -3 }
+}
+
 /// A type of another module, registered by the freestanding form.
 #BeeHiveService(MacroServices.Clock.self, MacroServices.SystemClock.self, name: "freestanding")
 

@@ -45,6 +45,17 @@ let results: [(String, String)] = [
     ("clock", attempt { "\(try hive.createService(Clock.self).now)" }),
     ("clockFixed", attempt { "\(try hive.createService(Clock.self, name: "fixed").now)" }),
     ("clockFreestanding", attempt { "\(try hive.createService(Clock.self, name: "freestanding").now)" }),
+    ("thermometer", attempt { "\(try hive.createService(ThermometerKey.self).celsius)" }),
+    ("thermometerOutdoor", attempt { "\(try hive.createService(ThermometerKey.self, name: "outdoor").celsius)" }),
+    ("thermometerByType", attempt { "\(try hive.createService(Thermometer.self).celsius)" }),
+    (
+        "thermometerShared",
+        attempt {
+            let byKey = try hive.createService(ThermometerKey.self)
+            let byType = try hive.createService(Thermometer.self)
+            return "\((byKey as AnyObject) === (byType as AnyObject))"
+        }
+    ),
     (
         "modules",
         hive.moduleDeclarations.map { "\($0.name):\($0.level.rawValue):\($0.priority):\($0.isAsync)" }

@@ -1,0 +1,109 @@
+import Testing
+
+@testable import BeeHive
+
+protocol Thermometer: AnyObject, Sendable { var celsius: Int { get } }
+
+/// A key written by hand, as `@BeeHiveServiceKey` writes one: `Service` is the protocol, the name is its name.
+enum ThermometerKey: ServiceKey {
+    typealias Service = any Thermometer
+    static var serviceName: String { "BeeHiveTests.Thermometer" }
+}
+
+/// A key whose name names no registration.
+enum MisspelledKey: ServiceKey {
+    typealias Service = any Thermometer
+    static var serviceName: String { "BeeHiveTests.Thermometr" }
+}
+
+final class LabThermometer: Thermometer, ServiceImplementation {
+    static var isSingleton: Bool { true }
+    let celsius = Int.random(in: 0..<1_000)
+}
+
+final class OutdoorThermometer: Thermometer, ServiceImplementation {
+    let celsius = -3
+}
+
+final class NotAThermometer: ServiceImplementation {}
+
+/// Asking for a service by its ``ServiceKey``: registrations made any way are found by the key's name, an instance is
+/// boxed as the key's service, and a shared one is the one asked for by type.
+@Suite("Service keys")
+struct ServiceKeyTests {
+    @Test("a key finds a registration made by type, and its shared instance is the one asked for by type")
+    func registeredByType() throws {
+        let hive = Hive()
+        try hive.register(service: Thermometer.self, impl: LabThermometer.self)
+        let byKey = try hive.createService(ThermometerKey.self)
+        #expect(try hive.createService(ThermometerKey.self) === byKey, "the cached path")
+        #expect(try hive.createService(Thermometer.self) === byKey)
+        #expect(
+            hive.state.withLock { $0.sharedInstances.box(for: ObjectIdentifier(ThermometerKey.self), name: nil) } != nil
+        )
+    }
+
+    @Test("a key finds a registration by name, and a named one")
+    func registeredByName() throws {
+        let hive = Hive()
+        try hive.register(service: "BeeHiveTests.Thermometer", impl: "BeeHiveTests.LabThermometer")
+        try hive.register(service: "BeeHiveTests.Thermometer", impl: "BeeHiveTests.OutdoorThermometer", name: "outdoor")
+        #expect(try hive.createService(ThermometerKey.self) is LabThermometer)
+        #expect(try hive.createService(ThermometerKey.self, name: "outdoor").celsius == -3)
+        let first = try hive.createService(ThermometerKey.self, name: "outdoor")
+        #expect(try hive.createService(ThermometerKey.self, name: "outdoor") !== first, "a transient implementation")
+    }
+
+    @Test("shouldCache: false and a removed instance give new instances; the registration stays")
+    func notCached() throws {
+        let hive = Hive()
+        try hive.register(service: Thermometer.self, impl: LabThermometer.self)
+        let shared = try hive.createService(ThermometerKey.self)
+        #expect(try hive.createService(ThermometerKey.self, shouldCache: false) !== shared)
+        hive.removeServiceInstance(ThermometerKey.self)
+        let next = try hive.createService(ThermometerKey.self)
+        #expect(next !== shared)
+        #expect(try hive.createService(ThermometerKey.self) === next)
+    }
+
+    @Test("async: the key's service, the same shared instance")
+    func asynchronous() async throws {
+        let hive = Hive()
+        try hive.register(service: Thermometer.self, impl: LabThermometer.self)
+        let byKey = try await hive.service(ThermometerKey.self)
+        #expect(try await hive.service(ThermometerKey.self) === byKey)
+        #expect(try hive.createService(Thermometer.self) === byKey)
+    }
+
+    @Test("a key whose name no registration has is serviceNotFound, naming the service and the closest name")
+    func notFound() throws {
+        let hive = Hive()
+        try hive.register(service: Thermometer.self, impl: LabThermometer.self)
+        let error = #expect(throws: HiveError.self) { try hive.createService(MisspelledKey.self) }
+        #expect(error?.code == .serviceNotFound)
+        #expect(error?.message.contains("BeeHiveTests.Thermometr") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("BeeHiveTests.Thermometer") == true, "did you mean: \(error?.message ?? "")")
+        #expect(try hive.createService(ThermometerKey.self) is LabThermometer, "no later call affected")
+    }
+
+    @Test("an implementation that does not conform to the key's service is doesNotConform")
+    func doesNotConform() throws {
+        let hive = Hive()
+        try hive.register(service: "BeeHiveTests.Thermometer", impl: "BeeHiveTests.NotAThermometer")
+        let error = #expect(throws: HiveError.self) { try hive.createService(ThermometerKey.self) }
+        #expect(error?.code == .doesNotConform, "\(error?.message ?? "")")
+    }
+
+    @Test("a box made under a key destroys its value as the key's service")
+    func boxDestroysValue() {
+        weak var released: LabThermometer?
+        do {
+            let thermometer = LabThermometer()
+            released = thermometer
+            let box = TypedInstance(thermometer as any Thermometer, key: ThermometerKey.self)
+            #expect(box.value(as: (any Thermometer).self) === thermometer)
+            #expect(ObjectIdentifier(box.type) == ObjectIdentifier(ThermometerKey.self))
+        }
+        #expect(released == nil)
+    }
+}
