@@ -393,7 +393,7 @@ FU_LABELS = {
     "explicit-typed": "(d') explicit typed `register(P.self) { _ in Impl() }`",
     "swinject": "(e) Swinject, `.container` scope (singletons)",
     "macros": "(f) Swift macros `@BeeHiveService`",
-    "keys": "(f') Swift macros with service keys (`@BeeHiveServiceKey`), first use by key",
+    "keys": "(f') Swift macros, protocols with keys (`@BeeHiveServiceKey`), asked by key",
     "floor": "floor: N inserts into a reserved `[String: String]`",
     "wired": "floor: compile-time wiring (a lazy `static let` per service, no BeeHive)",
     "swinject-graph": "extra: Swinject, default `.graph` scope (not like for like; in no ratio)",

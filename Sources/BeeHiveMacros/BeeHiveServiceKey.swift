@@ -4,7 +4,7 @@
 ///
 /// Naming `any Clock` makes the runtime build its metadata from a mangled name, about 3.6 K instructions per service
 /// the first time a process does it; a key is an enum of the protocol's module, whose metadata is static. The macro
-/// declares the key (a ``ServiceKey`` whose `Service` is `any Clock` and whose name is the protocol's
+/// declares the key (a `ServiceKey` whose `Service` is `any Clock` and whose name is the protocol's
 /// module-qualified name) and, beside it, the function by which every `@BeeHiveService(Clock.self)`, wherever it is
 /// compiled, registers its implementation under the key. Asking by the protocol's type still works, as before.
 ///

@@ -1,4 +1,4 @@
-/// A type that stands for a service in ``Hive/createService(_:name:shouldCache:)-8bqmq``: the way to ask for a service
+/// A type that stands for a service in ``Hive/createService(_:name:shouldCache:)-(Key.Type,_,_)``: the way to ask for a service
 /// without naming its protocol as a type at run time.
 ///
 /// Asking by the protocol (`createService(Clock.self)`) makes the runtime build `any Clock`'s metadata from its mangled

@@ -26,7 +26,7 @@ extension Hive {
     ///   - line: The line of `fileID`; leave the default.
     ///   - body: Uses the instance; the lease ends when it returns.
     /// - Returns: What `body` returns.
-    /// - Throws: The errors of ``createService(_:name:shouldCache:)``, and what `body` throws.
+    /// - Throws: The errors of ``createService(_:name:shouldCache:)-(Service.Type,_,_)``, and what `body` throws.
     public func withService<Service, Result>(
         _ service: Service.Type, name: String? = nil, fileID: String = #fileID, line: Int = #line,
         _ body: (Service) throws -> Result

@@ -1,5 +1,5 @@
 /// The shared instances asked for by type, each boxed as that type: what the cached path of
-/// ``Hive/createService(_:name:shouldCache:)`` reads under the hive's lock.
+/// ``Hive/createService(_:name:shouldCache:)-(Service.Type,_,_)`` reads under the hive's lock.
 ///
 /// Unnamed requests, the common case, are found in an ``AddressTable`` keyed by the type's metadata address: a probe
 /// costs a few instructions where a `Dictionary` runs SipHash. Named requests use a dictionary.

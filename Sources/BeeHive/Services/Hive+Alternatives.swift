@@ -1,7 +1,7 @@
 extension Hive {
     /// Every implementation of `service` whose properties satisfy `predicate`, under every name: for each name the
     /// one serving it and those of lower rank that wait behind it, highest rank first (the earliest first among
-    /// equal ranks), each created or shared as ``createService(_:name:shouldCache:)`` would.
+    /// equal ranks), each created or shared as ``createService(_:name:shouldCache:)-(Service.Type,_,_)`` would.
     ///
     /// Ranks and properties come with a registration: `BH_RANKED_SERVICE` in C, `@BeeHiveService(rank:properties:)`,
     /// a file's `rank` and `properties`, or ``register(_:name:scope:rank:properties:fileID:line:factory:)``.
@@ -15,7 +15,7 @@ extension Hive {
     ///   - predicate: Whether a registration's properties qualify; called without any lock held. Every
     ///     registration qualifies when it is left out.
     /// - Returns: The instances, one per qualifying registration; empty when none qualifies.
-    /// - Throws: ``HiveError`` as ``createService(_:name:shouldCache:)`` does, for the first registration whose
+    /// - Throws: ``HiveError`` as ``createService(_:name:shouldCache:)-(Service.Type,_,_)`` does, for the first registration whose
     ///   instance cannot be made.
     public func services<Service>(
         _ service: Service.Type, where predicate: ([String: String]) -> Bool = { _ in true }

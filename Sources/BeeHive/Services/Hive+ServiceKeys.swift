@@ -1,6 +1,6 @@
 extension Hive {
     /// Creates, or returns the shared instance of, the implementation of the service that `key` stands for: what
-    /// ``createService(_:name:shouldCache:)`` does for the service's type, without naming that type at run time.
+    /// ``createService(_:name:shouldCache:)-(Service.Type,_,_)`` does for the service's type, without naming that type at run time.
     ///
     /// Implementations annotated with `@BeeHiveService` are registered under the key when their protocol declares
     /// one (`@BeeHiveServiceKey`); any other registration of the service (by name, by type, from a file) is found by
@@ -15,7 +15,7 @@ extension Hive {
     ///   - name: The registration's name, for services registered under several names.
     ///   - shouldCache: Whether to use and fill the shared-instance cache (BeeHive's `shouldCache`).
     /// - Returns: An instance of the key's service.
-    /// - Throws: ``HiveError`` as ``createService(_:name:shouldCache:)`` does.
+    /// - Throws: ``HiveError`` as ``createService(_:name:shouldCache:)-(Service.Type,_,_)`` does.
     @inlinable
     public func createService<Key: ServiceKey>(
         _ key: Key.Type, name: String? = nil, shouldCache: Bool = true
@@ -27,7 +27,7 @@ extension Hive {
         return try makeService(key: key, name: name, shouldCache: shouldCache).value(as: Key.Service.self)
     }
 
-    /// ``createService(_:name:shouldCache:)-8bqmq`` without blocking a thread: the way to ask for a service by its
+    /// ``createService(_:name:shouldCache:)-(Key.Type,_,_)`` without blocking a thread: the way to ask for a service by its
     /// key from async code.
     ///
     /// - Parameters:
@@ -35,7 +35,7 @@ extension Hive {
     ///   - name: The registration's name, for a service registered several times.
     ///   - shouldCache: Whether to use and fill the shared-instance cache.
     /// - Returns: An instance of the key's service.
-    /// - Throws: ``HiveError`` as ``createService(_:name:shouldCache:)`` does.
+    /// - Throws: ``HiveError`` as ``createService(_:name:shouldCache:)-(Service.Type,_,_)`` does.
     @inlinable
     public func service<Key: ServiceKey>(
         _ key: Key.Type, name: String? = nil, shouldCache: Bool = true
@@ -46,7 +46,7 @@ extension Hive {
         return try await makeServiceWaiting(key: key, name: name, shouldCache: shouldCache).value(as: Key.Service.self)
     }
 
-    /// ``createService(_:name:shouldCache:)-8bqmq`` past its cached path, boxed: not generic, so that nothing here
+    /// ``createService(_:name:shouldCache:)-(Key.Type,_,_)`` past its cached path, boxed: not generic, so that nothing here
     /// names the service's type (an instance that its provider did not box under the key is converted through the
     /// key's `Service`, which does).
     @usableFromInline

@@ -47,7 +47,7 @@ extension Hive {
         state.withLock { $0.sharedInstances.box(for: type, name: name) }
     }
 
-    /// ``createService(_:name:shouldCache:)`` past its cached path: finds the registration, makes or waits for the
+    /// ``createService(_:name:shouldCache:)-(Service.Type,_,_)`` past its cached path: finds the registration, makes or waits for the
     /// instance, and remembers a shared one for the cached path.
     @usableFromInline
     func makeService<Service>(
@@ -65,7 +65,7 @@ extension Hive {
     /// Creates, or returns the shared instance of, the implementation of `service`, without blocking a thread:
     /// the way to ask for a service from async code.
     ///
-    /// ``createService(_:name:shouldCache:)`` waits for a singleton that another thread is creating by blocking;
+    /// ``createService(_:name:shouldCache:)-(Service.Type,_,_)`` waits for a singleton that another thread is creating by blocking;
     /// in a task that would hold one of the concurrency pool's few threads. This waits by suspending.
     ///
     /// ```swift
@@ -78,7 +78,7 @@ extension Hive {
     ///   - name: The registration's name, for a service registered several times.
     ///   - shouldCache: Whether to use and fill the shared-instance cache (BeeHive's `shouldCache`).
     /// - Returns: An instance that conforms to `service`.
-    /// - Throws: ``HiveError`` as for ``createService(_:name:shouldCache:)``.
+    /// - Throws: ``HiveError`` as for ``createService(_:name:shouldCache:)-(Service.Type,_,_)``.
     public func service<Service>(
         _ service: Service.Type, name: String? = nil, shouldCache: Bool = true
     ) async throws(HiveError) -> Service {
@@ -106,7 +106,7 @@ extension Hive {
     ///   - name: The registration's name.
     ///   - shouldCache: Whether to use and fill the shared-instance cache.
     /// - Returns: The instance.
-    /// - Throws: ``HiveError`` as for ``createService(_:name:shouldCache:)``.
+    /// - Throws: ``HiveError`` as for ``createService(_:name:shouldCache:)-(Service.Type,_,_)``.
     public func createService(
         named service: String, name: String? = nil, shouldCache: Bool = true
     )
