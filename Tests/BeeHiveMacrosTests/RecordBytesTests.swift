@@ -106,13 +106,15 @@ struct RecordBytesTests {
         #expect(source.contains("Service.self),\n"), "the version of the API it is built for: \(source)")
         // The accessor writes only for the copy of BeeHive that asks (the guard), and says whether it wrote.
         #expect(source.contains("to: out, type: type, hint: hint)"), "\(source)")
-        #expect(
-            source.contains(
-                ".service(_beeHiveServiceKey(__macro_local_23BeeHiveConformanceCheckfMu_.Service.self), implementation: "
-                    + "App::Outer.Middle.AVeryLongImplementationNameThatGoesOnAndOnForMoreThanSixtyFourBytes.self, "
-                    + #"named: "App.Outer.Middle.AVeryLongImplementationNameThatGoesOnAndOnForMoreThanSixtyFourBytes", "#
-                    + #"serviceNamed: "PluginAPI.GreeterService", registrationName: "a \"quoted\" \\ name", "#
-                    + #"file: "App/Tracker.swift", line: 2, upcast: {"#), "\(source)")
+        // The key when the protocol declares one, else the service's type: `_beeHiveServiceKey` decides.
+        let typed: String = [
+            ".service(_beeHiveServiceKey(__macro_local_23BeeHiveConformanceCheckfMu_.Service.self), implementation: ",
+            "App::Outer.Middle.AVeryLongImplementationNameThatGoesOnAndOnForMoreThanSixtyFourBytes.self, ",
+            #"named: "App.Outer.Middle.AVeryLongImplementationNameThatGoesOnAndOnForMoreThanSixtyFourBytes", "#,
+            #"serviceNamed: "PluginAPI.GreeterService", registrationName: "a \"quoted\" \\ name", "#,
+            #"file: "App/Tracker.swift", line: 2, upcast: {"#,
+        ].joined()
+        #expect(source.contains(typed), "\(source)")
         #expect(source.contains("BeeHiveConformanceCheckfMu_.implementationOfTheService($0)"), "\(source)")
         // The one place the service is named, which the compiler checks: its module as written.
         #expect(source.contains("typealias Service = PluginAPI::GreeterService\n"), "\(source)")

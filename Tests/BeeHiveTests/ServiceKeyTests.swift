@@ -27,6 +27,35 @@ final class OutdoorThermometer: Thermometer, ServiceImplementation {
 
 final class NotAThermometer: ServiceImplementation {}
 
+protocol KeyedGreeter: AnyObject, Sendable { func greet() -> String }
+/// `typealias GreeterAlias = KeyedGreeter`: an annotation that names the protocol through it still registers under
+/// the key, and under the key's name of the service.
+typealias GreeterAlias = KeyedGreeter
+enum KeyedGreeterKey: ServiceKey {
+    typealias Service = any KeyedGreeter
+    static var serviceName: String { "BeeHiveTests.KeyedGreeter" }
+}
+/// What `@BeeHiveServiceKey` declares beside `KeyedGreeter`: `@BeeHiveService(GreeterAlias.self)` finds it.
+func _beeHiveServiceKey(_: (any KeyedGreeter).Type) -> KeyedGreeterKey.Type { KeyedGreeterKey.self }
+
+final class KeyedGreeterImpl: KeyedGreeter, ServiceImplementation {
+    static var isSingleton: Bool { true }
+    func greet() -> String { "keyed" }
+}
+
+/// What `@BeeHiveService(GreeterAlias.self)` writes, with the key in scope: the typed record is the key's.
+let keyedGreeterAccessor: _BeeHiveTypedRecord.Accessor = { out, type, hint in
+    _BeeHiveTypedRecord.write(
+        json: #"""
+            {"service":"BeeHiveTests.GreeterAlias","impl":"BeeHiveTests.KeyedGreeterImpl",\#
+            "file":"A/K.swift","line":3}
+            """#,
+        .service(
+            _beeHiveServiceKey(GreeterAlias.self), implementation: KeyedGreeterImpl.self,
+            named: "BeeHiveTests.KeyedGreeterImpl", serviceNamed: "BeeHiveTests.GreeterAlias", file: "A/K.swift",
+            line: 3, upcast: { $0 }), to: out, type: type, hint: hint)
+}
+
 /// Asking for a service by its ``ServiceKey``: registrations made any way are found by the key's name, an instance is
 /// boxed as the key's service, and a shared one is the one asked for by type.
 @Suite("Service keys")
@@ -92,6 +121,30 @@ struct ServiceKeyTests {
         try hive.register(service: "BeeHiveTests.Thermometer", impl: "BeeHiveTests.NotAThermometer")
         let error = #expect(throws: HiveError.self) { try hive.createService(ThermometerKey.self) }
         #expect(error?.code == .doesNotConform, "\(error?.message ?? "")")
+    }
+
+    @Test("a keyed record registers under the key and the key's name; by key, by type and by name, one singleton")
+    func keyedRecord() throws {
+        let hive = Hive()
+        defer { TypedRecords.remove(image: 9_980) }
+        let (parsed, problems) = SwiftRecordTests.parse(keyedGreeterAccessor, imageID: 9_980, in: hive)
+        #expect(problems.isEmpty)
+        let entry = try #require(parsed.services.first)
+        #expect(entry.serviceType == ObjectIdentifier(KeyedGreeterKey.self), "indexed by the key, not by the type")
+        #expect(entry.registration.service == "BeeHiveTests.KeyedGreeter", "the key's name, not the alias's")
+        #expect(hive.add(services: parsed.services).isEmpty)
+        let byKey = try hive.createService(KeyedGreeterKey.self)
+        #expect(byKey.greet() == "keyed")
+        let byType = try hive.createService(KeyedGreeter.self)
+        #expect(byType === byKey)
+        // The by-type request took the instance in the key's box: no conformance was assembled for it.
+        let box = hive.state.withLock {
+            $0.sharedInstances.box(for: ObjectIdentifier((any KeyedGreeter).self), name: nil)
+        }
+        #expect(box?.key != nil, "the key's box serves the request by type")
+        #expect(try hive.createService(named: "BeeHiveTests.KeyedGreeter") as? KeyedGreeterImpl === byKey)
+        #expect(try hive.createService(GreeterAlias.self) === byKey)
+        #expect(hive.nonConformingImplementations().isEmpty, "the key's name is the service's: no typealias error")
     }
 
     @Test("a box made under a key destroys its value as the key's service")

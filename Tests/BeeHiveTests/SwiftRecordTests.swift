@@ -58,6 +58,23 @@ let aliasedGreeterAccessor: _BeeHiveTypedRecord.Accessor = { out, type, hint in
 @Suite("Swift records (format 3): one record per annotation, found in memory")
 struct SwiftRecordTests {
     /// A `swift5_tests` section as the scanner hands it over: a zeroed entry (another library's), then one record.
+    /// What `hive` parses from a section of one record whose accessor is `accessor`, read as image `imageID`'s (the
+    /// caller removes that image's typed records when done).
+    static func parse(
+        _ accessor: _BeeHiveTypedRecord.Accessor, imageID: UInt64, in hive: Hive
+    ) -> (parsed: Hive.ParsedRecords, problems: [Diagnostic]) {
+        var parsed = Hive.ParsedRecords()
+        var problems: [Diagnostic] = []
+        section(accessor: accessor).withUnsafeBytes { buffer in
+            hive.parse(
+                RecordSection(
+                    imagePath: "test", imageID: imageID, sectionName: "swift5_tests", kind: .swiftRecords,
+                    bytes: buffer),
+                into: &parsed, problems: &problems)
+        }
+        return (parsed, problems)
+    }
+
     static func section(recordKind: UInt = 1, accessor: _BeeHiveTypedRecord.Accessor = swiftGreeterAccessor) -> [UInt8]
     {
         var bytes = [UInt8](repeating: 0, count: 64)
@@ -119,15 +136,8 @@ struct SwiftRecordTests {
     @Test("an own record registers bound to its implementation and indexed by its service's type, its JSON unparsed")
     func registeredByType() throws {
         let hive = Hive()
-        var parsed = Hive.ParsedRecords()
-        var problems: [Diagnostic] = []
         defer { TypedRecords.remove(image: 9_990) }
-        Self.section(accessor: registeredGreeterAccessor).withUnsafeBytes { buffer in
-            hive.parse(
-                RecordSection(
-                    imagePath: "test", imageID: 9_990, sectionName: "swift5_tests", kind: .swiftRecords, bytes: buffer),
-                into: &parsed, problems: &problems)
-        }
+        let (parsed, problems) = Self.parse(registeredGreeterAccessor, imageID: 9_990, in: hive)
         #expect(problems.isEmpty)
         let entry = try #require(parsed.services.first)
         #expect(entry.serviceType == ObjectIdentifier(RegisteredGreeter.self))
@@ -151,15 +161,8 @@ struct SwiftRecordTests {
     @Test("a service annotated through a typealias resolves by its type; by the protocol's name the miss says why")
     func typealiasResolvesByType() throws {
         let hive = Hive()
-        var parsed = Hive.ParsedRecords()
-        var problems: [Diagnostic] = []
         defer { TypedRecords.remove(image: 9_989) }
-        Self.section(accessor: aliasedGreeterAccessor).withUnsafeBytes { buffer in
-            hive.parse(
-                RecordSection(
-                    imagePath: "test", imageID: 9_989, sectionName: "swift5_tests", kind: .swiftRecords, bytes: buffer),
-                into: &parsed, problems: &problems)
-        }
+        let (parsed, problems) = Self.parse(aliasedGreeterAccessor, imageID: 9_989, in: hive)
         #expect(problems.isEmpty && hive.add(services: parsed.services).isEmpty)
         #expect(try hive.createService(AliasedGreeter.self).greet() == "aliased")
         #expect(try hive.createService(GreeterNickname.self).greet() == "aliased")

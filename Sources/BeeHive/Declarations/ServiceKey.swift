@@ -1,5 +1,5 @@
-/// A type that stands for a service in ``Hive/createService(_:name:shouldCache:)-(Key.Type,_,_)``: the way to ask for a service
-/// without naming its protocol as a type at run time.
+/// A type that stands for a service in ``Hive/createService(_:name:shouldCache:)-(Key.Type,_,_)``: the way to ask
+/// for a service without naming its protocol as a type at run time.
 ///
 /// Asking by the protocol (`createService(Clock.self)`) makes the runtime build `any Clock`'s metadata from its mangled
 /// name the first time the process names it, about 3.6 K instructions per service; a key is an enum of the service's

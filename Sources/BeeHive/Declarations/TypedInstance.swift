@@ -7,7 +7,8 @@
 final class TypedInstance {
     @usableFromInline let storage: UnsafeMutableRawPointer
     /// The type of the value `storage` holds, which `deinit` destroys it as: a metatype, where a closure that destroys
-    /// it would capture the type in a context of its own (an allocation per box, unless specialized).
+    /// it would capture the type in a context of its own (an allocation per box, unless specialized). For a box made
+    /// under a key, the key.
     @usableFromInline let type: any Any.Type
     /// The key whose `Service` the value is, when it was boxed under a key: then `type` is not asked for, so that
     /// boxing names no service type (`deinit` asks the key for it).
@@ -42,6 +43,15 @@ final class TypedInstance {
             _openExistential(type, do: destroy)
         }
         storage.deallocate()
+    }
+
+    /// Whether the value is of the type `type` identifies: the type it was boxed as, or its key's `Service` (which
+    /// this asks the key for, naming that type).
+    func holds(_ type: ObjectIdentifier) -> Bool {
+        if ObjectIdentifier(self.type) == type, key == nil { return true }
+        guard let key else { return false }
+        func service<Key: ServiceKey>(of _: Key.Type) -> ObjectIdentifier { ObjectIdentifier(Key.Service.self) }
+        return _openExistential(key, do: service) == type
     }
 
     /// The value, which must be a `Service`.

@@ -7,7 +7,8 @@ extension Hive {
     /// conformance records of the implementation's module (``Conformances``, what `createService` uses too), then,
     /// when they do not declare it (a conformance declared elsewhere, a conditional one), by the Swift runtime
     /// (`swift_conformsToProtocol`). A composition, a protocol with a superclass constraint or a service that is not
-    /// a protocol is left to ``createService(_:name:shouldCache:)-(Service.Type,_,_)``, which checks the instance. No lock is held.
+    /// a protocol is left to ``createService(_:name:shouldCache:)-(Service.Type,_,_)``, which checks the instance. No
+    /// lock is held.
     ///
     /// - Parameters:
     ///   - service: The service type.

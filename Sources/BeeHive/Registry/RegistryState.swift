@@ -193,7 +193,8 @@ final class ServiceEntry {
 }
 
 /// A shared instance boxed for the exact type it was asked for: what the cached path of
-/// ``Hive/createService(_:name:shouldCache:)-(Service.Type,_,_)`` returns without a cast. Valid while its entry's slot is unchanged.
+/// ``Hive/createService(_:name:shouldCache:)-(Service.Type,_,_)`` returns without a cast. Valid while its entry's slot
+/// is unchanged.
 struct SharedInstance {
     let entry: ServiceEntry
     let generation: Int

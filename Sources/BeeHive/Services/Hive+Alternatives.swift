@@ -15,8 +15,8 @@ extension Hive {
     ///   - predicate: Whether a registration's properties qualify; called without any lock held. Every
     ///     registration qualifies when it is left out.
     /// - Returns: The instances, one per qualifying registration; empty when none qualifies.
-    /// - Throws: ``HiveError`` as ``createService(_:name:shouldCache:)-(Service.Type,_,_)`` does, for the first registration whose
-    ///   instance cannot be made.
+    /// - Throws: ``HiveError`` as ``createService(_:name:shouldCache:)-(Service.Type,_,_)`` does, for the first
+    ///   registration whose instance cannot be made.
     public func services<Service>(
         _ service: Service.Type, where predicate: ([String: String]) -> Bool = { _ in true }
     ) throws(HiveError) -> [Service] {

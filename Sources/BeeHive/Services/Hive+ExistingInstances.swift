@@ -3,8 +3,9 @@ extension Hive {
     /// `[[BHContext shareInstance] getServiceInstanceFromServiceName:]`.
     ///
     /// Only singletons have a shared instance (``ServiceImplementation/isSingleton``, or a factory registered with
-    /// ``ServiceScope/singleton``), once ``createService(_:name:shouldCache:)-(Service.Type,_,_)`` made it with `shouldCache: true` and
-    /// until ``removeServiceInstance(_:name:)-(Service.Type,_)`` dropped it. Nothing runs: no look-up of types, no `init`, no factory.
+    /// ``ServiceScope/singleton``), once ``createService(_:name:shouldCache:)-(Service.Type,_,_)`` made it with
+    /// `shouldCache: true` and until ``removeServiceInstance(_:name:)-(Service.Type,_)`` dropped it. Nothing runs: no
+    /// look-up of types, no `init`, no factory.
     ///
     /// ```swift
     /// hive.existingService(Clock.self)            // nil: nobody asked for the clock yet

@@ -223,9 +223,17 @@ extension Hive {
                 let (instance, boxed) = make(singleton)
                 return Made(instance: instance, boxed: TypedBox(type: service, object: boxed))
             }
-            let instance =
-                boxes.anyMaker?(singleton).instance ?? (singleton ? type._sharedOrNewInstance() : type.init())
-            return Made(instance: instance, boxed: nil)
+            if let make = boxes.anyMaker {
+                // A record of another service, of the service's key asked by type, or asked by name: its box serves
+                // when it holds the type asked for, and is kept under its own type otherwise, so that a request asking
+                // so takes it later (and a key's box is not destroyed for nothing: that names the key's service).
+                let (instance, boxed) = make(singleton)
+                if let service, boxed.holds(service) {
+                    return Made(instance: instance, boxed: TypedBox(type: service, object: boxed))
+                }
+                return Made(instance: instance, boxed: TypedBox(type: ObjectIdentifier(boxed.type), object: boxed))
+            }
+            return Made(instance: singleton ? type._sharedOrNewInstance() : type.init(), boxed: nil)
         case .factory(_, let factory):
             do {
                 return try factory(self)

@@ -1,6 +1,7 @@
 extension Hive {
     /// Creates, or returns the shared instance of, the implementation of the service that `key` stands for: what
-    /// ``createService(_:name:shouldCache:)-(Service.Type,_,_)`` does for the service's type, without naming that type at run time.
+    /// ``createService(_:name:shouldCache:)-(Service.Type,_,_)`` does for the service's type, without naming that type
+    /// at run time.
     ///
     /// Implementations annotated with `@BeeHiveService` are registered under the key when their protocol declares
     /// one (`@BeeHiveServiceKey`); any other registration of the service (by name, by type, from a file) is found by
@@ -27,8 +28,8 @@ extension Hive {
         return try makeService(key: key, name: name, shouldCache: shouldCache).value(as: Key.Service.self)
     }
 
-    /// ``createService(_:name:shouldCache:)-(Key.Type,_,_)`` without blocking a thread: the way to ask for a service by its
-    /// key from async code.
+    /// ``createService(_:name:shouldCache:)-(Key.Type,_,_)`` without blocking a thread: the way to ask for a service by
+    /// its key from async code.
     ///
     /// - Parameters:
     ///   - key: The service's key.
@@ -46,8 +47,8 @@ extension Hive {
         return try await makeServiceWaiting(key: key, name: name, shouldCache: shouldCache).value(as: Key.Service.self)
     }
 
-    /// ``createService(_:name:shouldCache:)-(Key.Type,_,_)`` past its cached path, boxed: not generic, so that nothing here
-    /// names the service's type (an instance that its provider did not box under the key is converted through the
+    /// ``createService(_:name:shouldCache:)-(Key.Type,_,_)`` past its cached path, boxed: not generic, so that nothing
+    /// here names the service's type (an instance that its provider did not box under the key is converted through the
     /// key's `Service`, which does).
     @usableFromInline
     func makeService(key: any ServiceKey.Type, name: String?, shouldCache: Bool) throws(HiveError) -> TypedInstance {
@@ -74,10 +75,12 @@ extension Hive {
         }
     }
 
-    /// `instance` boxed as the service of `key`, if it conforms.
-    private func box(_ instance: Any, asServiceOf key: any ServiceKey.Type) -> TypedInstance? {
+    /// `made` boxed as the service of `key`: its provider's box when that holds the key's `Service` (a registration
+    /// by that type), else the instance boxed anew if it conforms.
+    private func box(_ made: Made, asServiceOf key: any ServiceKey.Type) -> TypedInstance? {
         func box<Key: ServiceKey>(_: Key.Type) -> TypedInstance? {
-            Conformances.box(instance, as: Key.Service.self, path: bindingPath)
+            if let boxed = made.boxed?.object, boxed.holds(ObjectIdentifier(Key.Service.self)) { return boxed }
+            return Conformances.box(made.instance, as: Key.Service.self, path: bindingPath)
         }
         return _openExistential(key, do: box)
     }

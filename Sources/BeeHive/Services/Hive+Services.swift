@@ -47,8 +47,8 @@ extension Hive {
         state.withLock { $0.sharedInstances.box(for: type, name: name) }
     }
 
-    /// ``createService(_:name:shouldCache:)-(Service.Type,_,_)`` past its cached path: finds the registration, makes or waits for the
-    /// instance, and remembers a shared one for the cached path.
+    /// ``createService(_:name:shouldCache:)-(Service.Type,_,_)`` past its cached path: finds the registration, makes or
+    /// waits for the instance, and remembers a shared one for the cached path.
     @usableFromInline
     func makeService<Service>(
         _ service: Service.Type, name: String?, shouldCache: Bool
@@ -65,8 +65,8 @@ extension Hive {
     /// Creates, or returns the shared instance of, the implementation of `service`, without blocking a thread:
     /// the way to ask for a service from async code.
     ///
-    /// ``createService(_:name:shouldCache:)-(Service.Type,_,_)`` waits for a singleton that another thread is creating by blocking;
-    /// in a task that would hold one of the concurrency pool's few threads. This waits by suspending.
+    /// ``createService(_:name:shouldCache:)-(Service.Type,_,_)`` waits for a singleton that another thread is creating
+    /// by blocking; in a task that would hold one of the concurrency pool's few threads. This waits by suspending.
     ///
     /// ```swift
     /// func modInit(_ context: ModuleContext) async throws {

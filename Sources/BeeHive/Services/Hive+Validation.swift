@@ -7,9 +7,9 @@ extension Hive {
     /// implementations, implementations that do not conform to ``ServiceImplementation`` or to the service their
     /// registration names, services that name no protocol of a loaded image, and unknown module and route handler
     /// types (a typo in a `BH_MODULE` would otherwise leave the module silently never run). Unknown names come with
-    /// the closest names the loaded images have. Nothing is instantiated. Whether a module type conforms to `HiveModule` and a handler to `RouteHandler` is
-    /// for the products that define them to check: `ModuleManager.validate()` and
-    /// `Router.validateDeclaredRoutes(in:)`.
+    /// the closest names the loaded images have. Nothing is instantiated. Whether a module type conforms to
+    /// `HiveModule` and a handler to `RouteHandler` is for the products that define them to check:
+    /// `ModuleManager.validate()` and `Router.validateDeclaredRoutes(in:)`.
     ///
     /// ```swift
     /// try Hive.shared.validate()

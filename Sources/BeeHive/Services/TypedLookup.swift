@@ -35,8 +35,19 @@ struct TypedLookup {
         key =
             indexed.map { RegistrationKey(service: $0.registration.service, name: $0.registration.name) }
             ?? RegistrationKey(
-                service: serviceName ?? TypedRecords.serviceName(of: typeKey.type) ?? TypeLookup.name(of: service),
-                name: name)
+                service: serviceName ?? Self.serviceName(of: service, typeKey.type, name: name, in: hive), name: name)
+    }
+
+    /// The name a request by type looks for when no registration is indexed by the type: the type's own, when a
+    /// registration has it; else the name a typed record annotated with the type gives it (an annotation through a
+    /// typealias, registered in another hive). The type's name is read from its descriptor, where the typed records'
+    /// table would be indexed whole on its first question.
+    private static func serviceName(
+        of service: any Any.Type, _ type: ObjectIdentifier, name: String?, in hive: Hive
+    ) -> String {
+        let own = TypeLookup.name(of: service)
+        if hive.state.withLock({ $0.entry(for: RegistrationKey(service: own, name: name)) != nil }) { return own }
+        return TypedRecords.serviceName(of: type) ?? own
     }
 
     /// The instance as `Service`; a shared one is kept boxed as `Service` for the cached path.
@@ -50,21 +61,23 @@ struct TypedLookup {
         -> Service
     {
         try box(made, entry, cachedGeneration, in: hive) {
-            Conformances.box($0, as: Service.self, path: hive.bindingPath)
+            Conformances.box($0.instance, as: Service.self, path: hive.bindingPath)
         }
         .value(as: Service.self)
     }
 
-    /// The instance boxed as what was asked for (``typeKey``): the provider's box when it boxed it so, else what
-    /// `boxing` makes of the instance. A shared one is kept for the cached path.
+    /// The instance boxed as what was asked for (``typeKey``): the provider's box when it holds that type, else what
+    /// `boxing` makes of it. A shared one is kept for the cached path.
     func box(
         _ made: Made, _ entry: ServiceEntry, _ cachedGeneration: Int?, in hive: Hive,
-        boxing: (Any) -> TypedInstance?
+        boxing: (Made) -> TypedInstance?
     ) throws(HiveError) -> TypedInstance {
         let box: TypedBox
         if let boxed = made.boxed, boxed.type == typeKey.type {
             box = boxed
-        } else if let typed = boxing(made.instance) {
+        } else if let boxed = made.boxed, boxed.object.holds(typeKey.type) {
+            box = TypedBox(type: typeKey.type, object: boxed.object)
+        } else if let typed = boxing(made) {
             box = TypedBox(type: typeKey.type, object: typed)
         } else {
             throw HiveError.doesNotConform(entry.registration, service: key.service)
