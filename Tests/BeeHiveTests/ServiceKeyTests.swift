@@ -147,6 +147,30 @@ struct ServiceKeyTests {
         #expect(hive.nonConformingImplementations().isEmpty, "the key's name is the service's: no typealias error")
     }
 
+    @Test("the questions by type take a key as its service: registered, existing, alternatives, observed, leased")
+    func questionsByKey() async throws {
+        let hive = Hive()
+        #expect(!hive.hasService(ThermometerKey.self))
+        #expect(hive.existingService(ThermometerKey.self) == nil)
+        let events = LockedValue<[String]>([])
+        let observation = hive.observe(ThermometerKey.self) { event in events.withLock { $0.append("\(event)") } }
+        defer { observation.cancel() }
+        try hive.register(service: Thermometer.self, impl: LabThermometer.self, properties: ["room": "lab"])
+        #expect(hive.hasService(ThermometerKey.self))
+        #expect(hive.existingService(ThermometerKey.self) == nil, "none made yet")
+        let made = try hive.withService(ThermometerKey.self) { $0 }
+        #expect(hive.existingService(ThermometerKey.self) === made)
+        #expect(try await hive.withService(ThermometerKey.self) { thermometer async in thermometer } === made)
+        #expect(try hive.services(ThermometerKey.self) { $0["room"] == "lab" }.map { $0 === made } == [true])
+        #expect(try hive.services(ThermometerKey.self) { $0["room"] == "attic" }.isEmpty)
+        var seen = false
+        for _ in 0..<200 where !seen {
+            seen = events.withLock { $0.contains { $0.contains("BeeHiveTests.LabThermometer") } }
+            if !seen { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        #expect(seen, "the observer by key gets the registration's event: \(events.withLock { $0 })")
+    }
+
     @Test("a box made under a key destroys its value as the key's service")
     func boxDestroysValue() {
         weak var released: LabThermometer?

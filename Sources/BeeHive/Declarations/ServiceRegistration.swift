@@ -13,7 +13,7 @@ public struct ServiceRegistration: Sendable, Hashable, CustomStringConvertible {
     /// 0 unless the registration says otherwise; registrations of equal rank are duplicates, as BeeHive's are.
     public var rank: Int { storage.rank }
     /// Properties that say what this implementation is (`["region": "eu"]`), for
-    /// ``Hive/services(_:where:)``; empty unless the registration says otherwise.
+    /// ``Hive/services(_:where:)-(Service.Type,_)``; empty unless the registration says otherwise.
     public var properties: [String: String] { storage.properties }
     /// The version of the service's API (`@BeeHiveAPI`) the implementation was built against, `2.1.0`; `nil` when
     /// the protocol declared none where it was compiled, or the record does not say (a C record without `"api"`).
@@ -60,7 +60,7 @@ public struct ServiceRegistration: Sendable, Hashable, CustomStringConvertible {
     ///   - implementation: The implementation's type name, or a description of the factory.
     ///   - source: Where the registration came from.
     ///   - rank: Its rank among the registrations of the same service and name; higher serves first.
-    ///   - properties: What this implementation is, for ``Hive/services(_:where:)``.
+    ///   - properties: What this implementation is, for ``Hive/services(_:where:)-(Service.Type,_)``.
     ///   - apiVersion: The version of the service's API the implementation was built against, if known.
     public init(
         service: String, name: String? = nil, implementation: String, source: RegistrationSource, rank: Int = 0,

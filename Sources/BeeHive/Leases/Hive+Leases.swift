@@ -31,15 +31,8 @@ extension Hive {
         _ service: Service.Type, name: String? = nil, fileID: String = #fileID, line: Int = #line,
         _ body: (Service) throws -> Result
     ) throws -> Result {
-        let serviceName = TypeLookup.name(of: service)
-        while true {
-            switch lease(serviceName, name: name, holder: "\(fileID):\(line)", waits: true) {
-            case .leased(let lease):
-                defer { lease.map(leases.release) }
-                return try body(try createService(service, name: name))
-            case .again:
-                continue
-            }
+        try leased(TypeLookup.name(of: service), name: name, holder: "\(fileID):\(line)") {
+            try body(try createService(service, name: name))
         }
     }
 
@@ -49,12 +42,76 @@ extension Hive {
         _ service: Service.Type, name: String? = nil, fileID: String = #fileID, line: Int = #line,
         _ body: (Service) async throws -> Result
     ) async throws -> Result {
-        let serviceName = TypeLookup.name(of: service)
+        try await leased(TypeLookup.name(of: service), name: name, holder: "\(fileID):\(line)") {
+            try await body(try await self.service(service, name: name))
+        }
+    }
+
+    /// Runs `body` with the instance of the service `key` stands for under a lease, as the form by type does: the
+    /// lease by the key's name of the service, the instance by the key.
+    ///
+    /// - Parameters:
+    ///   - key: The service's key.
+    ///   - name: The registration's name.
+    ///   - fileID: Where the lease is taken; leave the default.
+    ///   - line: The line of `fileID`; leave the default.
+    ///   - body: Uses the instance; the lease ends when it returns.
+    /// - Returns: What `body` returns.
+    /// - Throws: The errors of ``createService(_:name:shouldCache:)-(Key.Type,_,_)``, and what `body` throws.
+    public func withService<Key: ServiceKey, Result>(
+        _ key: Key.Type, name: String? = nil, fileID: String = #fileID, line: Int = #line,
+        _ body: (Key.Service) throws -> Result
+    ) throws -> Result {
+        try leased(key.serviceName, name: name, holder: "\(fileID):\(line)") {
+            try body(try createService(key, name: name))
+        }
+    }
+
+    /// The form by key of `withService(_:name:fileID:line:_:)` for asynchronous code.
+    ///
+    /// - Parameters:
+    ///   - key: The service's key.
+    ///   - name: The registration's name.
+    ///   - fileID: Where the lease is taken; leave the default.
+    ///   - line: The line of `fileID`; leave the default.
+    ///   - body: Uses the instance; the lease ends when it returns.
+    /// - Returns: What `body` returns.
+    /// - Throws: The errors of ``createService(_:name:shouldCache:)-(Key.Type,_,_)``, and what `body` throws.
+    public func withService<Key: ServiceKey, Result>(
+        _ key: Key.Type, name: String? = nil, fileID: String = #fileID, line: Int = #line,
+        _ body: (Key.Service) async throws -> Result
+    ) async throws -> Result {
+        try await leased(key.serviceName, name: name, holder: "\(fileID):\(line)") {
+            try await body(try await self.service(key, name: name))
+        }
+    }
+
+    /// Runs `use` under a lease on the image that serves the service named `service` (and `name`), blocking while
+    /// that image is being drained.
+    private func leased<Result>(
+        _ service: String, name: String?, holder: String, _ use: () throws -> Result
+    ) throws -> Result {
         while true {
-            switch lease(serviceName, name: name, holder: "\(fileID):\(line)", waits: false) {
+            switch lease(service, name: name, holder: holder, waits: true) {
             case .leased(let lease):
                 defer { lease.map(leases.release) }
-                return try await body(try await self.service(service, name: name))
+                return try use()
+            case .again:
+                continue
+            }
+        }
+    }
+
+    /// ``leased(_:name:holder:_:)`` for asynchronous code: while the image is being drained, the task sleeps (a
+    /// millisecond at a time) instead of blocking its thread.
+    private func leased<Result>(
+        _ service: String, name: String?, holder: String, _ use: () async throws -> Result
+    ) async throws -> Result {
+        while true {
+            switch lease(service, name: name, holder: holder, waits: false) {
+            case .leased(let lease):
+                defer { lease.map(leases.release) }
+                return try await use()
             case .again:
                 try await Task.sleep(for: .milliseconds(1))
             }

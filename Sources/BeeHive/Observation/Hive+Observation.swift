@@ -3,10 +3,10 @@ extension Hive {
     /// serves it now, then `added`, `removing` and `removed` as registrations come and go (from records, files, code
     /// and plugins), one event at a time, in the order the registry changed, on a queue of the hive's own.
     ///
-    /// `removing` comes before a plugin's registration stops being served (``Hive/Plugins-swift.struct/retire(_:drainTimeout:)``,
-    /// ``Hive/Plugins-swift.struct/upgrade(_:to:options:)``): the retire waits until the handlers returned, at most
-    /// its drain timeout, then reports the handler that had not and goes on. A registration whose image was unloaded
-    /// with `dlclose` only gets `removed`.
+    /// `removing` comes before a plugin's registration stops being served
+    /// (``Hive/Plugins-swift.struct/retire(_:drainTimeout:)``, ``Hive/Plugins-swift.struct/upgrade(_:to:options:)``):
+    /// the retire waits until the handlers returned, at most its drain timeout, then reports the handler that had not
+    /// and goes on. A registration whose image was unloaded with `dlclose` only gets `removed`.
     ///
     /// ```swift
     /// let observation = Hive.shared.observe(PriceService.self) { event in
@@ -30,7 +30,8 @@ extension Hive {
     }
 
     /// The changes of the registrations that serve `service`, as an asynchronous sequence: the events
-    /// ``observe(_:fileID:line:_:)`` delivers. The sequence ends when the task iterating it is cancelled.
+    /// ``observe(_:fileID:line:_:)-(Service.Type,_,_,_)`` delivers. The sequence ends when the task iterating it is
+    /// cancelled.
     ///
     /// ```swift
     /// for await event in Hive.shared.events(for: PriceService.self) {
@@ -42,13 +43,44 @@ extension Hive {
     public func events<Service>(
         for service: Service.Type, fileID: String = #fileID, line: Int = #line
     ) -> AsyncStream<ServiceEvent> {
-        let name = TypeLookup.name(of: service)
-        return AsyncStream { continuation in
-            let observation = observe(named: name, site: "\(fileID):\(line)", replaying: true) {
-                continuation.yield($0)
-            }
+        events(named: TypeLookup.name(of: service), site: "\(fileID):\(line)")
+    }
+
+    /// The events of the service named `service`, observed from `site`.
+    private func events(named service: String, site: String) -> AsyncStream<ServiceEvent> {
+        AsyncStream { continuation in
+            let observation = observe(named: service, site: site, replaying: true) { continuation.yield($0) }
             continuation.onTermination = { _ in observation.cancel() }
         }
+    }
+
+    /// ``observe(_:fileID:line:_:)-(Service.Type,_,_,_)`` for the service `key` stands for, by the key's name of it.
+    ///
+    /// - Parameters:
+    ///   - key: The service's key.
+    ///   - fileID: Where the observer is added; leave the default.
+    ///   - line: The line of `fileID`; leave the default.
+    ///   - handler: Called with each event; it must not block for long.
+    /// - Returns: The observation; ``ServiceObservation/cancel()`` ends it.
+    @discardableResult
+    public func observe<Key: ServiceKey>(
+        _ key: Key.Type, fileID: String = #fileID, line: Int = #line,
+        _ handler: @escaping @Sendable (ServiceEvent) -> Void
+    ) -> ServiceObservation {
+        observe(named: key.serviceName, site: "\(fileID):\(line)", replaying: true, handler)
+    }
+
+    /// ``events(for:fileID:line:)-(Service.Type,_,_)`` for the service `key` stands for, by the key's name of it.
+    ///
+    /// - Parameters:
+    ///   - key: The service's key.
+    ///   - fileID: Where the observer is added; leave the default.
+    ///   - line: The line of `fileID`; leave the default.
+    /// - Returns: The events, until the task iterating them is cancelled.
+    public func events<Key: ServiceKey>(
+        for key: Key.Type, fileID: String = #fileID, line: Int = #line
+    ) -> AsyncStream<ServiceEvent> {
+        events(named: key.serviceName, site: "\(fileID):\(line)")
     }
 
     /// Adds an observer of the service named `service` and, in the same step under the registry's lock, reads the
@@ -70,7 +102,7 @@ extension Hive {
     }
 }
 
-/// An observation of a service's registrations (``Hive/observe(_:fileID:line:_:)``).
+/// An observation of a service's registrations (``Hive/observe(_:fileID:line:_:)-(Service.Type,_,_,_)``).
 public struct ServiceObservation: Sendable {
     let observers: ServiceObservers
     let token: Int

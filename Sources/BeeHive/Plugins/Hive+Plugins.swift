@@ -113,9 +113,9 @@ extension Hive {
         /// Retires `plugin`: withdraws its services, named services, modules and routes, releases the shared
         /// instances BeeHive made of its services, and closes it (a plugin of C code only is unmapped).
         ///
-        /// First the observers of its services get `removing` (``Hive/observe(_:fileID:line:_:)``) while they are
-        /// still served; then the retire waits until the leases on them end (`withService(_:)`),
-        /// each step at most `drainTimeout`. When it returns, no resolve and no lease hands out anything of it.
+        /// First the observers of its services get `removing` (``Hive/observe(_:fileID:line:_:)-(Service.Type,_,_,_)``)
+        /// while they are still served; then the retire waits until the leases on them end (`withService(_:)`), each
+        /// step at most `drainTimeout`. When it returns, no resolve and no lease hands out anything of it.
         /// - Parameters:
         ///   - plugin: An active plugin of this hive.
         ///   - drainTimeout: How long to wait for the `removing` handlers, then for the leases.

@@ -15,7 +15,7 @@ extension Hive {
     ///   - scope: Whether every request gets a new instance (`.transient`, the default) or one shared instance.
     ///   - rank: Its rank among the registrations of `service` and `name`: the highest serves, and when it leaves
     ///     (a plugin retired) the next one takes over. Equal ranks (0 by default) are duplicates: the first wins.
-    ///   - properties: What this implementation is, for ``services(_:where:)``: `["region": "eu"]`.
+    ///   - properties: What this implementation is, for ``services(_:where:)-(Service.Type,_)``: `["region": "eu"]`.
     ///   - factory: Makes an instance. Called without any lock held; it may resolve other services from the hive
     ///     it is given.
     ///   - fileID: The file that registers, recorded in the registration's source; leave the default.
@@ -58,7 +58,7 @@ extension Hive {
     ///     is created.
     ///   - name: A name, to register several implementations of one service.
     ///   - rank: Its rank among the registrations of `service` and `name`; higher serves first.
-    ///   - properties: What this implementation is, for ``services(_:where:)``.
+    ///   - properties: What this implementation is, for ``services(_:where:)-(Service.Type,_)``.
     ///   - fileID: The file that registers, recorded in the registration's source; leave the default.
     ///   - line: The line that registers, recorded with `fileID`; leave the default.
     /// - Returns: The registration.
@@ -91,7 +91,7 @@ extension Hive {
     ///   - name: A name, to register several implementations of one service.
     ///   - scope: Whether every request gets a new instance or one shared instance.
     ///   - rank: Its rank among the registrations of `service` and `name`; higher serves first.
-    ///   - properties: What this implementation is, for ``services(_:where:)``.
+    ///   - properties: What this implementation is, for ``services(_:where:)-(Service.Type,_)``.
     ///   - factory: Makes an instance. Called without any lock held; it may resolve other services
     ///     from the hive it is given.
     ///   - fileID: The file that registers, recorded in the registration's source; leave the default.
@@ -120,7 +120,7 @@ extension Hive {
     ///   - impl: The implementation type's module-qualified name.
     ///   - name: A name, to register several implementations of one service.
     ///   - rank: Its rank among the registrations of `service` and `name`; higher serves first.
-    ///   - properties: What this implementation is, for ``services(_:where:)``.
+    ///   - properties: What this implementation is, for ``services(_:where:)-(Service.Type,_)``.
     ///   - fileID: The file that registers, recorded in the registration's source; leave the default.
     ///   - line: The line that registers, recorded with `fileID`; leave the default.
     /// - Returns: The registration.

@@ -31,7 +31,7 @@ extension Hive {
     /// - Parameters:
     ///   - service: The service's module-qualified name, e.g. `App.UserTrackService`.
     ///   - name: The registration's name.
-    /// - Returns: The shared instance, or `nil`; see ``existingService(_:name:)``.
+    /// - Returns: The shared instance, or `nil`; see ``existingService(_:name:)-(Service.Type,_)``.
     public func existingService(named service: String, name: String? = nil) -> Any? {
         state.withLock { state in
             guard let entry = state.entry(for: RegistrationKey(service: service, name: name)),

@@ -96,3 +96,42 @@ extension Hive {
         removeServiceInstance(named: key.serviceName, name: name)
     }
 }
+
+// The questions by type, asked by key: each takes the key's name of the service, or its `Service`, where the generic
+// form would take the key itself for the service.
+extension Hive {
+    /// Whether an implementation is registered for the service `key` stands for (and `name`).
+    ///
+    /// - Parameters:
+    ///   - key: The service's key.
+    ///   - name: The registration's name.
+    /// - Returns: Whether a registration serves it.
+    public func hasService<Key: ServiceKey>(_ key: Key.Type, name: String? = nil) -> Bool {
+        registration(for: key.serviceName, name: name) != nil
+    }
+
+    /// The shared instance of the service `key` stands for, if one has been made, without making one: what
+    /// ``existingService(_:name:)-(Service.Type,_)`` gives for the key's `Service`.
+    ///
+    /// - Parameters:
+    ///   - key: The service's key.
+    ///   - name: The registration's name.
+    /// - Returns: The shared instance, or `nil` when none is kept.
+    public func existingService<Key: ServiceKey>(_ key: Key.Type, name: String? = nil) -> Key.Service? {
+        existingService(Key.Service.self, name: name)
+    }
+
+    /// Every implementation of the service `key` stands for whose properties satisfy `predicate`: what
+    /// ``services(_:where:)-(Service.Type,_)`` gives for the key's `Service`.
+    ///
+    /// - Parameters:
+    ///   - key: The service's key.
+    ///   - predicate: Whether a registration's properties qualify; called without any lock held.
+    /// - Returns: The instances, one per qualifying registration, highest rank first.
+    /// - Throws: ``HiveError`` as ``services(_:where:)-(Service.Type,_)`` does.
+    public func services<Key: ServiceKey>(
+        _ key: Key.Type, where predicate: ([String: String]) -> Bool = { _ in true }
+    ) throws(HiveError) -> [Key.Service] {
+        try services(Key.Service.self, where: predicate)
+    }
+}

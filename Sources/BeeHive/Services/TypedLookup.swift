@@ -46,7 +46,10 @@ struct TypedLookup {
         of service: any Any.Type, _ type: ObjectIdentifier, name: String?, in hive: Hive
     ) -> String {
         let own = TypeLookup.name(of: service)
-        if hive.state.withLock({ $0.entry(for: RegistrationKey(service: own, name: name)) != nil }) { return own }
+        // Bound by `init` already. Without typed records (C records, files, code), the type's own name is the only one.
+        guard TypedRecords.hasRecords.isSet,
+            !hive.state.withLock({ $0.entry(for: RegistrationKey(service: own, name: name)) != nil })
+        else { return own }
         return TypedRecords.serviceName(of: type) ?? own
     }
 
