@@ -171,6 +171,26 @@ struct ServiceKeyTests {
         #expect(seen, "the observer by key gets the registration's event: \(events.withLock { $0 })")
     }
 
+    @Test("registered in code under a key: a factory, an implementation type, and a type that does not conform")
+    func registeredUnderKey() throws {
+        let hive = Hive()
+        let registration = try hive.register(ThermometerKey.self, scope: .singleton) { _ in LabThermometer() }
+        #expect(registration.service == "BeeHiveTests.Thermometer")
+        let made = try hive.createService(ThermometerKey.self)
+        #expect(made is LabThermometer)
+        #expect(try hive.createService(ThermometerKey.self) === made)
+        #expect(try hive.createService(Thermometer.self) === made, "by type: the key's box holds the type")
+        let named = try hive.register(service: ThermometerKey.self, impl: OutdoorThermometer.self, name: "outdoor")
+        #expect(named.service == "BeeHiveTests.Thermometer")
+        #expect(named.implementation == "BeeHiveTests.OutdoorThermometer")
+        #expect(try hive.createService(ThermometerKey.self, name: "outdoor").celsius == -3)
+        let refused = #expect(throws: HiveError.self) {
+            try hive.register(service: ThermometerKey.self, impl: NotAThermometer.self, name: "wrong")
+        }
+        #expect(refused?.code == .doesNotConform, "\(refused?.message ?? "")")
+        #expect(!hive.hasService(ThermometerKey.self, name: "wrong"), "a refused registration leaves the name free")
+    }
+
     @Test("a box made under a key destroys its value as the key's service")
     func boxDestroysValue() {
         weak var released: LabThermometer?

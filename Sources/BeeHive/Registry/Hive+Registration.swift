@@ -45,7 +45,8 @@ extension Hive {
     ///
     /// Swift cannot require a type parameter to conform to another one that is a protocol, so the compiler cannot
     /// check this call; the registration checks it at run time instead, as BeeHive does. Prefer
-    /// ``register(_:name:scope:rank:properties:fileID:line:factory:)``, which the compiler checks.
+    /// ``register(_:name:scope:rank:properties:fileID:line:factory:)-(Service.Type,_,_,_,_,_,_,_)``, which the compiler
+    /// checks.
     ///
     /// ```swift
     /// try hive.register(service: UserTrackService.self, impl: UserTrackServiceImpl.self)
@@ -80,8 +81,9 @@ extension Hive {
         return try register(registration, .implementation(impl, boxes: .none), type: service)
     }
 
-    /// Registers a factory for `service`, in code: ``register(_:name:scope:rank:properties:fileID:line:factory:)``
-    /// with the service labelled.
+    /// Registers a factory for `service`, in code:
+    /// ``register(_:name:scope:rank:properties:fileID:line:factory:)-(Service.Type,_,_,_,_,_,_,_)`` with the service
+    /// labelled.
     ///
     /// ```swift
     /// try hive.register(service: Clock.self, scope: .singleton) { _ in SystemClock() }
@@ -161,7 +163,7 @@ extension Hive {
 
     /// Registers one service made in code; `type`, when known, is the service's own type, whose first request then
     /// finds the entry without spelling the type's name again.
-    private func register(
+    func register(
         _ registration: ServiceRegistration, _ provider: Provider, type: (any Any.Type)? = nil
     ) throws(HiveError)
         -> ServiceRegistration

@@ -4,7 +4,8 @@ extension Hive {
     /// equal ranks), each created or shared as ``createService(_:name:shouldCache:)-(Service.Type,_,_)`` would.
     ///
     /// Ranks and properties come with a registration: `BH_RANKED_SERVICE` in C, `@BeeHiveService(rank:properties:)`,
-    /// a file's `rank` and `properties`, or ``register(_:name:scope:rank:properties:fileID:line:factory:)``.
+    /// a file's `rank` and `properties`, or
+    /// ``register(_:name:scope:rank:properties:fileID:line:factory:)-(Service.Type,_,_,_,_,_,_,_)``.
     ///
     /// ```swift
     /// let european = try hive.services(PriceService.self) { $0["region"] == "eu" }

@@ -135,3 +135,88 @@ extension Hive {
         try services(Key.Service.self, where: predicate)
     }
 }
+
+// Registration in code under a key: the service's name is the key's, and the entry is indexed by the key.
+extension Hive {
+    /// Registers a factory for the service `key` stands for: what the form by type does for the key's `Service`,
+    /// indexed by the key, so that neither registering nor asking by the key names the service's type.
+    ///
+    /// ```swift
+    /// try hive.register(ClockKey.self, scope: .singleton) { _ in FakeClock() }
+    /// ```
+    /// - Parameters:
+    ///   - key: The service's key.
+    ///   - name: A name, to register several implementations of one service.
+    ///   - scope: Whether every request gets a new instance or one shared instance.
+    ///   - rank: Its rank among the registrations of the service and `name`; higher serves first.
+    ///   - properties: What this implementation is, for ``services(_:where:)-(Service.Type,_)``.
+    ///   - fileID: The file that registers; leave the default.
+    ///   - line: The line that registers; leave the default.
+    ///   - factory: Makes an instance. Called without any lock held.
+    /// - Returns: The registration.
+    /// - Throws: ``HiveError/Code-swift.struct/duplicateRegistration`` in strict mode when taken at the same rank.
+    @inlinable
+    @discardableResult
+    public func register<Key: ServiceKey>(
+        _ key: Key.Type, name: String? = nil, scope: ServiceScope = .transient, rank: Int = 0,
+        properties: [String: String] = [:], fileID: String = #fileID, line: Int = #line,
+        factory: @escaping @Sendable (Hive) throws -> Key.Service
+    ) throws(HiveError) -> ServiceRegistration {
+        // Specialized in the caller: the instance is boxed as the key's `Service` without that type's metadata.
+        try register(
+            key: key, name: name, scope: scope, rank: rank, properties: properties, fileID: fileID, line: line
+        ) { hive in
+            let instance = try factory(hive)
+            return (instance, TypedInstance(instance, key: Key.self))
+        }
+    }
+
+    /// ``register(_:name:scope:rank:properties:fileID:line:factory:)-(Key.Type,_,_,_,_,_,_,_)`` past its caller:
+    /// `make` gives the instance and its box under the key.
+    @usableFromInline
+    func register(
+        key: any ServiceKey.Type, name: String?, scope: ServiceScope, rank: Int, properties: [String: String],
+        fileID: String, line: Int, make: @escaping @Sendable (Hive) throws -> (Any, TypedInstance)
+    ) throws(HiveError) -> ServiceRegistration {
+        try register(
+            ServiceRegistration(
+                service: key.serviceName, name: name, implementation: "factory",
+                source: .code(fileID: fileID, line: line), rank: rank, properties: properties),
+            .factory(
+                scope,
+                { hive in
+                    let (instance, boxed) = try make(hive)
+                    return Made(instance: instance, boxed: TypedBox(type: ObjectIdentifier(key), object: boxed))
+                }), type: key)
+    }
+
+    /// Registers `impl` as the implementation of the service `key` stands for: what
+    /// ``register(service:impl:name:rank:properties:fileID:line:)-(Service.Type,Impl.Type,_,_,_,_,_)`` does for the
+    /// key's `Service`, under the key's name of it and indexed by the key.
+    ///
+    /// - Parameters:
+    ///   - key: The service's key.
+    ///   - impl: The implementation type; checked here against the key's `Service` when that is one protocol.
+    ///   - name: A name, to register several implementations of one service.
+    ///   - rank: Its rank among the registrations of the service and `name`; higher serves first.
+    ///   - properties: What this implementation is, for ``services(_:where:)-(Service.Type,_)``.
+    ///   - fileID: The file that registers; leave the default.
+    ///   - line: The line that registers; leave the default.
+    /// - Returns: The registration.
+    /// - Throws: ``HiveError/Code-swift.struct/doesNotConform`` when `impl` does not conform to the key's service;
+    ///   ``HiveError/Code-swift.struct/duplicateRegistration`` in strict mode when taken at the same rank.
+    @discardableResult
+    public func register<Key: ServiceKey, Impl: ServiceImplementation>(
+        service key: Key.Type, impl: Impl.Type, name: String? = nil, rank: Int = 0,
+        properties: [String: String] = [:], fileID: String = #fileID, line: Int = #line
+    ) throws(HiveError) -> ServiceRegistration {
+        let registration = ServiceRegistration(
+            service: key.serviceName, name: name, implementation: TypeLookup.name(of: impl),
+            source: .code(fileID: fileID, line: line), rank: rank, properties: properties)
+        if let refused = conformanceRefusal(Key.Service.self, impl: impl, registration) {
+            record([Diagnostic(.error, refused)])
+            throw refused
+        }
+        return try register(registration, .implementation(impl, boxes: .none), type: key)
+    }
+}
