@@ -55,7 +55,7 @@ extension Hive {
         let lookup = TypedLookup(key, name: name, serviceName: key.serviceName, in: self)
         if shouldCache, let cached = lookup.cached { return cached }
         let (made, entry, generation) = try instance(for: lookup.key, typeKey: lookup.typeKey, shouldCache: shouldCache)
-        return try lookup.box(made, entry, generation, in: self) { box($0, asServiceOf: key) }
+        return try lookup.box(made, entry, generation, in: self) { box($0, $1, asServiceOf: key) }
     }
 
     /// ``makeService(key:name:shouldCache:)``, waiting for an instance another thread is making by suspending.
@@ -68,19 +68,19 @@ extension Hive {
         while true {
             switch try attempt(for: lookup.key, typeKey: lookup.typeKey, shouldCache: shouldCache) {
             case .done(let made, let entry, let generation):
-                return try lookup.box(made, entry, generation, in: self) { box($0, asServiceOf: key) }
+                return try lookup.box(made, entry, generation, in: self) { box($0, $1, asServiceOf: key) }
             case .wait(let ticket): await ticket.wait()
             case .retry: continue
             }
         }
     }
 
-    /// `made` boxed as the service of `key`: its provider's box when that holds the key's `Service` (a registration
-    /// by that type), else the instance boxed anew if it conforms.
-    private func box(_ made: Made, asServiceOf key: any ServiceKey.Type) -> TypedInstance? {
+    /// `instance` boxed as the service of `key`: its provider's box `boxed` when that holds the key's `Service` (a
+    /// registration by that type), else the instance boxed anew if it conforms.
+    private func box(_ instance: Any, _ boxed: TypedInstance?, asServiceOf key: any ServiceKey.Type) -> TypedInstance? {
         func box<Key: ServiceKey>(_: Key.Type) -> TypedInstance? {
-            if let boxed = made.boxed?.object, boxed.holds(ObjectIdentifier(Key.Service.self)) { return boxed }
-            return Conformances.box(made.instance, as: Key.Service.self, path: bindingPath)
+            if let boxed, boxed.holds(ObjectIdentifier(Key.Service.self)) { return boxed }
+            return Conformances.box(instance, as: Key.Service.self, path: bindingPath)
         }
         return _openExistential(key, do: box)
     }

@@ -63,24 +63,22 @@ struct TypedLookup {
     ) throws(HiveError)
         -> Service
     {
-        try box(made, entry, cachedGeneration, in: hive) {
-            Conformances.box($0.instance, as: Service.self, path: hive.bindingPath)
+        try box(made, entry, cachedGeneration, in: hive) { instance, _ in
+            Conformances.box(instance, as: Service.self, path: hive.bindingPath)
         }
         .value(as: Service.self)
     }
 
     /// The instance boxed as what was asked for (``typeKey``): the provider's box when it holds that type, else what
-    /// `boxing` makes of it. A shared one is kept for the cached path.
+    /// `boxing` makes of the instance and that box. A shared one is kept for the cached path.
     func box(
         _ made: Made, _ entry: ServiceEntry, _ cachedGeneration: Int?, in hive: Hive,
-        boxing: (Made) -> TypedInstance?
+        boxing: (_ instance: Any, _ boxed: TypedInstance?) -> TypedInstance?
     ) throws(HiveError) -> TypedInstance {
         let box: TypedBox
-        if let boxed = made.boxed, boxed.type == typeKey.type {
-            box = boxed
-        } else if let boxed = made.boxed, boxed.object.holds(typeKey.type) {
+        if let boxed = made.boxed, boxed.type == typeKey.type || boxed.object.holds(typeKey.type) {
             box = TypedBox(type: typeKey.type, object: boxed.object)
-        } else if let typed = boxing(made) {
+        } else if let typed = boxing(made.instance, made.boxed?.object) {
             box = TypedBox(type: typeKey.type, object: typed)
         } else {
             throw HiveError.doesNotConform(entry.registration, service: key.service)
