@@ -145,12 +145,13 @@ struct MacroFixtureTests {
         #expect(result["implementation"] == "ShopPrices.CurrentPrices")
         #expect(result["apiVersion"] == "2.1.0", "the version the plugin was built against")
         #expect(result["price"] == "30")
+        #expect(result["priceByKey"] == "30", "by the key ShopAPI declares, registered by a plugin: \(output)")
         let problems = output.split(separator: "\n").filter { $0.hasPrefix("problem=") }
         #expect(
             problems.contains {
                 $0.contains("ShopAPI.PriceService built against its API 2.0 through 2.1.x")
                     && $0.contains("ShopPricesLegacy.LegacyPrices was built against 1.4.0")
-                    && $0.contains("ShopAPI/PriceService.swift:4")
+                    && $0.contains("ShopAPI/PriceService.swift:5")
             }, "names the service, the plugin's version, the host's range and where it is declared: \(problems)")
         #expect(problems.contains { $0.contains("ShopPricesNewer.NewerPrices was built against 2.3.0") })
 

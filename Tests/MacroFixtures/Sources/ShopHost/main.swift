@@ -18,5 +18,6 @@ let registration = Hive.shared.registration(for: "ShopAPI.PriceService")
 print("implementation=\(registration?.implementation ?? "none")")
 print("apiVersion=\(registration?.apiVersion ?? "none")")
 print("price=\((try? Hive.shared.createService(PriceService.self).price(of: "tea")) ?? -1)")
+print("priceByKey=\((try? Hive.shared.createService(PriceServiceKey.self).price(of: "tea")) ?? -1)")
 let warnings = Hive.shared.diagnostics.filter { $0.error.code == .unversionedImplementation }
 print("unversioned=\(warnings.count)")
