@@ -30,6 +30,10 @@ package enum RecordFormat {
     package static let swiftRecordSize = Int(BH_FORMAT_SWIFT_RECORD_SIZE)
     package static let swiftRecordAccessorOffset = Int(BH_FORMAT_SWIFT_RECORD_ACCESSOR_OFFSET)
     package static let swiftRecordKindOffset = Int(BH_FORMAT_SWIFT_RECORD_KIND_OFFSET)
+    /// Where a Swift record says the layout of the typed value its accessor writes, and the layout this reader reads
+    /// (`bh_format.h`): an accessor of another layout is asked for its text only.
+    package static let swiftRecordLayoutOffset = Int(BH_FORMAT_SWIFT_RECORD_LAYOUT_OFFSET)
+    package static let swiftTypedLayout = UInt(BH_FORMAT_SWIFT_TYPED_LAYOUT)
     /// The record kind of an API record (`@BeeHiveAPI`): no typed record, a protocol's version.
     package static let swiftRecordKindAPI = UInt(BH_FORMAT_SWIFT_RECORD_KIND_API)
     /// The sections that hold the JSON of Swift records for the `beehive` tool, by the kind of their records.

@@ -51,7 +51,7 @@ struct Annotation {
                     BeeHive::_BeeHiveTypedRecord.write(
                         json: "\(raw: Self.swiftStringContents(json))",\(raw: apiMarker.map { " api: \($0)," } ?? "")
                         .\(raw: typedRecord), to: out, type: type, hint: hint)
-                }, \(raw: kind.rawValue), 0)
+                }, \(raw: kind.rawValue), \(raw: RecordBytes.swiftTypedLayout))
             """,
         ]
     }

@@ -12,6 +12,8 @@ enum RecordBytes {
     static let swiftRecordsSection = "swift5_tests"
     static let swiftRecordKind: UInt32 = 0x6268_6976
     static let swiftRecordVersion: UInt32 = 3
+    /// The layout of the typed value the accessor writes, in the record's last word (`BH_FORMAT_SWIFT_TYPED_LAYOUT`).
+    static let swiftTypedLayout: UInt = 1
 
     /// What a record declares: its record kind in a Swift record, and the section of the JSON copy that the
     /// `beehive` tool reads (`BH_FORMAT_SWIFT_SERVICES_SECTION`, …).

@@ -13,7 +13,7 @@ typedef bool (*bh_test_accessor)(void *out, const void *type, const void *hint);
 typedef struct {
     uint32_t kind, version;
     bh_test_accessor accessor;
-    uintptr_t record_kind, reserved;
+    uintptr_t record_kind, typed_layout;
 } __attribute__((aligned(8))) bh_test_swift_record;
 
 _Static_assert(sizeof(bh_test_swift_record) == BH_FORMAT_SWIFT_RECORD_SIZE, "a Swift record is 32 bytes");
@@ -36,13 +36,15 @@ static const unsigned char bh_test_not_code[16] = {0xcc, 0xcc, 0xcc, 0xcc};
 #define BH_TEST_RECORD(name, ...)                                                                                   \
     __attribute__((used, section(BH_FORMAT_SWIFT_TESTS_SECTION))) static const bh_test_swift_record name = __VA_ARGS__;
 
-BH_TEST_RECORD(bh_test_old_version, {BH_FORMAT_SWIFT_RECORD_KIND, 2, bh_test_refuses, 1, 0})
+#define BH_TEST_LAYOUT BH_FORMAT_SWIFT_TYPED_LAYOUT
+BH_TEST_RECORD(bh_test_old_version, {BH_FORMAT_SWIFT_RECORD_KIND, 2, bh_test_refuses, 1, BH_TEST_LAYOUT})
 BH_TEST_RECORD(bh_test_unknown_kind, {BH_FORMAT_SWIFT_RECORD_KIND, BH_FORMAT_SWIFT_RECORD_VERSION, bh_test_refuses, 9,
-                                      0})
+                                      BH_TEST_LAYOUT})
 BH_TEST_RECORD(bh_test_data_accessor, {BH_FORMAT_SWIFT_RECORD_KIND, BH_FORMAT_SWIFT_RECORD_VERSION,
-                                       (bh_test_accessor)(uintptr_t)bh_test_not_code, 1, 0})
-BH_TEST_RECORD(bh_test_refusing, {BH_FORMAT_SWIFT_RECORD_KIND, BH_FORMAT_SWIFT_RECORD_VERSION, bh_test_refuses, 1, 0})
+                                       (bh_test_accessor)(uintptr_t)bh_test_not_code, 1, BH_TEST_LAYOUT})
+BH_TEST_RECORD(bh_test_refusing,
+               {BH_FORMAT_SWIFT_RECORD_KIND, BH_FORMAT_SWIFT_RECORD_VERSION, bh_test_refuses, 1, BH_TEST_LAYOUT})
 BH_TEST_RECORD(bh_test_silent, {BH_FORMAT_SWIFT_RECORD_KIND, BH_FORMAT_SWIFT_RECORD_VERSION, bh_test_writes_nothing, 2,
-                                0})
+                                BH_TEST_LAYOUT})
 /* Another library's kind ("zzzz"): not BeeHive's, skipped without a word. */
 BH_TEST_RECORD(bh_test_foreign, {0x7a7a7a7a, 1, bh_test_writes_nothing, 0, 0})

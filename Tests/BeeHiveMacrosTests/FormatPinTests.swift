@@ -50,6 +50,7 @@ struct FormatPinTests {
         #expect(Self.string("BH_FORMAT_SWIFT_TESTS_SECTION") == RecordBytes.swiftRecordsSection)
         #expect(Self.integer("BH_FORMAT_SWIFT_RECORD_KIND") == UInt64(RecordBytes.swiftRecordKind))
         #expect(Self.integer("BH_FORMAT_SWIFT_RECORD_VERSION") == UInt64(RecordBytes.swiftRecordVersion))
+        #expect(Self.integer("BH_FORMAT_SWIFT_TYPED_LAYOUT") == UInt64(RecordBytes.swiftTypedLayout))
         #expect(Self.integer("BH_FORMAT_SWIFT_MACROS_VERSION") == UInt64(RecordBytes.formatVersion))
         #expect(RecordBytes.swiftRecordKindLiteral == "0x6268_6976")
         #expect(Array("bhiv".utf8).reduce(UInt32(0)) { $0 << 8 | UInt32($1) } == RecordBytes.swiftRecordKind)

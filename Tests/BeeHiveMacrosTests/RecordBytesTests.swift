@@ -90,13 +90,13 @@ struct RecordBytesTests {
         #expect(!source.contains("beehive_types"), "\(source)")
     }
 
-    @Test("each annotation writes one Swift record: kind bhiv, version 3, an accessor, its record kind, 0 reserved")
+    @Test("each annotation writes one Swift record: kind bhiv, version 3, an accessor, its record kind, its typed layout")
     func swiftRecord() throws {
         let source = MacroExpansion.expand(Self.cases[2].source).source
         #expect(source.contains(#"@section("swift5_tests") @used"#))
         #expect(source.contains("(UInt32, UInt32, BeeHive::_BeeHiveTypedRecord.Accessor, UInt, UInt) = ("), "\(source)")
         #expect(source.contains("0x6268_6976, 3,"), "\(source)")
-        #expect(source.contains("}, 1, 0)"), "\(source)")
+        #expect(source.contains("}, 1, 1)"), "\(source)")
         // The accessor gives the JSON text (the same text as the tool's copy) or the typed record, by its guard.
         let json = try #require(MacroExpansion.recordText(Self.cases[2].source))
         let literal = json.replacingOccurrences(of: "\\", with: "\\\\")
@@ -119,13 +119,13 @@ struct RecordBytesTests {
         // The one place the service is named, which the compiler checks: its module as written.
         #expect(source.contains("typealias Service = PluginAPI::GreeterService\n"), "\(source)")
         let module = MacroExpansion.expand(Self.cases[5].source).source
-        #expect(module.contains("}, 2, 0)"), "\(module)")
+        #expect(module.contains("}, 2, 1)"), "\(module)")
         #expect(
             module.contains(
                 #".type(App::LoginModule.self as any BeeHiveModules::HiveModule.Type, named: "App.LoginModule")"#)
         )
         let route = MacroExpansion.expand(Self.cases[8].source).source
-        #expect(route.contains("}, 3, 0)"), "\(route)")
+        #expect(route.contains("}, 3, 1)"), "\(route)")
         #expect(
             route.contains(
                 #".type(App::UserRoute.self as any BeeHiveRouter::RouteHandler.Type, named: "App.UserRoute")"#))
@@ -140,7 +140,7 @@ struct RecordBytesTests {
                 "@_alwaysEmitIntoClient\npublic func _beeHiveAPIVersion(_: (any Prices).Type) -> StaticString {\n"
                     + "    \"beehive-api:App.Prices@2.1.0\"\n}"), "\(source)")
         #expect(source.contains(#"@section("beehive_swift_apis") @used"#), "\(source)")
-        #expect(source.contains("}, 4, 0)"), "record kind 4: \(source)")
+        #expect(source.contains("}, 4, 1)"), "record kind 4: \(source)")
         let json = try #require(MacroExpansion.recordText("@BeeHiveAPI(\"2.1\")\npublic protocol Prices {}"))
         #expect(json == #"{"api":"App.Prices","version":"2.1.0","file":"App/Tracker.swift","line":1}"#)
         let internalAPI = MacroExpansion.expand("@BeeHiveAPI(\"3.0.7\")\nprotocol Prices {}").source

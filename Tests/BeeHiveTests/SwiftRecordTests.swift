@@ -57,7 +57,6 @@ let aliasedGreeterAccessor: _BeeHiveTypedRecord.Accessor = { out, type, hint in
 
 @Suite("Swift records (format 3): one record per annotation, found in memory")
 struct SwiftRecordTests {
-    /// A `swift5_tests` section as the scanner hands it over: a zeroed entry (another library's), then one record.
     /// What `hive` parses from a section of one record whose accessor is `accessor`, read as image `imageID`'s (the
     /// caller removes that image's typed records when done).
     static func parse(
@@ -75,14 +74,19 @@ struct SwiftRecordTests {
         return (parsed, problems)
     }
 
-    static func section(recordKind: UInt = 1, accessor: _BeeHiveTypedRecord.Accessor = swiftGreeterAccessor) -> [UInt8]
-    {
+    /// A `swift5_tests` section as the scanner hands it over: a zeroed entry (another library's), then one record,
+    /// whose typed value has the layout `layout` (this BeeHive's unless said).
+    static func section(
+        recordKind: UInt = 1, accessor: _BeeHiveTypedRecord.Accessor = swiftGreeterAccessor,
+        layout: UInt = RecordFormat.swiftTypedLayout
+    ) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: 64)
         withUnsafeBytes(of: RecordFormat.swiftRecordKind.littleEndian) { bytes.replaceSubrange(32..<36, with: $0) }
         withUnsafeBytes(of: RecordFormat.swiftRecordVersion.littleEndian) { bytes.replaceSubrange(36..<40, with: $0) }
         let address = UInt(bitPattern: unsafeBitCast(accessor, to: UnsafeRawPointer.self))
         withUnsafeBytes(of: address) { bytes.replaceSubrange(40..<48, with: $0) }
         withUnsafeBytes(of: recordKind) { bytes.replaceSubrange(48..<56, with: $0) }
+        withUnsafeBytes(of: layout) { bytes.replaceSubrange(56..<64, with: $0) }
         return bytes
     }
 
@@ -121,7 +125,7 @@ struct SwiftRecordTests {
     @Test("one call gives this copy of BeeHive the text and the typed record, which says what the JSON says")
     func oneCall() {
         guard case .record(_, .services, _, let typed?)? = Self.texts(of: Self.section()).first,
-            case .service(let service, let serviceName, false, let implementation, _, let said) = typed.pointee.payload
+            case .service(let service, let serviceName, nil, let implementation, _, let said) = typed.pointee.payload
         else {
             Issue.record("expected a service record with its typed record")
             return
@@ -131,6 +135,25 @@ struct SwiftRecordTests {
         #expect(serviceName == "BeeHiveTests.TypedGreeter")
         #expect(typed.pointee.name == "BeeHiveTests.TypedGreeterImpl")
         #expect(said.file == "A/B.swift" && said.line == 7 && said.rank == 0 && said.name == nil && said.isComplete)
+    }
+
+    @Test("a record whose typed value has another layout (another BeeHive's build) is read as text, and bound by name")
+    func otherLayout() throws {
+        for layout: UInt in [0, RecordFormat.swiftTypedLayout + 1] {
+            let entries = Self.texts(of: Self.section(accessor: registeredGreeterAccessor, layout: layout))
+            guard case .record(let record, .services, _, let typed)? = entries.first else {
+                Issue.record("expected the service record as text, found \(entries)")
+                continue
+            }
+            #expect(typed == nil, "its accessor is not asked for a value of this BeeHive's layout")
+            let service = try RecordParser.parseService(record)
+            #expect(service.implementation == "BeeHiveTests.RegisteredGreeterImpl")
+        }
+        Self.section(accessor: registeredGreeterAccessor, layout: 0).withUnsafeBytes { buffer in
+            let section = RecordSection(
+                imagePath: "test", imageID: 9_970, sectionName: "swift5_tests", kind: .swiftRecords, bytes: buffer)
+            #expect(TypedRecords.PendingSection(section, reporter: nil) == nil, "nor kept for the question by name")
+        }
     }
 
     @Test("an own record registers bound to its implementation and indexed by its service's type, its JSON unparsed")

@@ -80,8 +80,8 @@ typedef enum {
 /* One entry per annotation in the image's swift5_tests section, found in memory through the Swift runtime's
  * registered metadata sections, in the shape of swift-testing's test content records (32 bytes): u32 kind ("bhiv"
  * read as a big-endian FourCC), u32 version, the accessor (a pointer), a uintptr record kind (1 service, 2 module,
- * 3 route, 4 API: a protocol's @BeeHiveAPI version) and a uintptr reserved for a later version (0; readers of
- * version 3 ignore it). The accessor, called with a guard, gives the record's JSON text or its typed record
+ * 3 route, 4 API: a protocol's @BeeHiveAPI version) and a uintptr, reserved by version 3, that now says the layout of
+ * the typed value (below). The accessor, called with a guard, gives the record's JSON text or its typed record
  * (Docs/RecordFormat.md, "Swift records"). */
 #define BH_FORMAT_SWIFT_TESTS_SECTION "swift5_tests"
 #define BH_FORMAT_SWIFT_RECORD_KIND 0x62686976
@@ -89,6 +89,12 @@ typedef enum {
 #define BH_FORMAT_SWIFT_RECORD_SIZE 32
 #define BH_FORMAT_SWIFT_RECORD_ACCESSOR_OFFSET 8
 #define BH_FORMAT_SWIFT_RECORD_KIND_OFFSET 16
+/* The entry's last word, reserved by version 3 (the macros wrote 0), now says the layout of the typed value its
+ * accessor writes: Swift code inlined into the annotating module builds that value, so an image built against a
+ * BeeHive of another layout would write one this reader cannot read. A reader asks an accessor of another layout for
+ * the record's text only (its registration is then bound by name), and asks for no typed record alone. */
+#define BH_FORMAT_SWIFT_RECORD_LAYOUT_OFFSET 24
+#define BH_FORMAT_SWIFT_TYPED_LAYOUT 1
 /* A Swift record's record kind (not a bh_format_kind, the kind of a section: that of one record of a section of
  * BH_FORMAT_KIND_SWIFT_RECORDS): a service, a module, a route, and the highest of version 3, an API record
  * ({"api":…,"version":…}). The macro plugin's numbers are pinned to these

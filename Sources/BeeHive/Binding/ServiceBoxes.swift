@@ -12,8 +12,8 @@ final class ServiceBoxes: @unchecked Sendable {
     /// Holds no service: for implementations no typed record describes.
     static let none = ServiceBoxes(first: nil, others: [])
 
-    /// A service: its type or its ``ServiceKey`` (then with the key's name of the service), and its maker.
-    typealias Boxed = (service: any Any.Type, keyedName: String?, make: ServiceMaker)
+    /// A service: its type, or its ``ServiceKey`` (then `key` too), and its maker.
+    typealias Boxed = (service: any Any.Type, key: (any ServiceKey.Type)?, make: ServiceMaker)
 
     private let first: Boxed?
     private let others: [Boxed]
@@ -25,19 +25,29 @@ final class ServiceBoxes: @unchecked Sendable {
 
     /// The names of the annotated services: the runtime's name of each type, the key's name for a key.
     var names: [String] {
-        ((first.map { [$0] } ?? []) + others).map { $0.keyedName ?? TypeLookup.name(of: $0.service) }
+        ((first.map { [$0] } ?? []) + others).map { $0.key?.serviceName ?? TypeLookup.name(of: $0.service) }
     }
 
-    /// These services and `service` (a key when `keyedName`, the service's name it gives, is not nil), made by `make`.
-    func adding(_ service: any Any.Type, keyedName: String?, _ make: @escaping ServiceMaker) -> ServiceBoxes {
-        guard let first else { return ServiceBoxes(first: (service, keyedName, make), others: []) }
-        return ServiceBoxes(first: first, others: others + [(service, keyedName, make)])
+    /// These services and `service` (the key `key`, when there is one), made by `make`.
+    func adding(_ service: any Any.Type, key: (any ServiceKey.Type)?, _ make: @escaping ServiceMaker) -> ServiceBoxes {
+        guard let first else { return ServiceBoxes(first: (service, key, make), others: []) }
+        return ServiceBoxes(first: first, others: others + [(service, key, make)])
     }
 
-    /// How to make an instance boxed as `service`, if the implementation was annotated with it.
+    /// How to make an instance boxed as `service`, if the implementation was annotated with it: with that type, with
+    /// that key, or with a key whose `Service` is that type (asked by type, a key's box serves).
     func maker(for service: ObjectIdentifier) -> ServiceMaker? {
-        if let first, ObjectIdentifier(first.service) == service { return first.make }
-        return others.first { ObjectIdentifier($0.service) == service }?.make
+        if let first, Self.boxes(first, as: service) { return first.make }
+        return others.first { Self.boxes($0, as: service) }?.make
+    }
+
+    /// Whether `boxed` makes a box of `service`: asked for its key or type, or for its key's `Service` (which this
+    /// asks the key for, naming that type once).
+    private static func boxes(_ boxed: Boxed, as service: ObjectIdentifier) -> Bool {
+        if ObjectIdentifier(boxed.service) == service { return true }
+        guard let key = boxed.key else { return false }
+        func serviceType<Key: ServiceKey>(of _: Key.Type) -> ObjectIdentifier { ObjectIdentifier(Key.Service.self) }
+        return _openExistential(key, do: serviceType) == service
     }
 
     /// How to make an instance, whatever it is then used as; nil when no typed record says how.

@@ -65,7 +65,14 @@ enum SwiftRecords {
             let json: StaticString
             let api: StaticString
             let typed: UnsafePointer<_BeeHiveTypedRecord>?
-            switch call(unsafeBitCast(accessor, to: _BeeHiveTypedRecord.Accessor.self), stamp: stamp, into: buffer) {
+            // An accessor whose typed value has another layout (an image built against another BeeHive) is asked for
+            // its text only: its registration is bound by name.
+            let layout = bytes.loadUnaligned(
+                fromByteOffset: offset + RecordFormat.swiftRecordLayoutOffset, as: UInt.self)
+            switch call(
+                unsafeBitCast(accessor, to: _BeeHiveTypedRecord.Accessor.self), stamp: stamp, into: buffer,
+                asksForValue: layout == RecordFormat.swiftTypedLayout)
+            {
             case .value:
                 let value = buffer.assumingMemoryBound(to: Value.self)
                 (json, api) = (value.pointee.json, value.pointee.api)
@@ -102,13 +109,16 @@ enum SwiftRecords {
         case failure(String)
     }
 
-    /// Calls an accessor with the value guard, then, if it answers "not mine", with the text guard; into `buffer`,
-    /// zeroed before each call.
+    /// Calls an accessor with the value guard (when `asksForValue`), then, if it answers "not mine", with the text
+    /// guard; into `buffer`, zeroed before each call.
     private static func call(
-        _ accessor: _BeeHiveTypedRecord.Accessor, stamp: UInt64, into buffer: UnsafeMutableRawPointer
+        _ accessor: _BeeHiveTypedRecord.Accessor, stamp: UInt64, into buffer: UnsafeMutableRawPointer,
+        asksForValue: Bool
     ) -> Outcome {
-        let isValue = _BeeHiveTypedRecord.call(
-            accessor, expecting: Value.self, stamp: stamp, into: buffer, size: MemoryLayout<Value>.size)
+        let isValue =
+            asksForValue
+            && _BeeHiveTypedRecord.call(
+                accessor, expecting: Value.self, stamp: stamp, into: buffer, size: MemoryLayout<Value>.size)
         guard
             isValue
                 || _BeeHiveTypedRecord.call(

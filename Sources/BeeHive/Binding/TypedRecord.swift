@@ -39,10 +39,11 @@ public struct _BeeHiveTypedRecord: Sendable {
     @usableFromInline
     enum Payload: Sendable {
         /// An implementation of the service `service` (whose module-qualified name is `serviceName`), and how to make
-        /// one (its shared one when asked) boxed as that service. When `keyed`, `service` is the service's
-        /// ``ServiceKey``, and the instance is boxed as the key's `Service`.
+        /// one (its shared one when asked) boxed as that service. With a `key`, `service` is that key, and the
+        /// instance is boxed as the key's `Service`.
         case service(
-            service: any Any.Type, serviceName: String, keyed: Bool, implementation: any ServiceImplementation.Type,
+            service: any Any.Type, serviceName: String, key: (any ServiceKey.Type)?,
+            implementation: any ServiceImplementation.Type,
             make: ServiceMaker, registration: Registration)
         /// A module or route handler type.
         case type(any Any.Type)
@@ -116,7 +117,7 @@ public struct _BeeHiveTypedRecord: Sendable {
         Self(
             name: name,
             payload: .service(
-                service: service, serviceName: serviceName, keyed: false, implementation: implementation,
+                service: service, serviceName: serviceName, key: nil, implementation: implementation,
                 make: { shared in
                     let instance = shared ? (Implementation.sharedInstance ?? Implementation()) : Implementation()
                     return (instance, TypedInstance(upcast(instance)))
@@ -152,7 +153,7 @@ public struct _BeeHiveTypedRecord: Sendable {
         Self(
             name: name,
             payload: .service(
-                service: key, serviceName: Key.serviceName, keyed: true, implementation: implementation,
+                service: key, serviceName: Key.serviceName, key: key, implementation: implementation,
                 make: { shared in
                     let instance = shared ? (Implementation.sharedInstance ?? Implementation()) : Implementation()
                     return (instance, TypedInstance(upcast(instance), key: Key.self))

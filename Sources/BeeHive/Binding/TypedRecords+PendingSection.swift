@@ -26,7 +26,7 @@ extension TypedRecords {
         /// accessor inside the image's code); nil when it has none.
         init?(_ section: RecordSection, reporter: Hive?) {
             // Typed records of format 2 (magic, layout version, accessor), or Swift records of format 3 (kind,
-            // version, accessor, record kind, reserved).
+            // version, accessor, record kind, typed layout).
             let isSwift = section.kind == .swiftRecords
             let size = isSwift ? RecordFormat.swiftRecordSize : RecordFormat.typedRecordSize
             let (magic, version) =
@@ -49,7 +49,10 @@ extension TypedRecords {
                         || bytes.loadUnaligned(
                             fromByteOffset: offset + RecordFormat.swiftRecordKindOffset, as: UInt.self)
                             != RecordFormat.swiftRecordKindAPI
-                else { continue }  // padding, an entry the scanner reported and zeroed, or an API record (no type)
+                            && bytes.loadUnaligned(
+                                fromByteOffset: offset + RecordFormat.swiftRecordLayoutOffset, as: UInt.self)
+                                == RecordFormat.swiftTypedLayout
+                else { continue }  // padding, a reported and zeroed entry, an API record (no type), another layout
                 words[2 * count] = UInt(offset)
                 words[2 * count + 1] = address
                 count += 1

@@ -189,12 +189,12 @@ enum TypedRecords {
         switch made.payload {
         case .type(let type):
             store.declared[made.name] = Declared(type: type, implementation: nil, imageID: imageID)
-        case .service(let service, let serviceName, let keyed, let implementation, let make, _):
+        case .service(let service, let serviceName, let key, let implementation, let make, _):
             var published: Declared?
             store.declared.modify(
                 made.name, initial: Declared(type: implementation, implementation: implementation, imageID: imageID)
             ) {
-                $0.services = $0.services.adding(service, keyedName: keyed ? serviceName : nil, make)
+                $0.services = $0.services.adding(service, key: key, make)
                 published = $0
             }
             guard let published else { return }

@@ -152,7 +152,7 @@ extension Hive {
                         apiVersion: (marked ?? r.api)?.description)
                 }
                 guard let typed,
-                    case .service(let service, let serviceName, let keyed, let implementation, let make, let said) =
+                    case .service(let service, let serviceName, let key, let implementation, let make, let said) =
                         typed.pointee.payload
                 else {
                     let registration = try parsedRegistration()
@@ -167,8 +167,8 @@ extension Hive {
                         service: serviceName, name: said.name, implementation: typed.pointee.name,
                         source: source(RecordLocation(file: said.file, line: said.line)), rank: said.rank,
                         apiVersion: marked?.description)
-                    : try parsedRegistration(service: keyed ? serviceName : nil)
-                let boxes = ServiceBoxes.none.adding(service, keyedName: keyed ? serviceName : nil, make)
+                    : try parsedRegistration(service: key == nil ? nil : serviceName)
+                let boxes = ServiceBoxes.none.adding(service, key: key, make)
                 parsed.services.append(
                     ServiceEntry(
                         registration, .implementation(implementation, boxes: boxes),

@@ -213,19 +213,6 @@ extension Hive {
         return TypeLookup.Origin.mainProgram
     }
 
-    /// What a typed record's maker for another service makes, asked for `service` (or by name, when nil): a record of
-    /// another service, or of the service's key asked by type. Its box serves when it holds the type asked for, and is
-    /// kept under its own type otherwise, so that a request asking so takes it later (a key's box is not destroyed for
-    /// nothing either: that names the key's service).
-    @inline(never)
-    private static func made(by make: ServiceMaker, singleton: Bool, as service: ObjectIdentifier?) -> Made {
-        let (instance, boxed) = make(singleton)
-        if let service, boxed.holds(service) {
-            return Made(instance: instance, boxed: TypedBox(type: service, object: boxed))
-        }
-        return Made(instance: instance, boxed: TypedBox(type: ObjectIdentifier(boxed.type), object: boxed))
-    }
-
     /// Makes an instance; boxes it as the service `service` when the provider knows how.
     private func make(
         _ provider: Provider, _ entry: ServiceEntry, singleton: Bool, as service: ObjectIdentifier?
@@ -236,8 +223,12 @@ extension Hive {
                 let (instance, boxed) = make(singleton)
                 return Made(instance: instance, boxed: TypedBox(type: service, object: boxed))
             }
-            if let make = boxes.anyMaker { return Self.made(by: make, singleton: singleton, as: service) }
-            return Made(instance: singleton ? type._sharedOrNewInstance() : type.init(), boxed: nil)
+            // Asked for another service of the record (or by name: no box to make and drop, which for a key's box
+            // would name its service to destroy it).
+            let instance =
+                service.flatMap { _ in boxes.anyMaker?(singleton).instance }
+                ?? (singleton ? type._sharedOrNewInstance() : type.init())
+            return Made(instance: instance, boxed: nil)
         case .factory(_, let factory):
             do {
                 return try factory(self)
