@@ -90,7 +90,7 @@ struct RecordBytesTests {
         #expect(!source.contains("beehive_types"), "\(source)")
     }
 
-    @Test("each annotation writes one Swift record: kind bhiv, version 3, an accessor, its record kind, its typed layout")
+    @Test("each annotation writes one Swift record: kind bhiv, version 3, an accessor, record kind, typed layout")
     func swiftRecord() throws {
         let source = MacroExpansion.expand(Self.cases[2].source).source
         #expect(source.contains(#"@section("swift5_tests") @used"#))
