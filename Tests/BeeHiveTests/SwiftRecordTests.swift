@@ -125,7 +125,7 @@ struct SwiftRecordTests {
     @Test("one call gives this copy of BeeHive the text and the typed record, which says what the JSON says")
     func oneCall() {
         guard case .record(_, .services, _, let typed?)? = Self.texts(of: Self.section()).first,
-            case .service(let service, let serviceName, nil, let implementation, _, let said) = typed.pointee.payload
+            case .service(let service, let serviceName, let implementation, _, let said) = typed.pointee.payload
         else {
             Issue.record("expected a service record with its typed record")
             return

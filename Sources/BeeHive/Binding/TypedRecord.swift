@@ -39,14 +39,17 @@ public struct _BeeHiveTypedRecord: Sendable {
     @usableFromInline
     enum Payload: Sendable {
         /// An implementation of the service `service` (whose module-qualified name is `serviceName`), and how to make
-        /// one (its shared one when asked) boxed as that service. With a `key`, `service` is that key, and the
-        /// instance is boxed as the key's `Service`.
+        /// one (its shared one when asked) boxed as that service.
         case service(
-            service: any Any.Type, serviceName: String, key: (any ServiceKey.Type)?,
-            implementation: any ServiceImplementation.Type,
+            service: any Any.Type, serviceName: String, implementation: any ServiceImplementation.Type,
             make: ServiceMaker, registration: Registration)
         /// A module or route handler type.
         case type(any Any.Type)
+        /// An implementation of the service that `key` stands for, and how to make one boxed as the key's `Service`.
+        /// A case of its own, no larger than `service`, so that the value of an unkeyed record keeps its size.
+        case keyedService(
+            key: any ServiceKey.Type, implementation: any ServiceImplementation.Type, make: ServiceMaker,
+            registration: Registration)
     }
 
     /// What a service's annotation says besides its types, as its JSON record says it: what lets this copy of
@@ -117,7 +120,7 @@ public struct _BeeHiveTypedRecord: Sendable {
         Self(
             name: name,
             payload: .service(
-                service: service, serviceName: serviceName, key: nil, implementation: implementation,
+                service: service, serviceName: serviceName, implementation: implementation,
                 make: { shared in
                     let instance = shared ? (Implementation.sharedInstance ?? Implementation()) : Implementation()
                     return (instance, TypedInstance(upcast(instance)))
@@ -152,8 +155,8 @@ public struct _BeeHiveTypedRecord: Sendable {
     ) -> Self {
         Self(
             name: name,
-            payload: .service(
-                service: key, serviceName: Key.serviceName, key: key, implementation: implementation,
+            payload: .keyedService(
+                key: key, implementation: implementation,
                 make: { shared in
                     let instance = shared ? (Implementation.sharedInstance ?? Implementation()) : Implementation()
                     return (instance, TypedInstance(upcast(instance), key: Key.self))

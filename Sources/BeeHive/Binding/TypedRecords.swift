@@ -186,10 +186,10 @@ enum TypedRecords {
     }
 
     static func publish(_ made: borrowing _BeeHiveTypedRecord, imageID: UInt64, in store: inout Store) {
-        switch made.payload {
-        case .type(let type):
-            store.declared[made.name] = Declared(type: type, implementation: nil, imageID: imageID)
-        case .service(let service, let serviceName, let key, let implementation, let make, _):
+        func publish(
+            _ service: any Any.Type, named serviceName: String, key: (any ServiceKey.Type)?,
+            _ implementation: any ServiceImplementation.Type, _ make: @escaping ServiceMaker
+        ) {
             var published: Declared?
             store.declared.modify(
                 made.name, initial: Declared(type: implementation, implementation: implementation, imageID: imageID)
@@ -200,6 +200,14 @@ enum TypedRecords {
             guard let published else { return }
             store.services[ObjectIdentifier(service)] = TypedService(
                 serviceName: serviceName, implementationName: made.name, declared: published)
+        }
+        switch made.payload {
+        case .type(let type):
+            store.declared[made.name] = Declared(type: type, implementation: nil, imageID: imageID)
+        case .service(let service, let serviceName, let implementation, let make, _):
+            publish(service, named: serviceName, key: nil, implementation, make)
+        case .keyedService(let key, let implementation, let make, _):
+            publish(key, named: key.serviceName, key: key, implementation, make)
         }
     }
 }

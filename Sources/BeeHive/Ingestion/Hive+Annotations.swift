@@ -151,16 +151,31 @@ extension Hive {
                         rank: r.rank, properties: r.properties.isEmpty ? [:] : r.properties,
                         apiVersion: (marked ?? r.api)?.description)
                 }
-                guard let typed,
-                    case .service(let service, let serviceName, let key, let implementation, let make, let said) =
-                        typed.pointee.payload
-                else {
+                guard let typed else {
                     let registration = try parsedRegistration()
                     parsed.services.append(ServiceEntry(registration, .typeName(registration.implementation)))
                     return
                 }
                 // The typed record says what the JSON says (the macro wrote both), unless the annotation has
                 // properties: then the JSON is read for them. A keyed record names the service as its key does.
+                let service: any Any.Type
+                let serviceName: String
+                let key: (any ServiceKey.Type)?
+                let implementation: any ServiceImplementation.Type
+                let make: ServiceMaker
+                let said: _BeeHiveTypedRecord.Registration
+                switch typed.pointee.payload {
+                case .service(let type, let name, let implementationType, let maker, let registration):
+                    (service, serviceName, key, implementation, make, said) =
+                        (type, name, nil, implementationType, maker, registration)
+                case .keyedService(let serviceKey, let implementationType, let maker, let registration):
+                    (service, serviceName, key, implementation, make, said) =
+                        (serviceKey, serviceKey.serviceName, serviceKey, implementationType, maker, registration)
+                case .type:
+                    let registration = try parsedRegistration()
+                    parsed.services.append(ServiceEntry(registration, .typeName(registration.implementation)))
+                    return
+                }
                 let registration =
                     said.isComplete
                     ? ServiceRegistration(
@@ -168,10 +183,10 @@ extension Hive {
                         source: source(RecordLocation(file: said.file, line: said.line)), rank: said.rank,
                         apiVersion: marked?.description)
                     : try parsedRegistration(service: key == nil ? nil : serviceName)
-                let boxes = ServiceBoxes.none.adding(service, key: key, make)
                 parsed.services.append(
                     ServiceEntry(
-                        registration, .implementation(implementation, boxes: boxes),
+                        registration,
+                        .implementation(implementation, boxes: ServiceBoxes.none.adding(service, key: key, make)),
                         serviceType: ObjectIdentifier(service)))
             case .modules:
                 let r = try ModuleRecord(RecordParser.parse(record))
