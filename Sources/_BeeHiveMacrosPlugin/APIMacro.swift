@@ -14,21 +14,10 @@ public struct APIMacro: PeerMacro {
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
         let arguments = MacroArguments(node.arguments?.as(LabeledExprListSyntax.self), macro: "@BeeHiveAPI")
-        guard let protocolDecl = declaration.as(ProtocolDeclSyntax.self) else {
-            throw AnnotationDiagnostic(
-                code: .notAType,
-                message: "@BeeHiveAPI expected to be attached to a protocol (a service's API), found "
-                    + "'\(declaration.trimmedDescription.prefix(40))'"
-            ).at(node)
-        }
-        guard context.lexicalContext.isEmpty else {
-            throw AnnotationDiagnostic(
-                code: .misplaced,
-                message: "@BeeHiveAPI expected a protocol declared at file scope, found '\(protocolDecl.name.text)' "
-                    + "inside another declaration: its clients find its version by a function beside it, which "
-                    + "must be at file scope too"
-            ).at(node)
-        }
+        let protocolDecl = try AttachedProtocol(
+            declaration, node: node, role: "a service's API",
+            reason: "its clients find its version by a function beside it", in: context
+        ).declaration
         guard let written = arguments.unlabelled.first, arguments.unlabelled.count == 1, arguments.labelled.isEmpty
         else {
             throw AnnotationDiagnostic(

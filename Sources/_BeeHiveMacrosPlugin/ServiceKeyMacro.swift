@@ -10,21 +10,10 @@ public struct ServiceKeyMacro: PeerMacro {
         of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
-        guard let protocolDecl = declaration.as(ProtocolDeclSyntax.self) else {
-            throw AnnotationDiagnostic(
-                code: .notAType,
-                message: "@BeeHiveServiceKey expected to be attached to a protocol (a service), found "
-                    + "'\(declaration.trimmedDescription.prefix(40))'"
-            ).at(node)
-        }
-        guard context.lexicalContext.isEmpty else {
-            throw AnnotationDiagnostic(
-                code: .misplaced,
-                message: "@BeeHiveServiceKey expected a protocol declared at file scope, found "
-                    + "'\(protocolDecl.name.text)' inside another declaration: its implementations find its key by a "
-                    + "function beside it, which must be at file scope too"
-            ).at(node)
-        }
+        let protocolDecl = try AttachedProtocol(
+            declaration, node: node, role: "a service",
+            reason: "its implementations find its key by a function beside it", in: context
+        ).declaration
         if let arguments = node.arguments?.as(LabeledExprListSyntax.self), !arguments.isEmpty {
             throw AnnotationDiagnostic(
                 code: .argumentNotLiteral,
