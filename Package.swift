@@ -217,8 +217,8 @@ if Context.environment["BEEHIVE_TEST_SCOPE"] == "tsan" {
             "Routing/RouterOpeningTests.swift", "Routing/RouterPathComponentTests.swift",
             "Routing/RouterRegistrationTests.swift", "Routing/RouterSchemeTests.swift",
             "Routing/RouterServiceCallTests.swift", "Routing/RouterURLGenerationTests.swift",
-            "Routing/RouterWorstCaseTests.swift", "SwiftRecordTests.swift", "TelemetryTests.swift",
-            "TimelineTests.swift", "TypedRecordTests.swift",
+            "Routing/RouterWorstCaseTests.swift", "ServiceKeyTests.swift", "SwiftRecordTests.swift",
+            "TelemetryTests.swift", "TimelineTests.swift", "TypedRecordTests.swift",
         ]
     }
 }
