@@ -14,10 +14,9 @@ public struct APIMacro: PeerMacro {
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
         let arguments = MacroArguments(node.arguments?.as(LabeledExprListSyntax.self), macro: "@BeeHiveAPI")
-        let protocolDecl = try AttachedProtocol(
+        let attached = try AttachedProtocol(
             declaration, node: node, role: "a service's API",
-            reason: "its clients find its version by a function beside it", in: context
-        ).declaration
+            reason: "its clients find its version by a function beside it", in: context)
         guard let written = arguments.unlabelled.first, arguments.unlabelled.count == 1, arguments.labelled.isEmpty
         else {
             throw AnnotationDiagnostic(
@@ -35,10 +34,9 @@ public struct APIMacro: PeerMacro {
             ).at(written)
         }
         let site = try AnnotationSite(of: node, in: context)
-        let name = protocolDecl.name.text
+        let name = attached.declaration.name.text
         let api = site.module + "." + name
-        let access = Self.access(of: protocolDecl)
-        let inlining = access == "public " || access == "open " ? "@_alwaysEmitIntoClient\n" : ""
+        let (access, inlining) = (attached.access, attached.inlining)
         let marker = "beehive-api:\(api)@\(version)"
         let annotation = Annotation(
             kind: .api, pairs: [("api", .string(api)), ("version", .string(version))],
@@ -61,19 +59,6 @@ public struct APIMacro: PeerMacro {
         else { return nil }
         let numbers = parts.map { String(Int($0)!) }
         return (numbers + ["0"]).prefix(3).joined(separator: ".")
-    }
-
-    /// The access the protocol declares, as a modifier with its space (`public `); `""` for internal.
-    static func access(of declaration: ProtocolDeclSyntax) -> String {
-        for modifier in declaration.modifiers {
-            switch modifier.name.tokenKind {
-            case .keyword(.public), .keyword(.open): return "public "
-            case .keyword(.package): return "package "
-            case .keyword(.fileprivate), .keyword(.private): return "fileprivate "
-            default: continue
-            }
-        }
-        return ""
     }
 }
 #endif

@@ -35,5 +35,21 @@ struct AttachedProtocol {
         }
         self.declaration = protocolDecl
     }
+
+    /// The access the protocol declares, as a modifier with its space (`public `); `""` for internal.
+    var access: String {
+        for modifier in declaration.modifiers {
+            switch modifier.name.tokenKind {
+            case .keyword(.public), .keyword(.open): return "public "
+            case .keyword(.package): return "package "
+            case .keyword(.fileprivate), .keyword(.private): return "fileprivate "
+            default: continue
+            }
+        }
+        return ""
+    }
+
+    /// `@_alwaysEmitIntoClient` and a line break for a public protocol, whose clients are other modules; `""` else.
+    var inlining: String { access == "public " ? "@_alwaysEmitIntoClient\n" : "" }
 }
 #endif

@@ -10,10 +10,9 @@ public struct ServiceKeyMacro: PeerMacro {
         of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
-        let protocolDecl = try AttachedProtocol(
+        let attached = try AttachedProtocol(
             declaration, node: node, role: "a service",
-            reason: "its implementations find its key by a function beside it", in: context
-        ).declaration
+            reason: "its implementations find its key by a function beside it", in: context)
         if let arguments = node.arguments?.as(LabeledExprListSyntax.self), !arguments.isEmpty {
             throw AnnotationDiagnostic(
                 code: .argumentNotLiteral,
@@ -21,9 +20,8 @@ public struct ServiceKeyMacro: PeerMacro {
             ).at(node)
         }
         let site = try AnnotationSite(of: node, in: context)
-        let name = protocolDecl.name.text
-        let access = APIMacro.access(of: protocolDecl)
-        let inlining = access == "public " || access == "open " ? "@_alwaysEmitIntoClient\n" : ""
+        let name = attached.declaration.name.text
+        let (access, inlining) = (attached.access, attached.inlining)
         let serviceName = Annotation.swiftStringContents(site.module + "." + name)
         return [
             """

@@ -44,10 +44,7 @@ final class ServiceBoxes: @unchecked Sendable {
     /// Whether `boxed` makes a box of `service`: asked for its key or type, or for its key's `Service` (which this
     /// asks the key for, naming that type once).
     private static func boxes(_ boxed: Boxed, as service: ObjectIdentifier) -> Bool {
-        if ObjectIdentifier(boxed.service) == service { return true }
-        guard let key = boxed.key else { return false }
-        func serviceType<Key: ServiceKey>(of _: Key.Type) -> ObjectIdentifier { ObjectIdentifier(Key.Service.self) }
-        return _openExistential(key, do: serviceType) == service
+        ObjectIdentifier(boxed.service) == service || boxed.key?.serviceIdentifier == service
     }
 
     /// How to make an instance, whatever it is then used as; nil when no typed record says how.

@@ -27,6 +27,12 @@ public protocol ServiceKey: SendableMetatype {
     static var serviceName: String { get }
 }
 
+extension ServiceKey {
+    /// `ObjectIdentifier(Service.self)`: what a key's box holds, compared with the type a request asks for. Names the
+    /// service's type (the witness table's mangled name, once per key).
+    static var serviceIdentifier: ObjectIdentifier { ObjectIdentifier(Service.self) }
+}
+
 /// The key of `service`'s registrations in a typed record: `service` itself, unless `@BeeHiveServiceKey` declared an
 /// overload of this function for it that gives its ``ServiceKey``. Called by the Swift macros' expansions, not for
 /// direct use.

@@ -48,10 +48,8 @@ final class TypedInstance {
     /// Whether the value is of the type `type` identifies: the type it was boxed as, or its key's `Service` (which
     /// this asks the key for, naming that type).
     func holds(_ type: ObjectIdentifier) -> Bool {
-        if ObjectIdentifier(self.type) == type, key == nil { return true }
-        guard let key else { return false }
-        func service<Key: ServiceKey>(of _: Key.Type) -> ObjectIdentifier { ObjectIdentifier(Key.Service.self) }
-        return _openExistential(key, do: service) == type
+        guard let key else { return ObjectIdentifier(self.type) == type }
+        return key.serviceIdentifier == type
     }
 
     /// The value, which must be a `Service`.

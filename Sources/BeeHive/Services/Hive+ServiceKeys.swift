@@ -79,7 +79,7 @@ extension Hive {
     /// registration by that type), else the instance boxed anew if it conforms.
     private func box(_ instance: Any, _ boxed: TypedInstance?, asServiceOf key: any ServiceKey.Type) -> TypedInstance? {
         func box<Key: ServiceKey>(_: Key.Type) -> TypedInstance? {
-            if let boxed, boxed.holds(ObjectIdentifier(Key.Service.self)) { return boxed }
+            if let boxed, boxed.holds(Key.serviceIdentifier) { return boxed }
             return Conformances.box(instance, as: Key.Service.self, path: bindingPath)
         }
         return _openExistential(key, do: box)
