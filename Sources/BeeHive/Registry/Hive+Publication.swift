@@ -5,10 +5,10 @@ extension Hive {
 
     /// Adds registrations; returns the duplicates found.
     ///
-    /// The batch is grouped by key outside the registry lock (duplicates inside the batch are found there, O(1)
-    /// each), then published under the lock in one short step: one insertion per key and origin, no message built.
-    /// The duplicates' diagnostics are built after the lock is released: the first
-    /// ``listedDuplicatesPerKey`` of each key one by one, then one that counts the rest and names the last.
+    /// The batch is published under the lock in one short step, no message built: each service offered to the
+    /// registry once (O(1) each, a duplicate too), each module once per name and origin (grouped by name outside the
+    /// lock). The duplicates' diagnostics are built after the lock is released: the first ``listedDuplicatesPerKey``
+    /// of each key one by one, then one that counts the rest and names the last.
     func add(
         services: [ServiceEntry], modules: [ModuleDeclaration] = [], routes: [RouteDeclaration] = []
     ) -> [Diagnostic] {
@@ -32,33 +32,56 @@ extension Hive {
     }
 
     /// ``add(services:modules:routes:)`` without its span, for a batch that is not empty.
+    ///
+    /// Services are offered to the registry one by one under the lock, each hashed once: a duplicate of the same
+    /// origin costs the registry an O(1) refusal, as grouping them first would cost. Only the entries that lost are
+    /// looked at again, for their diagnostics.
     private func addBatch(
         services: [ServiceEntry], modules: [ModuleDeclaration], routes: [RouteDeclaration]
     ) -> [Diagnostic] {
-        let serviceBatch = Batch(services) {
-            RegistrationKey(service: $0.registration.service, name: $0.registration.name)
-        }
         let moduleBatch = Batch(modules) { $0.name }
-        let (serviceHolders, moduleHolders, released) = state.withLock { state in
-            state.reserve(serviceBatch.keyCount)
-            let serviceHolders = serviceBatch.publish(services, as: \.registration) { entry in
-                let holder = state.add(entry)
-                return holder === entry ? nil : holder.registration
+        let (losers, moduleHolders, released) = state.withLock { state in
+            state.reserve(services.count)
+            // Each entry that did not take its key, with what holds the key once the batch is in.
+            var losers: [(index: Int, holder: ServiceEntry)] = []
+            for (index, entry) in services.enumerated() where state.add(entry) !== entry {
+                losers.append((index, entry))
+            }
+            for position in losers.indices {
+                let registration = services[losers[position].index].registration
+                losers[position].holder =
+                    state.entry(for: RegistrationKey(service: registration.service, name: registration.name))!
             }
             let moduleHolders = moduleBatch.publish(modules, as: { $0 }) { state.add($0) }
             state.add(routes: routes)
-            return (serviceHolders, moduleHolders, state.takeReleased())
+            return (losers, moduleHolders, state.takeReleased())
         }
         _ = released  // released here, outside the lock: a deinit is user code
         let severity = duplicateSeverity
         var duplicates: [Diagnostic] = []
-        // Registrations of a lower rank than the one serving are alternatives, not duplicates.
-        serviceBatch.forEachLoser(holders: serviceHolders, rank: { services[$0].registration.rank }) {
-            loser, holder in
-            let registration = services[loser].registration
-            duplicates.append(Diagnostic(severity, .duplicate(registration, of: holder)))
-        } unlisted: { count, last, holder in
+        // Registrations of a lower rank than the one serving are alternatives, not duplicates. Each key's first
+        // ``listedDuplicatesPerKey`` are listed one by one, in the batch's order; then one diagnostic per key counts
+        // the rest and names the last.
+        var seen: [ObjectIdentifier: Int] = [:]  // by holder, which is one per key
+        var overflow: [(holder: ServiceEntry, count: Int, last: Int)] = []
+        var overflowPosition: [ObjectIdentifier: Int] = [:]
+        for (index, holder) in losers where services[index].registration.rank == holder.registration.rank {
+            let key = ObjectIdentifier(holder)
+            seen[key, default: 0] += 1
+            if seen[key]! <= Self.listedDuplicatesPerKey {
+                let registration = services[index].registration
+                duplicates.append(Diagnostic(severity, .duplicate(registration, of: holder.registration)))
+            } else if let position = overflowPosition[key] {
+                overflow[position].count += 1
+                overflow[position].last = index
+            } else {
+                overflowPosition[key] = overflow.count
+                overflow.append((holder, 1, index))
+            }
+        }
+        for (holder, count, last) in overflow {
             let registration = services[last].registration
+            let kept = holder.registration
             duplicates.append(
                 Diagnostic(
                     severity,
@@ -66,8 +89,8 @@ extension Hive {
                         .duplicateRegistration,
                         "expected one implementation of \(registration.displayName); found \(count) more "
                             + "registrations of it after the \(Self.listedDuplicatesPerKey) listed, not listed one by "
-                            + "one (the last is \(registration.implementation) here); \(holder.implementation) "
-                            + "registered by \(holder.source) is kept", source: registration.source)))
+                            + "one (the last is \(registration.implementation) here); \(kept.implementation) "
+                            + "registered by \(kept.source) is kept", source: registration.source)))
         }
         moduleBatch.forEachLoser(holders: moduleHolders, rank: { _ in 0 }) { loser, holder in
             let module = modules[loser]
@@ -93,7 +116,7 @@ extension Hive {
     }
 }
 
-/// A batch of registrations grouped by key, outside any lock: for each key (in order of first appearance), the
+/// A batch of module declarations grouped by name, outside any lock: for each key (in order of first appearance), the
 /// entries to offer the registry (the first of each origin, and any that outranks those before it) and the others
 /// (which can never hold the key).
 ///
@@ -220,15 +243,6 @@ protocol HasRegistrationRank {
 /// Something registered from a source: a service entry or a module declaration.
 protocol HasRegistrationSource: HasRegistrationRank {
     var registrationSource: RegistrationSource { get }
-}
-
-extension ServiceEntry: HasRegistrationSource {
-    var registrationSource: RegistrationSource { registration.source }
-    var registrationRank: Int { registration.rank }
-}
-
-extension ServiceRegistration: HasRegistrationRank {
-    var registrationRank: Int { rank }
 }
 
 extension ModuleDeclaration: HasRegistrationSource {

@@ -190,6 +190,22 @@ final class ServiceEntry {
             typedInstance = nil
         }
     }
+
+    /// Whether no shared instance is made or being made (the slot read in place, not copied).
+    var slotIsEmpty: Bool {
+        if case .empty = storedSlot { return true }
+        return false
+    }
+
+    /// Keeps `instance` as the shared one, boxed as `boxed`, where this thread was making it; returns the ticket of
+    /// the threads waiting for it, if any. The slot's old state is read in place, not copied.
+    func keep(_ instance: consuming Any, boxed: TypedBox) -> CreationTicket? {
+        var ticket: CreationTicket?
+        if case .creating(_, let waiting) = storedSlot { ticket = waiting }
+        slot = .ready(instance)
+        typedInstance = boxed
+        return ticket
+    }
 }
 
 /// A shared instance boxed for the exact type it was asked for: what the cached path of

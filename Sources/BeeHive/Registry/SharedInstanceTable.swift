@@ -44,6 +44,9 @@ struct TypeIndex {
         key.name == nil ? unnamed[key.type] : named[key]
     }
 
+    /// The entry indexed under `type` with no registration name.
+    func unnamed(_ type: ObjectIdentifier) -> ServiceEntry? { unnamed[type] }
+
     /// Indexes `entry` under `key`. The first unnamed entry sizes the index for `expected` types, so that it does not
     /// grow (copying every entry) during the first uses.
     mutating func set(_ entry: ServiceEntry, for key: TypeKey, expected: Int) {

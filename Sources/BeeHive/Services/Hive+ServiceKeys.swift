@@ -52,6 +52,7 @@ extension Hive {
     /// key's `Service`, which does).
     @usableFromInline
     func makeService(key: any ServiceKey.Type, name: String?, shouldCache: Bool) throws(HiveError) -> TypedInstance {
+        if shouldCache, name == nil, let made = typedFirstUse(ObjectIdentifier(key)) { return made }
         let lookup = TypedLookup(key, name: name, serviceName: key.serviceName, in: self)
         if shouldCache, let cached = lookup.cached { return cached }
         let (made, entry, generation) = try instance(for: lookup.key, typeKey: lookup.typeKey, shouldCache: shouldCache)
@@ -63,6 +64,7 @@ extension Hive {
     func makeServiceWaiting(
         key: any ServiceKey.Type, name: String?, shouldCache: Bool
     ) async throws(HiveError) -> TypedInstance {
+        if shouldCache, name == nil, let made = typedFirstUse(ObjectIdentifier(key)) { return made }
         let lookup = TypedLookup(key, name: name, serviceName: key.serviceName, in: self)
         if shouldCache, let cached = lookup.cached { return cached }
         while true {

@@ -53,6 +53,9 @@ extension Hive {
     func makeService<Service>(
         _ service: Service.Type, name: String?, shouldCache: Bool
     ) throws(HiveError) -> Service {
+        if shouldCache, name == nil, let made = typedFirstUse(ObjectIdentifier(service)) {
+            return made.value(as: Service.self)
+        }
         let lookup = TypedLookup(service, name: name, in: self)
         if shouldCache, let cached = lookup.cached {
             return cached.value(as: Service.self)
@@ -84,6 +87,9 @@ extension Hive {
     ) async throws(HiveError) -> Service {
         if shouldCache, let box = sharedInstance(ObjectIdentifier(service), name: name) {
             return box.value(as: Service.self)
+        }
+        if shouldCache, name == nil, let made = typedFirstUse(ObjectIdentifier(service)) {
+            return made.value(as: Service.self)
         }
         let lookup = TypedLookup(service, name: name, in: self)
         if shouldCache, let cached = lookup.cached {
