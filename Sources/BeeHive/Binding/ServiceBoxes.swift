@@ -24,9 +24,10 @@ final class ServiceBoxes: @unchecked Sendable {
     }
 
     /// The names of the annotated services: the runtime's name of each type, the key's name for a key.
-    var names: [String] {
-        ((first.map { [$0] } ?? []) + others).map { $0.key?.serviceName ?? TypeLookup.name(of: $0.service) }
-    }
+    var names: [String] { ((first.map { [$0] } ?? []) + others).map(Self.name(of:)) }
+
+    /// The name of the service `boxed` makes boxes of: the runtime's name of its type, the key's name for a key.
+    static func name(of boxed: Boxed) -> String { boxed.key?.serviceName ?? TypeLookup.name(of: boxed.service) }
 
     /// These services and `service` (the key `key`, when there is one), made by `make`.
     func adding(_ service: any Any.Type, key: (any ServiceKey.Type)?, _ make: @escaping ServiceMaker) -> ServiceBoxes {
@@ -43,7 +44,7 @@ final class ServiceBoxes: @unchecked Sendable {
 
     /// Whether `boxed` makes a box of `service`: asked for its key or type, or for its key's `Service` (which this
     /// asks the key for, naming that type once).
-    private static func boxes(_ boxed: Boxed, as service: ObjectIdentifier) -> Bool {
+    static func boxes(_ boxed: Boxed, as service: ObjectIdentifier) -> Bool {
         ObjectIdentifier(boxed.service) == service || boxed.key?.serviceIdentifier == service
     }
 

@@ -185,9 +185,8 @@ extension Hive {
                     : try parsedRegistration(service: key == nil ? nil : serviceName)
                 parsed.services.append(
                     ServiceEntry(
-                        registration,
-                        .implementation(implementation, boxes: ServiceBoxes.none.adding(service, key: key, make)),
-                        serviceType: ObjectIdentifier(service)))
+                        registration, .implementation(implementation, boxes: .none),
+                        serviceType: ObjectIdentifier(service), annotated: (service, key, make)))
             case .modules:
                 let r = try ModuleRecord(RecordParser.parse(record))
                 parsed.modules.append(try ModuleDeclaration(r, source: source(r.location)))

@@ -160,6 +160,10 @@ final class ServiceEntry {
     /// The service as a type, when its registration says (a Swift annotation's typed record): the registry indexes
     /// the entry under it while it serves, so that its first use by type finds it without naming the type.
     let serviceType: ObjectIdentifier?
+    /// For a registration read from a typed record (a Swift annotation), the service the record annotated its
+    /// implementation with and how to make an instance boxed as it: kept here, where the provider's ``ServiceBoxes``
+    /// of one would be an allocation per registration.
+    let annotated: ServiceBoxes.Boxed?
     @exclusivity(unchecked)
     var provider: Provider
     @exclusivity(unchecked)
@@ -175,10 +179,21 @@ final class ServiceEntry {
     @exclusivity(unchecked)
     var isWithdrawn = false
 
-    init(_ registration: ServiceRegistration, _ provider: Provider, serviceType: ObjectIdentifier? = nil) {
+    init(
+        _ registration: ServiceRegistration, _ provider: Provider, serviceType: ObjectIdentifier? = nil,
+        annotated: ServiceBoxes.Boxed? = nil
+    ) {
         self.registration = registration
         self.serviceType = serviceType
+        self.annotated = annotated
         self.provider = provider
+    }
+
+    /// How to make an instance boxed as `service`, if the implementation was annotated with it: the annotated
+    /// service's maker, else one of `boxes`, the provider's.
+    func maker(for service: ObjectIdentifier, in boxes: ServiceBoxes) -> ServiceMaker? {
+        if let annotated, ServiceBoxes.boxes(annotated, as: service) { return annotated.make }
+        return boxes.maker(for: service)
     }
 
     /// The instance slot; each change counts in ``generation`` and forgets ``typedInstance``.

@@ -219,14 +219,14 @@ extension Hive {
     ) throws(HiveError) -> Made {
         switch provider {
         case .implementation(let type, let boxes):
-            if let service, let make = boxes.maker(for: service) {
+            if let service, let make = entry.maker(for: service, in: boxes) {
                 let (instance, boxed) = make(singleton)
                 return Made(instance: instance, boxed: TypedBox(type: service, object: boxed))
             }
             // Asked for another service of the record (or by name: no box to make and drop, which for a key's box
             // would name its service to destroy it).
             let instance =
-                service.flatMap { _ in boxes.anyMaker?(singleton).instance }
+                service.flatMap { _ in (entry.annotated?.make ?? boxes.anyMaker)?(singleton).instance }
                 ?? (singleton ? type._sharedOrNewInstance() : type.init())
             return Made(instance: instance, boxed: nil)
         case .factory(_, let factory):

@@ -27,7 +27,7 @@ extension RegistryState {
             && DiagnosticHints.isSwiftAnnotation(entry.registration)
         {
             guard case .implementation(_, let boxes) = entry.provider,
-                boxes.names.contains(key.service)
+                entry.annotated.map(ServiceBoxes.name(of:)) == key.service || boxes.names.contains(key.service)
             else { continue }
             annotated.insert(entry.registration.implementation)
         }

@@ -21,13 +21,27 @@ struct AddressTable<Value> {
     subscript(key address: UInt) -> Value? {
         get { slot(of: address).flatMap { values[$0] } }
         set {
-            if let index = slot(of: address) {
-                values[index] = newValue
+            guard let newValue else {
+                if let index = slot(of: address) { values[index] = nil }
                 return
             }
-            guard let newValue else { return }
             if (count + 1) * 2 > keys.count { grow() }
-            insert(address, newValue)
+            // One probe: the key's slot, or the first free one, which takes the key.
+            let mask = keys.count - 1
+            var index = homeSlot(of: address, mask: mask)
+            let isNew = keys.withUnsafeMutableBufferPointer { keys in
+                while true {
+                    let key = keys[index]
+                    if key == address { return false }
+                    if key == 0 {
+                        keys[index] = address
+                        return true
+                    }
+                    index = (index + 1) & mask
+                }
+            }
+            if isNew { count += 1 }
+            values[index] = newValue
         }
     }
 

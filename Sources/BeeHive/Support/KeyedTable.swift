@@ -47,14 +47,32 @@ extension KeyedTable where Key: TableKey {
     /// Changes the value for `key` (first set to `initial` when there is none) with `body`.
     mutating func modify(_ key: Key, initial: @autoclosure () -> Value, _ body: (inout Value) -> Void) {
         let hash = key.tableHash
-        if let index = index(of: key, hash: hash) {
+        if (used + 1) * 2 > hashes.count { grow(to: max(16, (count + 1) * 4)) }
+        // One probe: the key's slot, or the slot never used where its probe ends, which takes it.
+        let mask = hashes.count - 1
+        var index = homeSlot(of: hash, mask: mask)
+        let isNew = slots.withUnsafeBufferPointer { slots in
+            hashes.withUnsafeMutableBufferPointer { hashes in
+                while true {
+                    let found = hashes[index]
+                    if found == 0 {
+                        hashes[index] = hash
+                        return true
+                    }
+                    if found == hash, slots[index]?.key == key { return false }
+                    index = (index + 1) & mask
+                }
+            }
+        }
+        guard isNew else {
             slots.update(index) { body(&$0!.value) }
             return
         }
         var value = initial()
         body(&value)
-        if (used + 1) * 2 > hashes.count { grow(to: max(16, (count + 1) * 4)) }
-        insert(hash, (key, value))
+        slots[index] = (key, value)
+        used += 1
+        count += 1
     }
 
     var isEmpty: Bool { count == 0 }
