@@ -44,7 +44,7 @@ unit_filter='^(BeeHiveTests|_BeeHiveDiscoveryTests|BeeHiveMacrosTests|BeeHiveSer
 complexity_filter='^BeeHiveTests\.ComplexityTests'
 integration_filter='^(BeeHiveIntegrationTests|BeeHiveCommandTests)\.'
 snippets_filter='^BeeHiveIntegrationTests\.SnippetTests'
-tsan_filter='ConcurrencyTests|ServiceEventsAndLeasesTests|RankingTests|configConcurrency|concurrentCaching|ModuleLifecycleTests|ModuleEventTests|watchdog|PluginUpgradeConcurrencyTests'
+tsan_filter='ConcurrencyTests|ServiceEventsAndLeasesTests|RankingTests|configConcurrency|concurrentCaching|ModuleLifecycleTests|ModuleEventTests|watchdog|PluginUpgradeConcurrencyTests|TypedFirstUseTests'
 
 started=$(date +%s)
 failed=()

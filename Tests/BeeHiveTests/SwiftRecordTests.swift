@@ -57,37 +57,19 @@ let aliasedGreeterAccessor: _BeeHiveTypedRecord.Accessor = { out, type, hint in
 
 @Suite("Swift records (format 3): one record per annotation, found in memory")
 struct SwiftRecordTests {
-    /// What `hive` parses from a section of one record whose accessor is `accessor`, read as image `imageID`'s (the
-    /// caller removes that image's typed records when done).
+    /// What `hive` parses from a section of one record whose accessor is `accessor` (``SwiftRecordSection``).
     static func parse(
         _ accessor: _BeeHiveTypedRecord.Accessor, imageID: UInt64, in hive: Hive
     ) -> (parsed: Hive.ParsedRecords, problems: [Diagnostic]) {
-        var parsed = Hive.ParsedRecords()
-        var problems: [Diagnostic] = []
-        section(accessor: accessor).withUnsafeBytes { buffer in
-            hive.parse(
-                RecordSection(
-                    imagePath: "test", imageID: imageID, sectionName: "swift5_tests", kind: .swiftRecords,
-                    bytes: buffer),
-                into: &parsed, problems: &problems)
-        }
-        return (parsed, problems)
+        SwiftRecordSection.parse(accessor, imageID: imageID, in: hive)
     }
 
-    /// A `swift5_tests` section as the scanner hands it over: a zeroed entry (another library's), then one record,
-    /// whose typed value has the layout `layout` (this BeeHive's unless said).
+    /// A section of one record (``SwiftRecordSection``), by default `swiftGreeterAccessor`'s.
     static func section(
         recordKind: UInt = 1, accessor: _BeeHiveTypedRecord.Accessor = swiftGreeterAccessor,
         layout: UInt = RecordFormat.swiftTypedLayout
     ) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: 64)
-        withUnsafeBytes(of: RecordFormat.swiftRecordKind.littleEndian) { bytes.replaceSubrange(32..<36, with: $0) }
-        withUnsafeBytes(of: RecordFormat.swiftRecordVersion.littleEndian) { bytes.replaceSubrange(36..<40, with: $0) }
-        let address = UInt(bitPattern: unsafeBitCast(accessor, to: UnsafeRawPointer.self))
-        withUnsafeBytes(of: address) { bytes.replaceSubrange(40..<48, with: $0) }
-        withUnsafeBytes(of: recordKind) { bytes.replaceSubrange(48..<56, with: $0) }
-        withUnsafeBytes(of: layout) { bytes.replaceSubrange(56..<64, with: $0) }
-        return bytes
+        SwiftRecordSection.bytes(recordKind: recordKind, accessor: accessor, layout: layout)
     }
 
     /// The entries of a section; the typed records they point to are kept for the rest of the test process.

@@ -1,8 +1,13 @@
-import Foundation
 import Synchronization
 import Testing
 
 @testable import BeeHive
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 protocol Kettle: AnyObject, Sendable { var serial: Int { get } }
 
@@ -18,7 +23,7 @@ final class SlowKettle: Kettle, ServiceImplementation {
     static var isSingleton: Bool { true }
     let serial = kettlesMade.add(1, ordering: .relaxed).newValue
 
-    init() { Thread.sleep(forTimeInterval: 0.05) }
+    init() { usleep(50_000) }
 }
 
 /// What `@BeeHiveService(Kettle.self)` writes for `SlowKettle` when `Kettle` has a key.
@@ -81,7 +86,7 @@ struct TypedFirstUseTests {
     /// A hive holding the typed record of `accessor`, registered as the scanner registers it.
     static func hive(with accessor: _BeeHiveTypedRecord.Accessor, image: UInt64) throws -> Hive {
         let hive = Hive()
-        let (parsed, problems) = SwiftRecordTests.parse(accessor, imageID: image, in: hive)
+        let (parsed, problems) = SwiftRecordSection.parse(accessor, imageID: image, in: hive)
         #expect(problems.isEmpty)
         try #require(parsed.services.count == 1)
         #expect(hive.add(services: parsed.services).isEmpty)
