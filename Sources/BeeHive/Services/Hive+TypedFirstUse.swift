@@ -21,7 +21,9 @@ extension Hive {
             else { return nil }
             return (entry, implementation, boxes)
         }
-        guard let (entry, implementation, boxes) = found, let make = entry.maker(for: type, in: boxes) else { return nil }
+        guard let (entry, implementation, boxes) = found, let make = entry.maker(for: type, in: boxes) else {
+            return nil
+        }
         guard implementation.isSingleton else {
             let (_, box) = make(false)
             telemetry.countCreated(shared: false)
