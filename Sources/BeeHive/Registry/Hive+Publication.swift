@@ -42,15 +42,13 @@ extension Hive {
         let moduleBatch = Batch(modules) { $0.name }
         let (losers, moduleHolders, released) = state.withLock { state in
             state.reserve(services.count)
-            // Each entry that did not take its key, with what holds the key once the batch is in.
-            var losers: [(index: Int, holder: ServiceEntry)] = []
-            for (index, entry) in services.enumerated() where state.add(entry) !== entry {
-                losers.append((index, entry))
-            }
-            for position in losers.indices {
-                let registration = services[losers[position].index].registration
-                losers[position].holder =
-                    state.entry(for: RegistrationKey(service: registration.service, name: registration.name))!
+            var lost: [Int] = []
+            for (index, entry) in services.enumerated() where state.add(entry) !== entry { lost.append(index) }
+            // What holds each loser's key once the whole batch is in: a later entry may have outranked its winner.
+            let losers = lost.map { index in
+                let registration = services[index].registration
+                let key = RegistrationKey(service: registration.service, name: registration.name)
+                return (index: index, holder: state.entry(for: key)!)
             }
             let moduleHolders = moduleBatch.publish(modules, as: { $0 }) { state.add($0) }
             state.add(routes: routes)
