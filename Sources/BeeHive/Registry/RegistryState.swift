@@ -206,12 +206,6 @@ final class ServiceEntry {
         }
     }
 
-    /// Whether no shared instance is made or being made (the slot read in place, not copied).
-    var slotIsEmpty: Bool {
-        if case .empty = storedSlot { return true }
-        return false
-    }
-
     /// Keeps `instance` as the shared one, boxed as `boxed`, where this thread was making it; returns the ticket of
     /// the threads waiting for it, if any. The slot's old state is read in place, not copied.
     func keep(_ instance: consuming Any, boxed: TypedBox) -> CreationTicket? {

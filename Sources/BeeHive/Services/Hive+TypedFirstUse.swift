@@ -7,30 +7,34 @@ import Musl
 extension Hive {
     /// The first use, unnamed and cached, of a service whose typed record (a Swift annotation) makes its instance
     /// boxed as `type`, the type or key asked for: what ``attempt(for:typeKey:shouldCache:entry:)`` and
-    /// ``TypedLookup`` do for it, in fewer steps. `nil` when the request needs them: no entry indexed under `type`, a
-    /// slot that is not empty (made, being made, a cycle), a factory, a name still to bind.
+    /// ``TypedLookup`` do for it, in fewer steps. `nil` when the request needs them: no entry of a typed record indexed
+    /// under `type`, whose slot never held an instance (a removed instance goes the general way), or whose maker boxes
+    /// another type.
     ///
     /// Under the lock only the registry's answers: the entry, the claim of its slot, then the instance kept and
     /// boxed for the cached path. `isSingleton` and the maker run outside it.
     @usableFromInline
     func typedFirstUse(_ type: ObjectIdentifier) -> TypedInstance? {
-        TypedRecords.bindPending()  // accessors are foreign code: called before the lock
-        let found: (ServiceEntry, any ServiceImplementation.Type, ServiceBoxes)? = state.withLock { state in
-            guard let entry = state.typeIndex.unnamed(type), entry.slotIsEmpty,
-                case .implementation(let implementation, let boxes) = entry.provider
+        // A program that never kept a typed record has no entry this can serve: one load, no lock.
+        guard TypedRecords.hasRecords.isSet else { return nil }
+        let found: (ServiceEntry, any ServiceImplementation.Type)? = state.withLock { state in
+            guard let entry = state.typeIndex.unnamed(type), entry.generation == 0, entry.annotated != nil,
+                case .implementation(let implementation, _) = entry.provider
             else { return nil }
-            return (entry, implementation, boxes)
+            return (entry, implementation)
         }
-        guard let (entry, implementation, boxes) = found, let make = entry.maker(for: type, in: boxes) else {
-            return nil
-        }
+        // The entry's maker is a constant of it, read without the lock.
+        guard let (entry, implementation) = found, let annotated = entry.annotated,
+            ServiceBoxes.boxes(annotated, as: type)
+        else { return nil }
+        let make = annotated.make
         guard implementation.isSingleton else {
             let (_, box) = make(false)
             telemetry.countCreated(shared: false)
             return box
         }
         let claimed = state.withLock { _ in
-            guard entry.slotIsEmpty, !entry.isWithdrawn else { return false }
+            guard entry.generation == 0, !entry.isWithdrawn else { return false }
             entry.slot = .creating(thread: pthread_self(), ticket: nil)
             return true
         }
