@@ -18,6 +18,19 @@ enum KettleKey: ServiceKey {
 
 let kettlesMade = Atomic<Int>(0)
 
+/// What `@BeeHiveService(Kettle.self)` writes for `Impl` when `Kettle` has a key, its JSON `json` written in `file`:
+/// the body of the accessor of its record.
+func writeKettleRecord<Impl: Kettle & ServiceImplementation>(
+    _: Impl.Type, json: StaticString, file: String, to out: UnsafeMutableRawPointer, type: UnsafeRawPointer,
+    hint: UnsafeRawPointer?
+) -> Bool {
+    _BeeHiveTypedRecord.write(
+        json: json,
+        .service(
+            KettleKey.self, implementation: Impl.self, named: "BeeHiveTests.\(Impl.self)",
+            serviceNamed: "BeeHiveTests.Kettle", file: file, line: 1, upcast: { $0 }), to: out, type: type, hint: hint)
+}
+
 /// A singleton slow to make: threads that ask meanwhile wait for it.
 final class SlowKettle: Kettle, ServiceImplementation {
     static var isSingleton: Bool { true }
@@ -26,14 +39,11 @@ final class SlowKettle: Kettle, ServiceImplementation {
     init() { usleep(50_000) }
 }
 
-/// What `@BeeHiveService(Kettle.self)` writes for `SlowKettle` when `Kettle` has a key.
 let slowKettleAccessor: _BeeHiveTypedRecord.Accessor = { out, type, hint in
-    _BeeHiveTypedRecord.write(
+    writeKettleRecord(
+        SlowKettle.self,
         json: #"{"service":"BeeHiveTests.Kettle","impl":"BeeHiveTests.SlowKettle","file":"K/S.swift","line":1}"#,
-        .service(
-            KettleKey.self, implementation: SlowKettle.self, named: "BeeHiveTests.SlowKettle",
-            serviceNamed: "BeeHiveTests.Kettle", file: "K/S.swift", line: 1, upcast: { $0 }), to: out, type: type,
-        hint: hint)
+        file: "K/S.swift", to: out, type: type, hint: hint)
 }
 
 /// Not a singleton: every request makes one.
@@ -42,12 +52,10 @@ final class TransientKettle: Kettle, ServiceImplementation {
 }
 
 let transientKettleAccessor: _BeeHiveTypedRecord.Accessor = { out, type, hint in
-    _BeeHiveTypedRecord.write(
+    writeKettleRecord(
+        TransientKettle.self,
         json: #"{"service":"BeeHiveTests.Kettle","impl":"BeeHiveTests.TransientKettle","file":"K/T.swift","line":1}"#,
-        .service(
-            KettleKey.self, implementation: TransientKettle.self, named: "BeeHiveTests.TransientKettle",
-            serviceNamed: "BeeHiveTests.Kettle", file: "K/T.swift", line: 1, upcast: { $0 }), to: out, type: type,
-        hint: hint)
+        file: "K/T.swift", to: out, type: type, hint: hint)
 }
 
 /// What the hive answered when `SelfAskingKettle`'s initializer asked for its own service.
@@ -71,12 +79,10 @@ final class SelfAskingKettle: Kettle, ServiceImplementation {
 }
 
 let selfAskingKettleAccessor: _BeeHiveTypedRecord.Accessor = { out, type, hint in
-    _BeeHiveTypedRecord.write(
+    writeKettleRecord(
+        SelfAskingKettle.self,
         json: #"{"service":"BeeHiveTests.Kettle","impl":"BeeHiveTests.SelfAskingKettle","file":"K/A.swift","line":1}"#,
-        .service(
-            KettleKey.self, implementation: SelfAskingKettle.self, named: "BeeHiveTests.SelfAskingKettle",
-            serviceNamed: "BeeHiveTests.Kettle", file: "K/A.swift", line: 1, upcast: { $0 }), to: out, type: type,
-        hint: hint)
+        file: "K/A.swift", to: out, type: type, hint: hint)
 }
 
 /// The first use of a service whose typed record makes it boxed as what is asked for (a key, or the annotated
@@ -134,6 +140,18 @@ struct TypedFirstUseTests {
         let kettle = try hive.createService(KettleKey.self)
         #expect(selfAskingKettleAnswer.withLock { $0 } == "cyclicDependency")
         #expect(try hive.createService(KettleKey.self) === kettle)
+    }
+
+    @Test("a removed instance is made again (the general path) and kept for the cached path")
+    func removedInstance() throws {
+        let hive = try Self.hive(with: slowKettleAccessor, image: 9_974)
+        defer { TypedRecords.remove(image: 9_974) }
+        let first = try hive.createService(KettleKey.self)
+        hive.removeServiceInstance(KettleKey.self)
+        #expect(hive.existingService(KettleKey.self) == nil)
+        let second = try hive.createService(KettleKey.self)
+        #expect(second !== first && second.serial != first.serial)
+        #expect(try hive.createService(KettleKey.self) === second)
     }
 
     @Test("a registration that outranks the record's after its first use serves the next request")
