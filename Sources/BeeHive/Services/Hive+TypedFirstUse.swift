@@ -13,7 +13,6 @@ extension Hive {
     ///
     /// Under the lock only the registry's answers: the entry, the claim of its slot, then the instance kept and
     /// boxed for the cached path. `isSingleton` and the maker run outside it.
-    @usableFromInline
     func typedFirstUse(_ type: ObjectIdentifier) -> TypedInstance? {
         // A program that never kept a typed record has no entry this can serve: one load, no lock.
         guard TypedRecords.hasRecords.isSet else { return nil }
