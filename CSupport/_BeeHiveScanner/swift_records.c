@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include "scanner_internal.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,74 @@ static int bh_visit_swift(struct dl_phdr_info *info, size_t size, void *data) {
     return 0;
 }
 
+/*
+ * The ranges of the last enumeration, for every scanner of the process (a new hive's scan enumerates once). They are
+ * taken again, without a copy of the runtime's entries (a system call each), when the loader's counts (adds, subs)
+ * are the ones the last enumeration's walk saw and the runtime's list holds the same entries: the list only grows, by
+ * an image's constructor, which may run after the loader counted the image, so the entries are compared too (their
+ * addresses, not their contents). Guarded by its own mutex, taken under a scanner's lock and never around a call out.
+ */
+typedef struct {
+    const void **items;
+    size_t count, capacity;
+} bh_entry_list;
+
+static pthread_mutex_t bh_last_lock = PTHREAD_MUTEX_INITIALIZER;
+static bh_tests_ranges bh_last_ranges;
+static bh_entry_list bh_last_entries;
+static unsigned long long bh_last_adds, bh_last_subs;
+static int bh_has_last;
+
+static bool bh_list_entry(const bh_metadata_sections *registered, void *context) {
+    bh_entry_list *list = context;
+    if (!bh_reserve((void **)&list->items, &list->capacity, list->count, sizeof *list->items)) return false;
+    list->items[list->count++] = registered;
+    return true;
+}
+
+/* Copies the last enumeration's ranges into `ranges` if its walk saw the loader counts `adds` and `subs` and the
+ * runtime lists the same `entries` (listed by the caller, who keeps them). */
+static int bh_take_last_ranges(unsigned long long adds, unsigned long long subs, const bh_entry_list *entries,
+                               bh_tests_ranges *ranges) {
+    int taken = 0;
+    pthread_mutex_lock(&bh_last_lock);
+    if (bh_has_last && bh_last_adds == adds && bh_last_subs == subs && bh_last_entries.count == entries->count &&
+        (entries->count == 0 ||
+         memcmp(bh_last_entries.items, entries->items, entries->count * sizeof *entries->items) == 0)) {
+        size_t bytes = bh_last_ranges.count * sizeof *ranges->items;
+        ranges->items = bytes ? malloc(bytes) : NULL;
+        if (ranges->items || !bytes) {
+            if (bytes) memcpy(ranges->items, bh_last_ranges.items, bytes);
+            ranges->count = ranges->capacity = bh_last_ranges.count;
+            taken = 1;
+        }
+    }
+    pthread_mutex_unlock(&bh_last_lock);
+    return taken;
+}
+
+/* Remembers `ranges`, collected from the runtime's `entries` after a walk that saw the loader counts `adds` and
+ * `subs`; takes `entries` over. */
+static void bh_keep_last_ranges(unsigned long long adds, unsigned long long subs, bh_entry_list *entries,
+                                const bh_tests_ranges *ranges) {
+    size_t bytes = ranges->count * sizeof *ranges->items;
+    bh_tests_range *items = bytes ? malloc(bytes) : NULL;
+    if (bytes && !items) return; /* out of memory: the next scanner enumerates again */
+    if (bytes) memcpy(items, ranges->items, bytes);
+    pthread_mutex_lock(&bh_last_lock);
+    bh_tests_range *old_ranges = bh_last_ranges.items;
+    const void **old_entries = bh_last_entries.items;
+    bh_last_ranges = (bh_tests_ranges){items, ranges->count, ranges->count};
+    bh_last_entries = *entries;
+    *entries = (bh_entry_list){0};
+    bh_last_adds = adds;
+    bh_last_subs = subs;
+    bh_has_last = 1;
+    pthread_mutex_unlock(&bh_last_lock);
+    free(old_ranges);
+    free(old_entries);
+}
+
 int bh_swift_search_due(const bh_scanner *s) { return swift_enumerateAllMetadataSections && !s->swift_searched; }
 
 void bh_find_swift_records(bh_scanner *s) {
@@ -170,8 +239,14 @@ void bh_find_swift_records(bh_scanner *s) {
     s->swift_adds = s->adds;
     s->swift_subs = s->subs;
     bh_tests_ranges ranges = {0};
-    swift_enumerateAllMetadataSections(bh_collect_tests, &ranges);
-    bh_latest_ranges(&ranges);
+    bh_entry_list entries = {0};
+    swift_enumerateAllMetadataSections(bh_list_entry, &entries);
+    if (!bh_take_last_ranges(s->adds, s->subs, &entries, &ranges)) {
+        swift_enumerateAllMetadataSections(bh_collect_tests, &ranges);
+        bh_latest_ranges(&ranges);
+        bh_keep_last_ranges(s->adds, s->subs, &entries, &ranges);
+    }
+    free(entries.items);
     if (ranges.count > 0) {
         bh_swift_walk walk = {s, &ranges};
         dl_iterate_phdr(bh_visit_swift, &walk);
