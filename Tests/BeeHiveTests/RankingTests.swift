@@ -75,6 +75,19 @@ struct RankingTests {
         #expect(try await hive.service(PriceService.self).label == "better")
     }
 
+    @Test("a higher rank registered while the first instance is being made: the caller gets it, the next the new one")
+    func takeoverDuringCreation() throws {
+        let hive = Hive()
+        try hive.register(PriceService.self, scope: .singleton) { hive in
+            // The factory runs without the lock: code may register meanwhile, here a registration that outranks it.
+            try hive.register(PriceService.self, scope: .singleton, rank: 1) { _ in LabelledPrices(label: "better") }
+            return LabelledPrices(label: "first")
+        }
+        #expect(try hive.createService(PriceService.self).label == "first", "the request that made it gets it")
+        #expect(try hive.createService(PriceService.self).label == "better", "not the outranked one, cached")
+        #expect(try hive.createService(PriceService.self).label == "better")
+    }
+
     @Test("services(_:where:) gives every name's implementation whose properties match, highest rank first")
     func servicesWhere() throws {
         let hive = Hive()

@@ -85,6 +85,25 @@ let selfAskingKettleAccessor: _BeeHiveTypedRecord.Accessor = { out, type, hint i
         file: "K/A.swift", to: out, type: type, hint: hint)
 }
 
+/// A singleton whose initializer registers, in code, a registration of its service that outranks its own record.
+final class OutrankedKettle: Kettle, ServiceImplementation {
+    static var isSingleton: Bool { true }
+    static let hive = Mutex<Hive?>(nil)
+    let serial = kettlesMade.add(1, ordering: .relaxed).newValue
+
+    init() {
+        guard let hive = Self.hive.withLock({ $0 }) else { return }
+        _ = try? hive.register(KettleKey.self, scope: .singleton, rank: 1) { _ in TransientKettle() }
+    }
+}
+
+let outrankedKettleAccessor: _BeeHiveTypedRecord.Accessor = { out, type, hint in
+    writeKettleRecord(
+        OutrankedKettle.self,
+        json: #"{"service":"BeeHiveTests.Kettle","impl":"BeeHiveTests.OutrankedKettle","file":"K/O.swift","line":1}"#,
+        file: "K/O.swift", to: out, type: type, hint: hint)
+}
+
 /// The first use of a service whose typed record makes it boxed as what is asked for (a key, or the annotated
 /// type): the short path, which must give what the general one gives.
 @Suite("A typed record's first use")
@@ -152,6 +171,20 @@ struct TypedFirstUseTests {
         let second = try hive.createService(KettleKey.self)
         #expect(second !== first && second.serial != first.serial)
         #expect(try hive.createService(KettleKey.self) === second)
+    }
+
+    @Test("a registration that outranks the record's, made while its instance is made: not cached, serves next")
+    func outrankedDuringFirstUse() throws {
+        let hive = try Self.hive(with: outrankedKettleAccessor, image: 9_975)
+        defer {
+            TypedRecords.remove(image: 9_975)
+            OutrankedKettle.hive.withLock { $0 = nil }
+        }
+        OutrankedKettle.hive.withLock { $0 = hive }
+        #expect(try hive.createService(KettleKey.self) is OutrankedKettle, "the request that made it gets it")
+        let next = try hive.createService(KettleKey.self)
+        #expect(next is TransientKettle, "the registration that outranks it, not the instance made meanwhile")
+        #expect(try hive.createService(KettleKey.self) === next)
     }
 
     @Test("a registration that outranks the record's after its first use serves the next request")

@@ -86,9 +86,11 @@ struct TypedLookup {
         if let cachedGeneration {
             hive.state.withLock { state in
                 // A registration withdrawn while its instance was being made (a plugin upgraded meanwhile) keeps
-                // nothing: the cache serves the registration that replaced it.
+                // nothing: the cache serves the registration that replaced it. One outranked meanwhile keeps its box,
+                // but the cached path serves the type's registration now.
                 guard entry.generation == cachedGeneration, !entry.isWithdrawn else { return }
                 entry.typedInstance = box
+                guard state.typeIndex[typeKey] === entry else { return }
                 state.sharedInstances.set(
                     SharedInstance(entry: entry, generation: cachedGeneration, box: box.object), for: typeKey,
                     expected: state.services.count)
