@@ -182,14 +182,12 @@ static unsigned long long bh_current_subs(void) {
  * was unloaded. Call with the lock held.
  */
 static void bh_scan_locked(bh_scanner *s, int counts_as_scan) {
-    bh_set_scan_pid(1);
     for (int round = 0; round < BH_MAX_RESCANS; round++) {
         int subs_changed = bh_walk_images(s, 1, counts_as_scan && round == 0);
         bh_find_swift_records(s);
         bh_open_pending(s, subs_changed);
         if (bh_current_subs() == s->subs) break;
     }
-    bh_set_scan_pid(0);
 }
 
 /*

@@ -172,8 +172,6 @@ BH_HIDDEN void bh_add_problem(bh_scanner *s, const char *image, uint64_t id, int
 BH_HIDDEN void bh_wanted_free(bh_wanted_list *list);
 BH_HIDDEN void bh_image_free(bh_image *image);
 BH_HIDDEN int bh_copy_memory(int careful, void *destination, uintptr_t address, size_t count);
-/* Remembers this process's id for the careful copies of the scan this thread begins (1), or forgets it (0). */
-BH_HIDDEN void bh_set_scan_pid(int scanning);
 BH_HIDDEN const ElfW(Phdr) *bh_segment_of(const ElfW(Phdr) *phdrs, size_t phnum, uint64_t vaddr, uint64_t size);
 
 /* ---- notes.c ---- */

@@ -127,13 +127,6 @@ void bh_image_free(bh_image *image) {
 
 /* ---- Reading the image's memory -------------------------------------------- */
 
-/* This process's id while this thread scans (bh_scan_locked sets it, once per scan: getpid is a system call, and a
- * scan copies a few pieces of memory per image with records); 0 otherwise, and then asked per copy. Asked again at
- * every scan, so that a child after fork never uses its parent's. */
-static __thread pid_t bh_scan_pid;
-
-void bh_set_scan_pid(int scanning) { bh_scan_pid = scanning ? getpid() : 0; }
-
 /*
  * Copies `count` bytes of this process's memory at `address`. In careful mode the copy goes through
  * process_vm_readv, which fails with EFAULT instead of raising SIGSEGV or SIGBUS (an image file
@@ -145,7 +138,7 @@ int bh_copy_memory(int careful, void *destination, uintptr_t address, size_t cou
     if (careful && !__atomic_load_n(&unavailable, __ATOMIC_RELAXED)) {
         struct iovec local = {destination, count};
         struct iovec remote = {(void *)address, count};
-        ssize_t n = process_vm_readv(bh_scan_pid ? bh_scan_pid : getpid(), &local, 1, &remote, 1, 0);
+        ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
         if (n == (ssize_t)count) return 0;
         if (n >= 0 || (errno != ENOSYS && errno != EPERM)) return -1;
         __atomic_store_n(&unavailable, 1, __ATOMIC_RELAXED);

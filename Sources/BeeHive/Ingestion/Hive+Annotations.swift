@@ -185,8 +185,7 @@ extension Hive {
                     : try parsedRegistration(service: key == nil ? nil : serviceName)
                 parsed.services.append(
                     ServiceEntry(
-                        registration, .implementation(implementation, boxes: .none),
-                        serviceType: ObjectIdentifier(service), annotated: (service, key, make)))
+                        registration, .implementation(implementation, boxes: .none), annotated: (service, key, make)))
             case .modules:
                 let r = try ModuleRecord(RecordParser.parse(record))
                 parsed.modules.append(try ModuleDeclaration(r, source: source(r.location)))

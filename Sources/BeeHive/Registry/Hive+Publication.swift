@@ -45,11 +45,7 @@ extension Hive {
             var lost: [Int] = []
             for (index, entry) in services.enumerated() where state.add(entry) !== entry { lost.append(index) }
             // What holds each loser's key once the whole batch is in: a later entry may have outranked its winner.
-            let losers = lost.map { index in
-                let registration = services[index].registration
-                let key = RegistrationKey(service: registration.service, name: registration.name)
-                return (index: index, holder: state.entry(for: key)!)
-            }
+            let losers = lost.map { (index: $0, holder: state.entry(for: services[$0].registration.key)!) }
             let moduleHolders = moduleBatch.publish(modules, as: { $0 }) { state.add($0) }
             state.add(routes: routes)
             return (losers, moduleHolders, state.takeReleased())

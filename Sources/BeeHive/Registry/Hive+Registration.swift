@@ -170,8 +170,7 @@ extension Hive {
     {
         let problems = add(services: [ServiceEntry(registration, provider)])
         state.withLock { state in
-            let key = RegistrationKey(service: registration.service, name: registration.name)
-            if let type, let entry = state.entry(for: key) {
+            if let type, let entry = state.entry(for: registration.key) {
                 state.typeIndex.set(
                     entry, for: TypeKey(type: ObjectIdentifier(type), name: registration.name),
                     expected: state.services.count)

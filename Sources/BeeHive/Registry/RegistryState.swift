@@ -15,6 +15,11 @@ struct RegistrationKey: Hashable, TableKey {
     }
 }
 
+extension ServiceRegistration {
+    /// The key the registration is registered under.
+    var key: RegistrationKey { RegistrationKey(service: service, name: name) }
+}
+
 /// The key of the typed-lookup index: the service type's identity and the registration's name.
 struct TypeKey: Hashable {
     let type: ObjectIdentifier
@@ -157,9 +162,6 @@ package final class CreationTicket: @unchecked Sendable {
 /// already makes every access exclusive. (They lay out of line before, behind a pointer: an allocation per entry.)
 final class ServiceEntry {
     let registration: ServiceRegistration
-    /// The service as a type, when its registration says (a Swift annotation's typed record): the registry indexes
-    /// the entry under it while it serves, so that its first use by type finds it without naming the type.
-    let serviceType: ObjectIdentifier?
     /// For a registration read from a typed record (a Swift annotation), the service the record annotated its
     /// implementation with and how to make an instance boxed as it: kept here, where the provider's ``ServiceBoxes``
     /// of one would be an allocation per registration.
@@ -179,15 +181,15 @@ final class ServiceEntry {
     @exclusivity(unchecked)
     var isWithdrawn = false
 
-    init(
-        _ registration: ServiceRegistration, _ provider: Provider, serviceType: ObjectIdentifier? = nil,
-        annotated: ServiceBoxes.Boxed? = nil
-    ) {
+    init(_ registration: ServiceRegistration, _ provider: Provider, annotated: ServiceBoxes.Boxed? = nil) {
         self.registration = registration
-        self.serviceType = serviceType
         self.annotated = annotated
         self.provider = provider
     }
+
+    /// The service as a type (or its key), when a typed record annotated the implementation with it: the registry
+    /// indexes the entry under it while it serves, so that its first use by type finds it without naming the type.
+    var serviceType: ObjectIdentifier? { (annotated?.service).map { ObjectIdentifier($0) } }
 
     /// How to make an instance boxed as `service`, if the implementation was annotated with it: the annotated
     /// service's maker, else one of `boxes`, the provider's.
@@ -278,7 +280,7 @@ struct RegistryState {
     /// withdrawn) that outranks or equals it, nor beside one from the same image (they are withdrawn together).
     mutating func add(_ entry: ServiceEntry) -> ServiceEntry {
         let registration = entry.registration
-        let key = RegistrationKey(service: registration.service, name: registration.name)
+        let key = registration.key
         // One probe: the key's holder, or the entry inserted. (No flag set by `initial`: a local function that
         // captures a variable makes each access to it checked for exclusivity at run time, ~0.2 K instructions.)
         var existing: ServiceEntry?

@@ -34,8 +34,7 @@ extension Hive {
         var instances: [Service] = []
         for (_, entry) in qualifying {
             let registration = entry.registration
-            let key = RegistrationKey(service: registration.service, name: registration.name)
-            let made = try instance(for: key, typeKey: nil, shouldCache: true, entry: entry).made
+            let made = try instance(for: registration.key, typeKey: nil, shouldCache: true, entry: entry).made
             if let boxed = made.boxed, boxed.type == ObjectIdentifier(Service.self) {
                 instances.append(boxed.object.value(as: Service.self))
             } else if let instance = made.instance as? Service {

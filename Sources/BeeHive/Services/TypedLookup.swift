@@ -33,7 +33,7 @@ struct TypedLookup {
         self.typeKey = typeKey
         cached = box
         key =
-            indexed.map { RegistrationKey(service: $0.registration.service, name: $0.registration.name) }
+            indexed.map(\.registration.key)
             ?? RegistrationKey(
                 service: serviceName ?? Self.serviceName(of: service, typeKey.type, name: name, in: hive), name: name)
     }
