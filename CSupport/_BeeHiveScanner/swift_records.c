@@ -185,6 +185,16 @@ static bool bh_list_entry(const bh_metadata_sections *registered, void *context)
     return true;
 }
 
+/* A malloc'd copy of `from`, into `to`; 0 when memory is short. */
+static int bh_copy_ranges(const bh_tests_ranges *from, bh_tests_ranges *to) {
+    size_t bytes = from->count * sizeof *from->items;
+    bh_tests_range *items = bytes ? malloc(bytes) : NULL;
+    if (bytes && !items) return 0;
+    if (bytes) memcpy(items, from->items, bytes);
+    *to = (bh_tests_ranges){items, from->count, from->count};
+    return 1;
+}
+
 /* Copies the last enumeration's ranges into `ranges` if its walk saw the loader counts `adds` and `subs` and the
  * runtime lists the same `entries` (listed by the caller, who keeps them). */
 static int bh_take_last_ranges(unsigned long long adds, unsigned long long subs, const bh_entry_list *entries,
@@ -193,15 +203,8 @@ static int bh_take_last_ranges(unsigned long long adds, unsigned long long subs,
     pthread_mutex_lock(&bh_last_lock);
     if (bh_has_last && bh_last_adds == adds && bh_last_subs == subs && bh_last_entries.count == entries->count &&
         (entries->count == 0 ||
-         memcmp(bh_last_entries.items, entries->items, entries->count * sizeof *entries->items) == 0)) {
-        size_t bytes = bh_last_ranges.count * sizeof *ranges->items;
-        ranges->items = bytes ? malloc(bytes) : NULL;
-        if (ranges->items || !bytes) {
-            if (bytes) memcpy(ranges->items, bh_last_ranges.items, bytes);
-            ranges->count = ranges->capacity = bh_last_ranges.count;
-            taken = 1;
-        }
-    }
+         memcmp(bh_last_entries.items, entries->items, entries->count * sizeof *entries->items) == 0))
+        taken = bh_copy_ranges(&bh_last_ranges, ranges);
     pthread_mutex_unlock(&bh_last_lock);
     return taken;
 }
@@ -210,14 +213,12 @@ static int bh_take_last_ranges(unsigned long long adds, unsigned long long subs,
  * `subs`; takes `entries` over. */
 static void bh_keep_last_ranges(unsigned long long adds, unsigned long long subs, bh_entry_list *entries,
                                 const bh_tests_ranges *ranges) {
-    size_t bytes = ranges->count * sizeof *ranges->items;
-    bh_tests_range *items = bytes ? malloc(bytes) : NULL;
-    if (bytes && !items) return; /* out of memory: the next scanner enumerates again */
-    if (bytes) memcpy(items, ranges->items, bytes);
+    bh_tests_ranges copy;
+    if (!bh_copy_ranges(ranges, &copy)) return; /* out of memory: the next scanner enumerates again */
     pthread_mutex_lock(&bh_last_lock);
     bh_tests_range *old_ranges = bh_last_ranges.items;
     const void **old_entries = bh_last_entries.items;
-    bh_last_ranges = (bh_tests_ranges){items, ranges->count, ranges->count};
+    bh_last_ranges = copy;
     bh_last_entries = *entries;
     *entries = (bh_entry_list){0};
     bh_last_adds = adds;
