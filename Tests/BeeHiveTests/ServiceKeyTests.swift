@@ -127,7 +127,7 @@ struct ServiceKeyTests {
     func keyedRecord() throws {
         let hive = Hive()
         defer { TypedRecords.remove(image: 9_980) }
-        let (parsed, problems) = SwiftRecordTests.parse(keyedGreeterAccessor, imageID: 9_980, in: hive)
+        let (parsed, problems) = SwiftRecordSection.parse(keyedGreeterAccessor, imageID: 9_980, in: hive)
         #expect(problems.isEmpty)
         let entry = try #require(parsed.services.first)
         #expect(entry.serviceType == ObjectIdentifier(KeyedGreeterKey.self), "indexed by the key, not by the type")

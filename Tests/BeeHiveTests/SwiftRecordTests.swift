@@ -57,13 +57,6 @@ let aliasedGreeterAccessor: _BeeHiveTypedRecord.Accessor = { out, type, hint in
 
 @Suite("Swift records (format 3): one record per annotation, found in memory")
 struct SwiftRecordTests {
-    /// What `hive` parses from a section of one record whose accessor is `accessor` (``SwiftRecordSection``).
-    static func parse(
-        _ accessor: _BeeHiveTypedRecord.Accessor, imageID: UInt64, in hive: Hive
-    ) -> (parsed: Hive.ParsedRecords, problems: [Diagnostic]) {
-        SwiftRecordSection.parse(accessor, imageID: imageID, in: hive)
-    }
-
     /// A section of one record (``SwiftRecordSection``), by default `swiftGreeterAccessor`'s.
     static func section(
         recordKind: UInt = 1, accessor: _BeeHiveTypedRecord.Accessor = swiftGreeterAccessor,
@@ -142,7 +135,7 @@ struct SwiftRecordTests {
     func registeredByType() throws {
         let hive = Hive()
         defer { TypedRecords.remove(image: 9_990) }
-        let (parsed, problems) = Self.parse(registeredGreeterAccessor, imageID: 9_990, in: hive)
+        let (parsed, problems) = SwiftRecordSection.parse(registeredGreeterAccessor, imageID: 9_990, in: hive)
         #expect(problems.isEmpty)
         let entry = try #require(parsed.services.first)
         #expect(entry.serviceType == ObjectIdentifier(RegisteredGreeter.self))
@@ -167,7 +160,7 @@ struct SwiftRecordTests {
     func typealiasResolvesByType() throws {
         let hive = Hive()
         defer { TypedRecords.remove(image: 9_989) }
-        let (parsed, problems) = Self.parse(aliasedGreeterAccessor, imageID: 9_989, in: hive)
+        let (parsed, problems) = SwiftRecordSection.parse(aliasedGreeterAccessor, imageID: 9_989, in: hive)
         #expect(problems.isEmpty && hive.add(services: parsed.services).isEmpty)
         #expect(try hive.createService(AliasedGreeter.self).greet() == "aliased")
         #expect(try hive.createService(GreeterNickname.self).greet() == "aliased")
