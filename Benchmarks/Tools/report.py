@@ -255,7 +255,7 @@ def resolve_tables(results: dict, counted: dict | None) -> tuple[list[str], dict
 def fixed_costs(results: dict) -> list[str]:
     rows = [
         ("`Hive()`: an empty hive", "hive/empty", 1),
-        ("scan of this benchmark process (no section registered)", "scan/this-process", 1),
+        ("scan of this benchmark process (no section named, none copied)", "scan/this-process", 1),
         ("`rescan()` with nothing loaded or unloaded", "rescan/unchanged-x1000", PER_SAMPLE),
         ("harness floor: an empty iteration", "overhead/empty-x1000", PER_SAMPLE),
     ]

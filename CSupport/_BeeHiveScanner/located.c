@@ -17,10 +17,15 @@ static int bh_all_zero(const unsigned char *bytes, size_t size) {
     return 1;
 }
 
-/* A malloc'd copy of a located section, or NULL: `*faulted` is 1 when its memory faulted, 0 when memory is short. */
-static unsigned char *bh_copy_section(const bh_image *image, const bh_wanted *wanted, int *faulted) {
+/* A malloc'd copy of a located section, or NULL: `*faulted` is 1 when its memory faulted, 0 when memory is short.
+ * From the copies kept while nothing is unloaded when `s` is given (support.c); made afresh when it is not. */
+static unsigned char *bh_copy_section(const bh_scanner *s, const bh_image *image, const bh_wanted *wanted,
+                                      int *faulted) {
     unsigned char *bytes = malloc((size_t)wanted->size);
-    if (bytes && bh_copy_memory(1, bytes, image->base + wanted->vaddr, (size_t)wanted->size) != 0) {
+    uintptr_t address = image->base + wanted->vaddr;
+    size_t size = (size_t)wanted->size;
+    if (bytes && (s ? bh_copy_loaded(s, bytes, address, size, image->base, image->phdrs, image->phnum)
+                    : bh_copy_memory(1, bytes, address, size)) != 0) {
         free(bytes);
         *faulted = 1;
         return NULL;
@@ -55,7 +60,7 @@ int bh_read_located(bh_scanner *s, bh_image *image) {
         if (wanted->size == 0) continue; /* the section holds no record */
         const ElfW(Phdr) *load = bh_segment_of(image->phdrs, image->phnum, wanted->vaddr, wanted->size);
         int faulted = 0;
-        unsigned char *bytes = load ? bh_copy_section(image, wanted, &faulted) : NULL;
+        unsigned char *bytes = load ? bh_copy_section(s, image, wanted, &faulted) : NULL;
         if (!bytes && !faulted) {
             bh_add_problem(s, bh_label(image), image->id, load != NULL,
                            "cannot copy section %s (%llu bytes) from memory: %s", wanted->name,
@@ -91,7 +96,7 @@ int bh_same_records(const bh_image *image) {
         const bh_wanted *wanted = &image->wanted.items[w];
         if (!wanted->located || wanted->size == 0) continue;
         int faulted = 0;
-        unsigned char *bytes = bh_copy_section(image, wanted, &faulted);
+        unsigned char *bytes = bh_copy_section(NULL, image, wanted, &faulted); /* afresh: it may have changed */
         if (!bytes) return !faulted; /* out of memory, cannot tell: keep what it registered */
         hash = bh_hash_words(hash, bytes, (size_t)wanted->size);
         free(bytes);

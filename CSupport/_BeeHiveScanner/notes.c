@@ -240,7 +240,7 @@ void bh_read_notes(bh_scanner *s, uintptr_t base, const ElfW(Phdr) *phdrs, size_
         }
         unsigned char *buffer = size <= sizeof stack ? stack : malloc(size);
         if (!buffer) continue;
-        if (bh_copy_memory(careful, buffer, base + ph->p_vaddr, size) != 0) {
+        if (bh_copy_loaded(s, buffer, base + ph->p_vaddr, size, base, phdrs, phnum) != 0) {
             if (report)
                 bh_add_problem(s, image, id, 0,
                                "PT_NOTE segment %u at 0x%llx cannot be read (the memory faults: is the file "

@@ -47,6 +47,47 @@ bh_scanner *bh_scanner_create(int flags) {
     return s;
 }
 
+static void bh_free_kept(bh_scanner *s) {
+    for (size_t i = 0; i < s->kept_count; i++) free(s->kept_sections[i]);
+    free(s->kept_sections);
+    s->kept_sections = NULL;
+    s->kept_count = 0;
+    s->filters_sections = 0;
+}
+
+int bh_scanner_keep_only(bh_scanner *s, const char *const *names, size_t count) {
+    pthread_mutex_lock(&s->lock);
+    bh_free_kept(s);
+    int result = 0;
+    s->kept_sections = count ? calloc(count, sizeof *s->kept_sections) : NULL;
+    if (count && !s->kept_sections) result = -1;
+    for (size_t i = 0; result == 0 && i < count; i++)
+        if (!(s->kept_sections[s->kept_count++] = bh_strdup(names[i]))) result = -1;
+    if (result == 0) s->filters_sections = 1;
+    else bh_free_kept(s);
+    pthread_mutex_unlock(&s->lock);
+    return result;
+}
+
+int bh_scanner_keeps(const bh_scanner *s, const char *name, size_t length) {
+    if (!s->filters_sections) return 1;
+    for (size_t i = 0; i < s->kept_count; i++)
+        if (strlen(s->kept_sections[i]) == length && memcmp(s->kept_sections[i], name, length) == 0) return 1;
+    return 0;
+}
+
+void bh_drop_unkept(const bh_scanner *s, bh_wanted_list *list) {
+    if (!s->filters_sections) return;
+    size_t kept = 0;
+    for (size_t i = 0; i < list->count; i++) {
+        if (bh_scanner_keeps(s, list->items[i].name, strlen(list->items[i].name)))
+            list->items[kept++] = list->items[i];
+        else
+            free(list->items[i].name);
+    }
+    list->count = kept;
+}
+
 static void bh_free_pending(bh_scanner *s) {
     for (size_t i = 0; i < s->section_count; i++) {
         free((void *)s->sections[i].section.image_path);
@@ -64,6 +105,7 @@ static void bh_free_pending(bh_scanner *s) {
 void bh_scanner_destroy(bh_scanner *s) {
     if (!s) return;
     bh_free_pending(s);
+    bh_free_kept(s);
     for (size_t i = 0; i < s->image_count; i++) bh_image_free(&s->images[i]);
     free(s->images);
     free(s->sections);

@@ -107,10 +107,17 @@ struct bh_scanner {
     int libelf_error;
     size_t pending;
     unsigned long long adds, subs;
+    int knows_subs; /* the loader gives dlpi_subs (glibc, musl): copies may be kept (support.c) */
     uint64_t generation;
     /* The loader's counters when the Swift runtime's sections were last searched (swift_records.c). */
     int swift_searched;
     unsigned long long swift_adds, swift_subs;
+
+    /* The record sections this scanner reads, by name (bh_scanner_keep_only): when `filters_sections` is set, the
+     * others are left in memory, neither copied nor read from a file. */
+    int filters_sections;
+    char **kept_sections;
+    size_t kept_count;
 
     bh_image *images;
     size_t image_count, image_capacity;
@@ -172,11 +179,20 @@ BH_HIDDEN void bh_add_problem(bh_scanner *s, const char *image, uint64_t id, int
 BH_HIDDEN void bh_wanted_free(bh_wanted_list *list);
 BH_HIDDEN void bh_image_free(bh_image *image);
 BH_HIDDEN int bh_copy_memory(int careful, void *destination, uintptr_t address, size_t count);
+/* A careful copy of `count` bytes at `address`, taken from the copies kept for the scan's count of unloaded images
+ * when one was kept, else made and kept if it lies in a loaded segment of the image (`base`, `phdrs`, which may be
+ * the copy itself) without write permission. Returns 0 on success. */
+BH_HIDDEN int bh_copy_loaded(const bh_scanner *s, void *destination, uintptr_t address, size_t count, uintptr_t base,
+                             const ElfW(Phdr) *phdrs, size_t phnum);
 BH_HIDDEN const ElfW(Phdr) *bh_segment_of(const ElfW(Phdr) *phdrs, size_t phnum, uint64_t vaddr, uint64_t size);
 
 /* ---- notes.c ---- */
 BH_HIDDEN bh_wanted *bh_want(bh_wanted_list *list, bh_format_kind kind, const char *name, size_t length);
 BH_HIDDEN void bh_want_defaults(bh_wanted_list *wanted);
+/* Whether the scanner reads the record section `name` (bh_scanner_keep_only); every section unless it was told. */
+BH_HIDDEN int bh_scanner_keeps(const bh_scanner *s, const char *name, size_t length);
+/* Takes the sections the scanner does not read out of an image's list. */
+BH_HIDDEN void bh_drop_unkept(const bh_scanner *s, bh_wanted_list *list);
 BH_HIDDEN void bh_read_notes(bh_scanner *s, uintptr_t base, const ElfW(Phdr) *phdrs, size_t phnum, const char *image,
                              uint64_t id, int careful, int report, bh_notes *notes);
 BH_HIDDEN uint64_t bh_file_note_hash(bh_scanner *s, const bh_image *image, int fd);

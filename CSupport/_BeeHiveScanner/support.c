@@ -6,6 +6,7 @@
 #include "scanner_internal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +145,75 @@ int bh_copy_memory(int careful, void *destination, uintptr_t address, size_t cou
         __atomic_store_n(&unavailable, 1, __ATOMIC_RELAXED);
     }
     memcpy(destination, (const void *)address, count);
+    return 0;
+}
+
+/*
+ * Copies kept while nothing is unloaded. A careful copy is a system call (about 1 us), and each new hive's scan copied
+ * the same program headers, notes and record sections again. What a loaded segment without write permission holds
+ * cannot change while its image stays mapped, and nothing can be mapped at its address before something is unloaded:
+ * so such a copy is kept, for every scanner of the process, while the loader's count of unloaded images (dlpi_subs)
+ * is the one the copying scan saw; the first copy made under a higher count empties the store. At most
+ * BH_KEPT_COPIES copies of at most BH_KEPT_COPY_BYTES each, BH_KEPT_BYTES in all: beyond that, copies are made each
+ * time, as before, and no lock is held over more than a bounded memcpy. A scan
+ * that finds an unloaded image's copy after the image went walks again (scanner.c) and drops what that image queued.
+ * The store has its own mutex, held only around look-ups and memcpy.
+ */
+#define BH_KEPT_COPIES 256
+#define BH_KEPT_COPY_BYTES (64u << 10)
+#define BH_KEPT_BYTES (1u << 20)
+
+typedef struct {
+    uintptr_t address;
+    size_t count;
+    unsigned char *bytes;
+} bh_kept_copy;
+
+static struct {
+    pthread_mutex_t lock;
+    unsigned long long subs;
+    bh_kept_copy items[BH_KEPT_COPIES];
+    size_t count, bytes;
+} bh_kept = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Keeps a copy (`bytes`) of read-only image memory, unless it is kept already or the store is full. */
+static void bh_keep_copy(const bh_scanner *s, const void *bytes, uintptr_t address, size_t count) {
+    if (!s->knows_subs || count == 0 || count > BH_KEPT_COPY_BYTES) return;
+    unsigned char *copy = NULL;
+    pthread_mutex_lock(&bh_kept.lock);
+    if (s->subs > bh_kept.subs) { /* images were unloaded since the kept copies were made */
+        for (size_t i = 0; i < bh_kept.count; i++) free(bh_kept.items[i].bytes);
+        bh_kept.count = bh_kept.bytes = 0;
+        bh_kept.subs = s->subs;
+    }
+    int room = s->subs == bh_kept.subs && bh_kept.count < BH_KEPT_COPIES && bh_kept.bytes + count <= BH_KEPT_BYTES;
+    for (size_t i = 0; room && i < bh_kept.count; i++)
+        if (bh_kept.items[i].address == address && bh_kept.items[i].count == count) room = 0; /* kept already */
+    if (room && (copy = malloc(count))) {
+        memcpy(copy, bytes, count);
+        bh_kept.items[bh_kept.count++] = (bh_kept_copy){address, count, copy};
+        bh_kept.bytes += count;
+    }
+    pthread_mutex_unlock(&bh_kept.lock);
+}
+
+int bh_copy_loaded(const bh_scanner *s, void *destination, uintptr_t address, size_t count, uintptr_t base,
+                   const ElfW(Phdr) *phdrs, size_t phnum) {
+    if (s->knows_subs && count <= BH_KEPT_COPY_BYTES) {
+        int found = 0;
+        pthread_mutex_lock(&bh_kept.lock);
+        for (size_t i = 0; bh_kept.subs == s->subs && i < bh_kept.count && !found; i++) {
+            if (bh_kept.items[i].address == address && bh_kept.items[i].count == count) {
+                memcpy(destination, bh_kept.items[i].bytes, count);
+                found = 1;
+            }
+        }
+        pthread_mutex_unlock(&bh_kept.lock);
+        if (found) return 0;
+    }
+    if (bh_copy_memory(1, destination, address, count) != 0) return -1;
+    const ElfW(Phdr) *load = bh_segment_of(phdrs, phnum, (uint64_t)(address - base), count);
+    if (load && !(load->p_flags & PF_W)) bh_keep_copy(s, destination, address, count);
     return 0;
 }
 

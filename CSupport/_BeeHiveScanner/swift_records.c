@@ -229,12 +229,17 @@ static void bh_keep_last_ranges(unsigned long long adds, unsigned long long subs
     free(old_entries);
 }
 
-int bh_swift_search_due(const bh_scanner *s) { return swift_enumerateAllMetadataSections && !s->swift_searched; }
+/* Whether the scanner reads Swift records at all: not when the runtime is absent or the hive left them out. */
+static int bh_reads_swift_records(const bh_scanner *s) {
+    return swift_enumerateAllMetadataSections &&
+           bh_scanner_keeps(s, BH_FORMAT_SWIFT_TESTS_SECTION, strlen(BH_FORMAT_SWIFT_TESTS_SECTION));
+}
+
+int bh_swift_search_due(const bh_scanner *s) { return bh_reads_swift_records(s) && !s->swift_searched; }
 
 void bh_find_swift_records(bh_scanner *s) {
     /* Once after main, then after walks that saw images come or go: a rescan with nothing new costs nothing more. */
-    if (!swift_enumerateAllMetadataSections ||
-        (s->swift_searched && s->swift_adds == s->adds && s->swift_subs == s->subs))
+    if (!bh_reads_swift_records(s) || (s->swift_searched && s->swift_adds == s->adds && s->swift_subs == s->subs))
         return;
     s->swift_searched = 1;
     s->swift_adds = s->adds;

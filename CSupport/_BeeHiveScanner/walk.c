@@ -21,6 +21,9 @@ typedef struct {
     int subs_changed; /* an image was unloaded since the last walk */
     int knows_subs;   /* the loader gives dlpi_subs: the memo may be used */
     unsigned long long subs;
+    size_t known;      /* images of earlier walks: the first `known` of the scanner's images */
+    size_t known_next; /* the one of those after the one found last */
+    size_t memo_next;  /* the memo's entry after the one found last */
 } bh_walk;
 
 /* ---- The memo: images any walk of this process found without a BeeHive note -------------------------------
@@ -47,20 +50,21 @@ static struct {
     size_t count, capacity;
 } bh_memo = {PTHREAD_MUTEX_INITIALIZER, 0, NULL, 0, 0};
 
-/* The memo's entry for this image, if a walk found it without a note and nothing was unloaded since; the entry at
- * the walk's own position first, since the loader lists images in the same order each time. */
-static int bh_memo_find(const bh_walk *walk, const struct dl_phdr_info *info, uint64_t name_hash,
-                        uint64_t *note_hash) {
+/* The memo's entry for this image, if a walk found it without a note and nothing was unloaded since; the entry after
+ * the one this walk found last first, since the loader lists images in the same order each time (the memo lacks the
+ * images with a note, so the walk's own position is not the entry's). */
+static int bh_memo_find(bh_walk *walk, const struct dl_phdr_info *info, uint64_t name_hash, uint64_t *note_hash) {
     if (!walk->knows_subs) return 0;
     int found = 0;
     pthread_mutex_lock(&bh_memo.lock);
     if (bh_memo.subs == walk->subs) {
-        size_t guess = walk->visited - 1;
         for (size_t n = 0; n < bh_memo.count && !found; n++) {
-            const bh_memo_entry *entry = &bh_memo.items[(guess + n) % bh_memo.count];
+            size_t index = (walk->memo_next + n) % bh_memo.count;
+            const bh_memo_entry *entry = &bh_memo.items[index];
             if (entry->base == info->dlpi_addr && entry->phdr_address == info->dlpi_phdr &&
                 entry->name_hash == name_hash) {
                 *note_hash = entry->note_hash;
+                walk->memo_next = index + 1;
                 found = 1;
             }
         }
@@ -83,15 +87,21 @@ static void bh_memo_add(const bh_walk *walk, const struct dl_phdr_info *info, ui
 }
 
 static uint64_t bh_name_hash(const char *name) {
-    return name ? bh_hash(BH_HASH_SEED, name, strnlen(name, 4096)) : BH_HASH_SEED;
+    return name ? bh_hash_words(BH_HASH_SEED, name, strnlen(name, 4096)) : BH_HASH_SEED;
 }
 
-static bh_image *bh_find_image(bh_scanner *s, uintptr_t base, const void *phdr, uint64_t name_hash) {
-    for (size_t i = 0; i < s->image_count; i++) {
-        bh_image *image = &s->images[i];
+/* The image of a walk before this one at this address, with these headers and this name, not seen by this walk yet;
+ * the image after the one this walk found last first, since the loader lists images in the same order each time.
+ * Images this walk added (after `walk->known`) are not searched: a new scanner's first walk searches nothing. */
+static bh_image *bh_find_image(bh_scanner *s, bh_walk *walk, uintptr_t base, const void *phdr, uint64_t name_hash) {
+    for (size_t n = 0; n < walk->known; n++) {
+        size_t index = (walk->known_next + n) % walk->known;
+        bh_image *image = &s->images[index];
         if (image->base == base && image->phdr_address == phdr && image->name_hash == name_hash &&
-            image->generation != s->generation)
+            image->generation != s->generation) {
+            walk->known_next = index + 1;
             return image;
+        }
     }
     return NULL;
 }
@@ -130,7 +140,7 @@ static int bh_visit(struct dl_phdr_info *info, size_t size, void *data) {
             return 1; /* nothing was loaded or unloaded since the last walk */
         }
         walk->subs_changed = s->walked && info->dlpi_subs != s->subs;
-        walk->knows_subs = 1;
+        walk->knows_subs = s->knows_subs = 1;
         walk->subs = info->dlpi_subs;
         s->adds = info->dlpi_adds;
         s->subs = info->dlpi_subs;
@@ -139,7 +149,7 @@ static int bh_visit(struct dl_phdr_info *info, size_t size, void *data) {
     uint64_t name_hash = bh_name_hash(info->dlpi_name);
     const char *label = is_main ? "main executable" : (info->dlpi_name ? info->dlpi_name : "");
 
-    bh_image *known = bh_find_image(s, info->dlpi_addr, info->dlpi_phdr, name_hash);
+    bh_image *known = bh_find_image(s, walk, info->dlpi_addr, info->dlpi_phdr, name_hash);
     if (known && !walk->subs_changed) {
         known->generation = s->generation;
         return 0;
@@ -154,8 +164,11 @@ static int bh_visit(struct dl_phdr_info *info, size_t size, void *data) {
     ElfW(Phdr) stack_phdrs[64];
     size_t phnum = info->dlpi_phnum;
     ElfW(Phdr) *phdrs = phnum <= 64 ? stack_phdrs : malloc(phnum * sizeof *phdrs);
-    if (!phdrs || (phnum && bh_copy_memory(walk->careful, phdrs, (uintptr_t)info->dlpi_phdr,
-                                           phnum * sizeof *phdrs) != 0)) {
+    uintptr_t headers = (uintptr_t)info->dlpi_phdr;
+    size_t headers_size = phnum * sizeof *phdrs;
+    if (!phdrs || (phnum && (walk->careful ? bh_copy_loaded(s, phdrs, headers, headers_size, info->dlpi_addr, phdrs,
+                                                            phnum)
+                                           : bh_copy_memory(0, phdrs, headers, headers_size)) != 0)) {
         if (!known) {
             /* Remembered without its headers, so that the next walks neither read nor report it again. */
             bh_image *image = bh_add_image(s, info, is_main, name_hash);
@@ -215,6 +228,9 @@ static int bh_visit_image(bh_scanner *s, bh_walk *walk, struct dl_phdr_info *inf
         bh_wanted_free(&notes.wanted);
         return 0;
     }
+    /* After the check above: an image whose sections are all left out still counts as one with records, and reports
+     * none. */
+    bh_drop_unkept(s, &notes.wanted);
     image->phdrs = malloc(phnum * sizeof *image->phdrs);
     image->name = bh_strdup(label);
     if (!image->phdrs || !image->name) {
@@ -240,7 +256,7 @@ static int bh_visit_image(bh_scanner *s, bh_walk *walk, struct dl_phdr_info *inf
 int bh_walk_images(bh_scanner *s, int careful, int counts_as_scan) {
     uint64_t start = bh_now_ns();
     s->generation++;
-    bh_walk walk = {s, 0, 0, careful, 0, 0, 0};
+    bh_walk walk = {s, 0, 0, careful, 0, 0, 0, s->image_count, 0, 0};
     dl_iterate_phdr(bh_visit, &walk);
     s->stats.scans += counts_as_scan;
     if (walk.short_circuit) {

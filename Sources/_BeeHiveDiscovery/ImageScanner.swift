@@ -1,5 +1,11 @@
 import _BeeHiveScanner
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Finds the record sections of every loaded image: a Swift view of the C scanner.
 ///
 /// A scanner remembers the images it has scanned: each image is scanned once, and a scan when no
@@ -66,10 +72,24 @@ package final class ImageScanner: @unchecked Sendable {
     }
 
     /// Creates a scanner that has seen no image yet.
-    /// - Parameter scanAllImages: open every image's file, not only those with a BeeHive note.
-    package init(scanAllImages: Bool = false) {
+    /// - Parameters:
+    ///   - scanAllImages: open every image's file, not only those with a BeeHive note.
+    ///   - sections: the record sections to read, by name; nil for every section. The others are neither copied
+    ///     from memory nor read from a file.
+    package init(scanAllImages: Bool = false, keepingOnly sections: [String]? = nil) {
         handle = bh_scanner_create(scanAllImages ? Int32(BH_SCAN_ALL_IMAGES) : 0)
         owned = true
+        if let sections { Self.keep(only: sections, in: handle) }
+    }
+
+    private static func keep(only sections: [String], in handle: OpaquePointer) {
+        // strdup'd names: the scanner copies them again. Short of memory, it reads every section (the hive still
+        // registers only those named).
+        let names = sections.map { strdup($0) }
+        defer { names.forEach { free($0) } }
+        names.map { UnsafePointer($0) }.withUnsafeBufferPointer {
+            _ = bh_scanner_keep_only(handle, $0.baseAddress, $0.count)
+        }
     }
 
     private init(adopting handle: OpaquePointer) {

@@ -74,6 +74,7 @@ import Musl
 
     /// Calls `body` with each record of the section, in order, without collecting them.
     @_spi(Testing) public func forEachRecord(_ body: (RawRecord) throws -> Void) rethrows {
+        guard let base = bytes.baseAddress else { return }
         var offset = 0
         let count = bytes.count
         while offset < count {
@@ -82,10 +83,11 @@ import Musl
                 continue
             }
             let start = offset
-            while offset < count && bytes[offset] != 0 { offset += 1 }
-            let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<offset])
-            try body(RawRecord(offset: start, bytes: slice, isTerminated: offset < count))
-            offset += 1
+            // The terminating NUL, found by memchr: a loop over the bytes cost ~6 instructions per byte.
+            let end = memchr(base + start, 0, count - start).map { UnsafeRawPointer($0) - base } ?? count
+            let slice = UnsafeRawBufferPointer(start: base + start, count: end - start)
+            try body(RawRecord(offset: start, bytes: slice, isTerminated: end < count))
+            offset = end + 1
         }
     }
 }

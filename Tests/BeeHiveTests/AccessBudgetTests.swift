@@ -34,7 +34,7 @@ struct AccessBudgetTests {
         // _BeeHiveScanner
         "bh_pin_swift_images", "bh_pinned_image_count", "bh_plugin_file_read", "bh_loaded_images",
         "bh_loaded_images_free", "bh_handle_needs_swift", "bh_other_definition", "bh_scanner_create",
-        "bh_scanner_destroy", "bh_scanner_scan", "bh_scanner_drain", "bh_scanner_has_pending",
+        "bh_scanner_destroy", "bh_scanner_keep_only", "bh_scanner_scan", "bh_scanner_drain", "bh_scanner_has_pending",
         "bh_loaded_image_count", "bh_unloaded_image_count", "bh_image_base", "bh_scanner_image_address",
         "bh_main_program_address", "bh_scanner_stats", "bh_startup_scanner",
         // _BeeHiveSignals

@@ -104,6 +104,25 @@ struct AnnotationTests {
         }
     }
 
+    @Test("a hive that names its record sections reads only those: the others stay in memory, uncopied")
+    func namedSectionsOnly() throws {
+        try imageLoading.withLock { _ in
+            let services = Hive(options: .init(scansLoadedImages: true, recordSections: ["beehive_services"]))
+            let stats = try #require(services.scanStatistics)
+            #expect(stats.imagesWithRecords == 1)
+            #expect(stats.sectionsFound == 1)
+            #expect(!services.serviceRegistrations.isEmpty)
+            #expect(services.serviceRegistrations.allSatisfy { $0.source.description.contains("beehive_services") })
+            #expect(services.moduleDeclarations.isEmpty)  // beehive_modules was left out
+
+            let none = Hive(options: .init(scansLoadedImages: true, recordSections: []))
+            let noneStats = try #require(none.scanStatistics)
+            #expect(noneStats.imagesWithRecords == 1)
+            #expect(noneStats.sectionsFound == 0)
+            #expect(none.serviceRegistrations.isEmpty && none.diagnostics.isEmpty)
+        }
+    }
+
     @Test("a hive of its own scans the loaded images again and finds the same records, under image ids of its own")
     func ownScanner() {
         imageLoading.withLock { _ in checkOwnScanner() }

@@ -74,6 +74,13 @@ bh_scanner *bh_scanner_create(int flags);
 void bh_scanner_destroy(bh_scanner *scanner);
 
 /*
+ * Makes the scanner read only the record sections named in `names` (`count` of them, none when 0): the others are
+ * neither copied from memory nor read from a file, and their images report no section. Call before the first scan.
+ * Returns 0, or -1 when memory is short (then the scanner reads every section). Thread-safe.
+ */
+int bh_scanner_keep_only(bh_scanner *scanner, const char *const *names, size_t count);
+
+/*
  * Scans every loaded image this scanner has not scanned yet and queues what it finds. The walk over the
  * loaded images (dl_iterate_phdr) reads program headers and notes from memory only; files are opened
  * after it returns. Costs one call of dl_iterate_phdr's callback when no image was added or removed

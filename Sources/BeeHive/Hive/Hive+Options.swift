@@ -55,6 +55,8 @@ extension Hive {
         func registersRecords(of name: String) -> Bool {
             !filtersRecordSections || recordSectionNames.contains(name)
         }
+        /// The record sections a scanner of the hive reads; nil for every section.
+        var scannedSections: [String]? { filtersRecordSections ? recordSectionNames : nil }
         /// How many diagnostics ``Hive/diagnostics`` keeps: the most recent ones (default 1,000). Older ones
         /// are dropped and counted in ``Hive/droppedDiagnosticCount``; every diagnostic is logged either way.
         public var diagnosticLimit: Int

@@ -55,7 +55,9 @@ public final class Hive: Sendable {
         self.options = options
         self.timeline = HiveTimeline(eventLimit: HiveTimeline.defaultEventLimit, outputPath: nil)
         if options.recordsTimeline { timeline.start() }
-        self.scanner = options.scansLoadedImages ? ImageScanner(scanAllImages: options.scansAllImages) : nil
+        self.scanner =
+            options.scansLoadedImages
+            ? ImageScanner(scanAllImages: options.scansAllImages, keepingOnly: options.scannedSections) : nil
         state.withLock { $0.diagnostics.limit = max(0, options.diagnosticLimit) }
         if let scanner {
             timeline.span("hive.start", category: "scan") { _ in log(ingest(scanRecorded(scanner)).1) }
