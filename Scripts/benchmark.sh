@@ -170,6 +170,8 @@ done
 if [[ "$mode" != "first-use" ]]; then
     filters+=(--filter 'resolve/.*' --filter 'scan/.*' --filter 'rescan/.*' --filter 'hive/.*' --filter 'overhead/.*')
     filters+=(--filter 'route/.*')
+else
+    filters+=(--filter 'scan/this-process')  # issue 32's new hive's scan
 fi
 rm -rf "$results"
 mkdir -p "$results/benchmarks"

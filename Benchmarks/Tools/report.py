@@ -522,6 +522,7 @@ def first_use_report(data: dict, results: dict, args: argparse.Namespace) -> lis
     lines += per_service_table(by, tiers, present, floors)
     lines += issue20_report(data, by, tiers)
     lines += issue33_report(data, by, tiers, floors)
+    lines += issue32_report(data, by, tiers, results)
     # Whole process with hyperfine.
     if any(r.get("hyperfine") for r in rows):
         lines += ["#### Whole process, spawn → exit (hyperfine -N, mean ± σ)", ""]
@@ -776,6 +777,74 @@ def issue20_report(data: dict, by: dict, tiers: list[int]) -> list[str]:
                             f"(hyperfine means, one batch): ≤ +0.5 ms | {fmt_time(extra)} | "
                             f"{'met' if extra <= 0.5e6 else '**missed**'} |")
     return lines + rows + [""]
+
+
+# ---- Issue 32: annotations the cheapest way in, from memory -------------------------------------------------------
+
+
+def issue32_report(data: dict, by: dict, tiers: list[int], results: dict) -> list[str]:
+    """Issue 32's verdicts: registration by annotation against a JSON file and explicit code at every N (instructions;
+    wall clock warm for C records, cold for the Swift macros, which register in their process's constructor), a new
+    hive's scan, the whole process at N = 10, and what runs before `main` across N."""
+
+    def cost(m: str, n: int, key: str) -> float | None:
+        return fu_costs(by[(m, n)])[key] if (m, n) in by else None
+
+    def cheaper(values: list[float | None]) -> float | None:
+        known = [v for v in values if v]
+        return min(known) if known else None
+
+    annotated = [m for m in ("annotations", "macros", "keys") if any((m, n) in by for n in tiers)]
+    rows = ["#### Targets (issue 32), registration from memory", "",
+            "Against the cheaper of (c) JSON and (d) explicit `register(service:impl:)` at the same N, as a ratio "
+            "(≤ 1.00× is met). Wall clock *warm*: package-benchmark's median of a new registry per sample (C records "
+            "only: the Swift macros register from the process's records once); *cold*: inside a fresh process.", "",
+            "| target | measured | verdict |", "|---|---:|---|"]
+    for n in tiers:
+        for m in annotated:
+            a, other = cost(m, n, "regIr"), cheaper([cost("json", n, "regIr"), cost("explicit", n, "regIr")])
+            rows.append(verdict_row(f"{FU_LABELS[m]}, registration Ir, N = {n:,}: ≤ JSON and explicit",
+                                    a / other if a is not None and other else None, 1.0, "×"))
+        warm = registration(results, "annotations", n) if results else None
+        other = cheaper([registration(results, "json", n), registration(results, "explicit", n)]) if results else None
+        if ("annotations", n) in by:
+            rows.append(verdict_row(f"{FU_LABELS['annotations']}, registration warm, N = {n:,}: ≤ JSON and explicit "
+                                    f"({fmt_time(warm)} against {fmt_time(other)})",
+                                    warm / other if warm is not None and other else None, 1.0, "×"))
+        for m in annotated:
+            a = cost(m, n, "regCold")
+            other = cheaper([cost("json", n, "regCold"), cost("explicit", n, "regCold")])
+            rows.append(verdict_row(f"{FU_LABELS[m]}, registration cold, N = {n:,}: ≤ JSON and explicit "
+                                    f"({fmt_time(a)} against {fmt_time(other)})",
+                                    a / other if a is not None and other else None, 1.0, "×"))
+    scan = results.get("scan/this-process", {}).get("ns") if results else None
+    if scan is not None:
+        rows.append(f"| a new hive's scan of this benchmark process (~30 images; no section named, none copied): "
+                    f"≤ 20 µs | {fmt_time(scan)} | {'met' if scan <= 20_000 else '**missed**'} |")
+    wired = by.get(("wired", 10), {}).get("ir", {}).get("type")
+    for m in annotated:
+        total = by.get((m, 10), {}).get("ir", {}).get("type")
+        rows.append(verdict_row(f"{FU_LABELS[m]}, whole process at N = 10 over the same program without BeeHive: "
+                                "≤ +0.6 M", total - wired if total is not None and wired is not None else None,
+                                600_000, "Ir"))
+        paired = by.get((m, 10), {}).get("interleaved")
+        if paired:
+            extra = paired["overWiredMedianNs"]
+            rows.append(f"| {FU_LABELS[m]}, whole process at N = 10, wall clock over the same program without "
+                        f"BeeHive: ≤ +0.5 ms | {fmt_time(extra)} | {'met' if extra <= 0.5e6 else '**missed**'} |")
+    if len(tiers) > 1:
+        for m in annotated:
+            outside = [outside_main(by.get((m, n))) for n in tiers]
+            plain = [outside_main(by.get(("explicit", n))) for n in tiers]
+            over = [o - p for o, p in zip(outside, plain) if o is not None and p is not None]
+            if len(over) == len(tiers):
+                # Flat: less than 20 instructions more per added service, under 1 % of what registering one costs.
+                growth = (over[-1] - over[0]) / (tiers[-1] - tiers[0])
+                shown = " / ".join(fmt_ir(v) for v in over) + f" ({growth:,.0f} per added service)"
+                rows.append(f"| {FU_LABELS[m]}, before `main` over no records, flat in N (N = "
+                            f"{' / '.join(f'{n:,}' for n in tiers)}: < 20 Ir more per added service) | {shown} | "
+                            f"{'met' if growth < 20 else '**missed**'} |")
+    return rows + [""]
 
 
 # ---- Issue 33: everything included per service, the floor programs of the same run, verdicts ------------------------
