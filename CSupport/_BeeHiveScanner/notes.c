@@ -7,6 +7,7 @@
 #include "scanner_internal.h"
 
 #include <bh_note.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,6 +42,17 @@ bh_wanted *bh_want(bh_wanted_list *list, bh_format_kind kind, const char *name, 
     w->kind = kind;
     w->name = copy;
     return w;
+}
+
+void bh_wanted_copy(const bh_wanted_list *from, bh_wanted_list *to) {
+    memset(to, 0, sizeof *to);
+    for (size_t w = 0; w < from->count; w++) {
+        const bh_wanted *old = &from->items[w];
+        bh_wanted *copy = bh_want(to, old->kind, old->name, strlen(old->name));
+        if (copy) copy->located = old->located, copy->vaddr = old->vaddr, copy->size = old->size;
+    }
+    to->dropped = from->dropped;
+    to->too_long = from->too_long;
 }
 
 /* The default names, for an image read without a note (BH_SCAN_ALL_IMAGES). */
@@ -203,6 +215,62 @@ static void bh_parse_notes(bh_scanner *s, const char *image, uint64_t id, int re
 }
 
 /*
+ * Notes kept while nothing is unloaded. A new hive's walk read and parsed the notes of every image with records again
+ * (~6 K instructions for the benchmark's executable). Notes read after startup from segments without write permission,
+ * which gave no problem, cannot change while the image stays mapped, and nothing can be mapped at its address before
+ * something is unloaded: so what they said (the hash, the sections and their bounds) is kept for every scanner, by the
+ * image's address, while the loader's count of unloaded images is the one the reading scan saw (as for the copies
+ * kept in support.c). At most BH_KEPT_NOTES images; the mutex is held over a copy of one list of at most
+ * BH_MAX_WANTED names.
+ */
+#define BH_KEPT_NOTES 64
+
+static struct {
+    pthread_mutex_t lock;
+    unsigned long long subs;
+    struct {
+        uintptr_t base;
+        bh_notes notes;
+    } items[BH_KEPT_NOTES];
+    size_t count;
+} bh_kept_notes = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static int bh_take_kept_notes(const bh_scanner *s, uintptr_t base, bh_notes *notes) {
+    int found = 0;
+    pthread_mutex_lock(&bh_kept_notes.lock);
+    for (size_t i = 0; bh_kept_notes.subs == s->subs && i < bh_kept_notes.count && !found; i++) {
+        if (bh_kept_notes.items[i].base != base) continue;
+        const bh_notes *kept = &bh_kept_notes.items[i].notes;
+        notes->marked = kept->marked;
+        notes->hash = kept->hash;
+        bh_wanted_copy(&kept->wanted, &notes->wanted);
+        found = 1;
+    }
+    pthread_mutex_unlock(&bh_kept_notes.lock);
+    return found;
+}
+
+static void bh_keep_notes(const bh_scanner *s, uintptr_t base, const bh_notes *notes) {
+    pthread_mutex_lock(&bh_kept_notes.lock);
+    if (s->subs > bh_kept_notes.subs) { /* images were unloaded since the kept notes were read */
+        for (size_t i = 0; i < bh_kept_notes.count; i++) bh_wanted_free(&bh_kept_notes.items[i].notes.wanted);
+        bh_kept_notes.count = 0;
+        bh_kept_notes.subs = s->subs;
+    }
+    int room = s->subs == bh_kept_notes.subs && bh_kept_notes.count < BH_KEPT_NOTES;
+    for (size_t i = 0; room && i < bh_kept_notes.count; i++)
+        if (bh_kept_notes.items[i].base == base) room = 0; /* kept already */
+    if (room) {
+        bh_notes *kept = &bh_kept_notes.items[bh_kept_notes.count].notes;
+        kept->marked = notes->marked;
+        kept->hash = notes->hash;
+        bh_wanted_copy(&notes->wanted, &kept->wanted);
+        bh_kept_notes.items[bh_kept_notes.count++].base = base;
+    }
+    pthread_mutex_unlock(&bh_kept_notes.lock);
+}
+
+/*
  * Reads an image's notes from memory: each PT_NOTE segment is first checked to lie inside a readable,
  * file-backed PT_LOAD segment, then copied (carefully, after startup) and parsed. `report` adds problems.
  */
@@ -210,6 +278,10 @@ void bh_read_notes(bh_scanner *s, uintptr_t base, const ElfW(Phdr) *phdrs, size_
                           uint64_t id, int careful, int report, bh_notes *notes) {
     memset(notes, 0, sizeof *notes);
     notes->hash = BH_HASH_SEED;
+    int keeps = careful && report && s->knows_subs; /* after startup, by a walk that can tell an unload */
+    if (keeps && bh_take_kept_notes(s, base, notes)) return;
+    size_t problems = s->problem_count;
+    int keepable = keeps; /* every PT_NOTE segment read whole, from a segment without write permission */
     unsigned char stack[4096];
     for (size_t i = 0; i < phnum; i++) {
         const ElfW(Phdr) *ph = &phdrs[i];
@@ -223,6 +295,7 @@ void bh_read_notes(bh_scanner *s, uintptr_t base, const ElfW(Phdr) *phdrs, size_
                                (unsigned)i, (unsigned long long)ph->p_vaddr, (unsigned long long)ph->p_memsz);
             continue;
         }
+        if (load->p_flags & PF_W) keepable = 0;
         if (ph->p_memsz > BH_MAX_NOTE_SEGMENT) {
             if (report)
                 bh_add_problem(s, image, id, 0,
@@ -239,7 +312,10 @@ void bh_read_notes(bh_scanner *s, uintptr_t base, const ElfW(Phdr) *phdrs, size_
             continue;
         }
         unsigned char *buffer = size <= sizeof stack ? stack : malloc(size);
-        if (!buffer) continue;
+        if (!buffer) {
+            keepable = 0;
+            continue;
+        }
         if (bh_copy_loaded(s, buffer, base + ph->p_vaddr, size, base, phdrs, phnum) != 0) {
             if (report)
                 bh_add_problem(s, image, id, 0,
@@ -251,6 +327,7 @@ void bh_read_notes(bh_scanner *s, uintptr_t base, const ElfW(Phdr) *phdrs, size_
         }
         if (buffer != stack) free(buffer);
     }
+    if (keepable && s->problem_count == problems) bh_keep_notes(s, base, notes);
 }
 
 /* The hash the walk computed from memory, computed from the file: its notes, read with pread. */

@@ -172,13 +172,7 @@ static void bh_verify_identities(bh_scanner *s, bh_lazy_maps *lazy) {
         fresh.pending = 1;
         fresh.phdrs = malloc(image->phnum * sizeof *image->phdrs);
         fresh.name = image->name ? bh_strdup(image->name) : NULL;
-        bh_wanted_list wanted = {0};
-        for (size_t w = 0; w < image->wanted.count; w++) {
-            const bh_wanted *old = &image->wanted.items[w];
-            bh_wanted *copy = bh_want(&wanted, old->kind, old->name, strlen(old->name));
-            if (copy) copy->located = old->located, copy->vaddr = old->vaddr, copy->size = old->size;
-        }
-        fresh.wanted = wanted;
+        bh_wanted_copy(&image->wanted, &fresh.wanted);
         if (fresh.phdrs) memcpy(fresh.phdrs, image->phdrs, image->phnum * sizeof *image->phdrs);
         bh_forget_image(s, image);
         if (!fresh.phdrs) {

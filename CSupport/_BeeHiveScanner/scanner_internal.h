@@ -189,6 +189,8 @@ BH_HIDDEN const ElfW(Phdr) *bh_segment_of(const ElfW(Phdr) *phdrs, size_t phnum,
 /* ---- notes.c ---- */
 BH_HIDDEN bh_wanted *bh_want(bh_wanted_list *list, bh_format_kind kind, const char *name, size_t length);
 BH_HIDDEN void bh_want_defaults(bh_wanted_list *wanted);
+/* A copy of `from` (names, kinds and places) into `to`, which it overwrites. */
+BH_HIDDEN void bh_wanted_copy(const bh_wanted_list *from, bh_wanted_list *to);
 /* Whether the scanner reads the record section `name` (bh_scanner_keep_only); every section unless it was told. */
 BH_HIDDEN int bh_scanner_keeps(const bh_scanner *s, const char *name, size_t length);
 /* Takes the sections the scanner does not read out of an image's list. */

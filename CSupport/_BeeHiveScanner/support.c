@@ -153,11 +153,10 @@ int bh_copy_memory(int careful, void *destination, uintptr_t address, size_t cou
  * the same program headers, notes and record sections again. What a loaded segment without write permission holds
  * cannot change while its image stays mapped, and nothing can be mapped at its address before something is unloaded:
  * so such a copy is kept, for every scanner of the process, while the loader's count of unloaded images (dlpi_subs)
- * is the one the copying scan saw; the first copy made under a higher count empties the store. At most
- * BH_KEPT_COPIES copies of at most BH_KEPT_COPY_BYTES each, BH_KEPT_BYTES in all: beyond that, copies are made each
- * time, as before, and no lock is held over more than a bounded memcpy. A scan
- * that finds an unloaded image's copy after the image went walks again (scanner.c) and drops what that image queued.
- * The store has its own mutex, held only around look-ups and memcpy.
+ * is the one the copying scan saw; the first copy made under a higher count empties the store. A scan that takes an
+ * unloaded image's copy after the image went walks again (scanner.c) and drops what that image queued. At most
+ * BH_KEPT_COPIES copies of at most BH_KEPT_COPY_BYTES each, BH_KEPT_BYTES in all (beyond that, copies are made each
+ * time); the store's own mutex is held only over a look-up and a memcpy of that bounded size.
  */
 #define BH_KEPT_COPIES 256
 #define BH_KEPT_COPY_BYTES (64u << 10)

@@ -39,6 +39,8 @@ extension Hive {
         public var scansAllImages: Bool
         /// The record sections to register, by name; nil (the default) registers every section an
         /// image announces. Lets a process keep several record sets apart, e.g. one per plugin family.
+        /// The hive's scanner reads only these: the other sections are neither copied from memory nor read
+        /// from a file, and the Swift macros' records only when `swift5_tests` is named.
         public var recordSections: Set<String>? {
             get { filtersRecordSections ? Set(recordSectionNames) : nil }
             set {
