@@ -57,20 +57,21 @@ struct KeptCopyTests {
         }
     }
 
-    @Test("after an unload, a new hive reads the image loaded in its place, not the copies kept of the one before")
+    @Test("after an unload, a new hive reads the image loaded in its place, not what was kept of the one before")
     func unloadEmptiesTheKeptCopies() throws {
         try Self.withPluginFolder { folder in
             let first = try Self.plugin(
                 "first", record: #"{"service":"Kept.Swapped","impl":"Kept.ImplA"}"#, writable: false, in: folder)
             let second = try Self.plugin(
-                "second", record: #"{"service":"Kept.Swapped","impl":"Kept.ImplB"}"#, writable: false, in: folder)
+                "second", record: #"{"service":"Kept.Swapped","impl":"Kept.LongerImplB"}"#, writable: false,
+                in: folder)
             let a = try #require(dlopen(first, RTLD_NOW | RTLD_LOCAL))
             #expect(Self.implementation(of: "Kept.Swapped") == "Kept.ImplA")
             #expect(Self.implementation(of: "Kept.Swapped") == "Kept.ImplA")  // from the kept copies
             dlclose(a)
             let b = try #require(dlopen(second, RTLD_NOW | RTLD_LOCAL))
             defer { dlclose(b) }
-            #expect(Self.implementation(of: "Kept.Swapped") == "Kept.ImplB")
+            #expect(Self.implementation(of: "Kept.Swapped") == "Kept.LongerImplB")
         }
     }
 }
