@@ -629,13 +629,9 @@ static bool bh_visit_conformance_sections(const MetadataSectionsHead *sections, 
         }
         default: continue; /* Objective-C classes */
         }
-        uintptr_t protocol = bh_indirectable(&image, &conformance->Protocol, sizeof(TargetProtocolDescriptor),
-                                             "the protocol of the conformance descriptor");
-        if (!type || !protocol) continue;
+        if (!type) continue;
         const TargetNamedContextDescriptor *t = (const TargetNamedContextDescriptor *)type;
-        const TargetNamedContextDescriptor *p = (const TargetNamedContextDescriptor *)protocol;
-        if (!bh_expect_kind(&image, p, BH_KINDS_PROTOCOL, "a protocol") ||
-            !bh_expect_kind(&image, t, BH_KINDS_TYPES | BH_KINDS_OPAQUE_TYPE | BH_KINDS_PROTOCOL,
+        if (!bh_expect_kind(&image, t, BH_KINDS_TYPES | BH_KINDS_OPAQUE_TYPE | BH_KINDS_PROTOCOL,
                             "a type, an opaque type or a protocol"))
             break;
         unsigned kind = ContextDescriptorFlags_kind(t->base.Flags);
@@ -645,6 +641,14 @@ static bool bh_visit_conformance_sections(const MetadataSectionsHead *sections, 
         if (bh_in_other_module(&walk->module, t)) continue;
         bh_chain chain;
         if (!bh_read_chain_in_module(&walk->module, &image, t, &chain)) continue;
+        /* The protocol is followed only for a record of the module asked for: most records of an image are of other
+         * modules, and most of their protocols (the standard library's) lie in another image, each found by a search
+         * of every loaded segment. */
+        uintptr_t protocol = bh_indirectable(&image, &conformance->Protocol, sizeof(TargetProtocolDescriptor),
+                                             "the protocol of the conformance descriptor");
+        if (!protocol) continue;
+        const TargetNamedContextDescriptor *p = (const TargetNamedContextDescriptor *)protocol;
+        if (!bh_expect_kind(&image, p, BH_KINDS_PROTOCOL, "a protocol")) break;
         bh_swift_conformance found = {t, p, conformance, image.start};
         walk->visit_conformance(walk->context, &found);
     }
