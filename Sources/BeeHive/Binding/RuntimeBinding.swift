@@ -107,8 +107,9 @@ package enum RuntimeBinding {
             return entries
         }
 
-        /// The images in `state`: an array made only when one is (building every entry's made the runtime
-        /// instantiate the tuple array's metadata at the first binding by name, ~19 K instructions).
+        /// The images in `state`, in an array allocated only when some image is in that state: an array of every
+        /// entry made the runtime instantiate its storage type's metadata at the first binding by name (~19 K
+        /// instructions).
         func images(in state: ImageState) -> [UInt] {
             var images: [UInt] = []
             table.forEach { entry in if entry.state == state { images.append(entry.image) } }
