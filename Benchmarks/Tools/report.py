@@ -855,8 +855,8 @@ def issue32_report(data: dict, by: dict, tiers: list[int], results: dict, floors
                  f"{floor['w']:,.0f} instructions, the loader relocating each service's types. c over b2, what its "
                  f"generated key per protocol costs there (a holder class, a resolve overload, a static slot), is "
                  f"{floor['c'] - floor['b2']:,.0f} per protocol; (f') keys over (d) explicit, "
-                 f"{growth['keys']:,.0f} per key: a key that is a type carries metadata the loader relocates, whichever "
-                 "library declares it.", ""]
+                 f"{growth['keys']:,.0f} per key: a key that is a type carries metadata the loader relocates, "
+                 "whichever library declares it.", ""]
     return rows
 
 
