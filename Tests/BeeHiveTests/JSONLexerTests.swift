@@ -183,6 +183,26 @@ struct JSONLexerTests {
         #expect((try? consumed.get()).map { [$0.0, $0.1 == 0, $0.2, $0.3 == 11] } == [false, true, true, true])
     }
 
+    @Test("a plain string ends at its first quote at any offset; a byte that is not plain text before it refuses it")
+    func plainStringAtEveryOffset() {
+        // Long enough to be read eight bytes at a time, with more bytes that are not plain text after the first.
+        let after: [UInt8] = [UInt8(ascii: "\""), 0x01, UInt8(ascii: "\\"), 0xC3] + Array("bbbbbbbbb".utf8)
+        for length in 0...24 {
+            let text = Array(repeating: UInt8(ascii: "a"), count: length)
+            for byte: UInt8 in [UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x1F, 0x80, 0xFF] {
+                let read = Self.lex([UInt8(ascii: "\"")] + text + [byte] + after) { lexer throws(JSONLexerError) in
+                    (lexer.plainString().map { Array($0) }, lexer.index)
+                }
+                let (bytes, index) = (try? read.get()) ?? (nil, -1)
+                if byte == UInt8(ascii: "\"") {
+                    #expect(bytes == text && index == length + 2, "length \(length)")
+                } else {
+                    #expect(bytes == nil, "length \(length), byte \(byte)")
+                }
+            }
+        }
+    }
+
     @Test("whitespace is JSON's four bytes, and messages name the end as the reader does")
     func whitespaceAndEnd() {
         let bytes = Array(" \t\r\n\u{C}x".utf8)
