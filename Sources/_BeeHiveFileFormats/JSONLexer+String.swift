@@ -42,22 +42,18 @@ extension JSONLexer {
     ///   or a string that runs to the end of the input.
     package mutating func text() throws(JSONLexerError) -> Text {
         let open = index
-        index += 1
-        let start = index
-        // Fast path: no escapes, read in place.
-        var bits: UInt8 = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
-            guard byte >= 0x20 else { throw controlByte(byte) }
-            bits |= byte
-            index += 1
-        }
+        let start = index + 1
+        let run = plainRun(from: start, stoppingAtNonASCII: false)
+        index = run.end
         guard index < bytes.count else { throw unterminated(open) }
-        guard bytes[index] == UInt8(ascii: "\"") else { return try escapedText(open: open, start: start) }
+        let byte = bytes[index]
+        guard byte >= 0x20 else { throw controlByte(byte) }
+        guard byte == UInt8(ascii: "\"") else { return try escapedText(open: open, start: start) }
         let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
         index += 1
-        if bits < 0x80 { return .string(String(decoding: slice.assumingMemoryBound(to: UInt8.self), as: UTF8.self)) }
+        if !run.hasNonASCII {
+            return .string(String(decoding: slice.assumingMemoryBound(to: UInt8.self), as: UTF8.self))
+        }
         return Self.utf8Text(slice, at: start)
     }
 

@@ -70,40 +70,48 @@ package struct JSONLexer {
     /// - Returns: The bytes between the quotes, or `nil` (the cursor anywhere) when the cursor is not on such a
     ///   string; ``string()`` then reads it, or says what is wrong.
     package mutating func plainString() -> UnsafeRawBufferPointer? {
-        guard index < bytes.count, let base = bytes.baseAddress, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
         let start = index + 1
+        let end = plainRun(from: start, stoppingAtNonASCII: true).end
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
+        index = end + 1
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+    }
+
+    /// Where the text of a string that starts at `start` stops being plain: the offset of its first quote,
+    /// backslash or control byte (with `stoppingAtNonASCII`, of 0x80 or more too), or the end of the input; and
+    /// whether a byte of 0x80 or more lies before it. Read eight bytes at a time.
+    @inline(__always)
+    func plainRun(from start: Int, stoppingAtNonASCII: Bool) -> (end: Int, hasNonASCII: Bool) {
+        guard let base = bytes.baseAddress else { return (start, false) }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        // The bytes of `value` below `byte`, each marked by its high bit: the lowest mark is exact, the ones above it
+        // may be a borrow's.
+        func below(_ value: UInt64, _ byte: UInt64) -> UInt64 { (value &- ones &* byte) & ~value & highs }
         let count = bytes.count
         var offset = start
-        // Eight bytes at a time: the first byte that is not plain text ends the string if it is a quote.
+        var seen: UInt64 = 0
         while offset + 8 <= count {
-            let special = Self.notPlainText(base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            if special != 0 {
-                offset += special.trailingZeroBitCount / 8
-                break
+            let word = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            var stops = below(word, 0x20) | below(word ^ (ones &* 0x22), 1) | below(word ^ (ones &* 0x5C), 1)
+            if stoppingAtNonASCII { stops |= word & highs }
+            guard stops == 0 else {
+                let plain = stops.trailingZeroBitCount / 8
+                seen |= word & ((1 &<< (8 * UInt64(plain))) &- 1)
+                return (offset + plain, seen & highs != 0)
             }
+            seen |= word
             offset += 8
         }
         while offset < count {
             let byte = base.load(fromByteOffset: offset, as: UInt8.self)
-            if byte == UInt8(ascii: "\"") {
-                index = offset + 1
-                return UnsafeRawBufferPointer(start: base + start, count: offset - start)
-            }
-            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return nil }
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            if stoppingAtNonASCII && byte >= 0x80 { break }
+            seen |= UInt64(byte)
             offset += 1
         }
-        return nil
-    }
-
-    /// The bytes of `word` (read little-endian) that are not plain text in a string, each marked by its high bit:
-    /// a quote, a backslash, a control byte (below 0x20) or a byte of 0x80 or more. Bytes above the first marked one
-    /// may be marked wrongly (a borrow); the first is exact.
-    @inline(__always)
-    private static func notPlainText(_ word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        func below(_ value: UInt64, _ byte: UInt64) -> UInt64 { (value &- ones &* byte) & ~value & highs }
-        return word & highs | below(word, 0x20) | below(word ^ (ones &* 0x22), 1) | below(word ^ (ones &* 0x5C), 1)
+        return (offset, seen & highs != 0)
     }
 
     /// A positive integer of 1 to `maximumDigits` decimal digits without a leading zero (a line number).

@@ -203,6 +203,25 @@ struct JSONLexerTests {
         }
     }
 
+    @Test("a string's text is read the same wherever its quote, escape, control byte or non-ASCII byte lies")
+    func textAtEveryOffset() {
+        let after: [UInt8] = [UInt8(ascii: "\""), 0x01, UInt8(ascii: "\\"), 0xC3] + Array("bbbbbbbbb".utf8)
+        for length in 0...24 {
+            let text = String(repeating: "a", count: length)
+            let read = { (tail: [UInt8]) in
+                Self.lex([UInt8(ascii: "\"")] + Array(text.utf8) + tail + after) { lexer throws(JSONLexerError) in
+                    try lexer.text()
+                }
+            }
+            #expect(read([UInt8(ascii: "\"")]) == .success(.string(text)))
+            #expect(read(Array(#"\n""#.utf8)) == .success(.string(text + "\n")))
+            #expect(read(Array("é\"".utf8)) == .success(.string(text + "é")))
+            #expect(read([0xFF, UInt8(ascii: "\"")]) == .success(.invalidUTF8(byte: 0xFF, offset: length + 1)))
+            let control = "expected a character or an escape in a string; found control byte 0x1f"
+            #expect(read([0x1F]) == .failure(JSONLexerError(.syntax, control, at: length + 1)))
+        }
+    }
+
     @Test("whitespace is JSON's four bytes, and messages name the end as the reader does")
     func whitespaceAndEnd() {
         let bytes = Array(" \t\r\n\u{C}x".utf8)
