@@ -93,7 +93,7 @@ struct CachedResolutionTests {
             )
             #expect(boxes.object.value(as: (any Clock).self) === clock)
             #expect(boxes.aligned.value(as: SIMD4<Float>.self) == SIMD4<Float>(1, 2, 3, 4))
-            #expect(Int(bitPattern: boxes.aligned.storage) % 16 == 0)
+            #expect(boxes.aligned.withValue { Int(bitPattern: $0) } % 16 == 0)
             #expect(boxes.wide.value(as: (Int, Int, Int, Int, Int, Int, Int, Int, Int).self).8 == 9)
             boxes.empty.value(as: Void.self)
             #expect(released != nil)
