@@ -8,10 +8,11 @@
 /// in the box itself, where a separate allocation cost ~0.2 K instructions at every first use.
 @usableFromInline
 final class TypedInstance {
-    /// The value when it fits (``fits(_:)``), as its bytes: the box's first stored property, so 16-byte aligned. Only
-    /// ever read through its address, as the value's type; never checked for exclusive access (no Swift access of its
-    /// own overlaps another).
-    @exclusivity(unchecked) @usableFromInline var inline = Words()
+    /// The value when it fits (``fits(_:)``), as its bytes. The box's first stored property, so that its address is
+    /// that of the box's stored properties (16-byte aligned): read and written only through that address, as the
+    /// value's type. An access through `&inline` would be a modification, which concurrent reads of the box may not
+    /// make.
+    @usableFromInline var inline = Words()
     /// Where a value that does not fit lies; nil when it is inline.
     @usableFromInline let outOfLine: UnsafeMutableRawPointer?
     /// The type of the value, which `deinit` destroys it as: a metatype, where a closure that destroys it would
@@ -55,6 +56,9 @@ final class TypedInstance {
         // Void, not the typed pointer: unspecialized, a result of `UnsafeMutablePointer<Value>` would make the runtime
         // instantiate that type's metadata for every service boxed.
         withValue { _ = $0.initializeMemory(as: Value.self, to: value) }
+        assert(
+            outOfLine != nil
+                || withUnsafeMutablePointer(to: &inline) { p in withValue { $0 == UnsafeMutableRawPointer(p) } })
     }
 
     /// Whether a value of `layout` lies in the box.
@@ -66,8 +70,10 @@ final class TypedInstance {
     /// Calls `body` with the value's address.
     @inlinable
     func withValue<Result>(_ body: (UnsafeMutableRawPointer) -> Result) -> Result {
-        if let outOfLine { return body(outOfLine) }
-        return withUnsafeMutablePointer(to: &inline) { body(UnsafeMutableRawPointer($0)) }
+        // A Swift object's header is two words (its metadata and its reference counts); `inline` follows it.
+        body(
+            outOfLine ?? UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque()) + 2 * MemoryLayout<Int>.size
+        )
     }
 
     deinit {
