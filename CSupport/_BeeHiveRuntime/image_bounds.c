@@ -134,32 +134,83 @@ long bh_bounds_string(const bh_bounds *bounds, const bh_segment *segment, uintpt
     return available <= limit ? -2 : -3;
 }
 
-/* ---- The shared snapshot, for look-ups between walks ------------------------------------------------------- */
+/* ---- Snapshots shared by walks -------------------------------------------------------------------------------- */
 
-static int bh_read_adds(struct dl_phdr_info *info, size_t size, void *context) {
-    *(unsigned long long *)context =
-        size >= offsetof(struct dl_phdr_info, dlpi_adds) + sizeof info->dlpi_adds ? info->dlpi_adds : 0;
+/* A snapshot and what the loader had counted when it was taken; immutable, freed by its last holder. */
+typedef struct {
+    bh_bounds bounds; /* first: a walk's pointer to it is the holder's */
+    unsigned long long adds, subs;
+    size_t holders; /* the walks that hold it, and the cache while it is current */
+} bh_held_bounds;
+
+static pthread_mutex_t bh_held_lock = PTHREAD_MUTEX_INITIALIZER;
+static bh_held_bounds *bh_current;
+
+static int bh_read_counts(struct dl_phdr_info *info, size_t size, void *context) {
+    unsigned long long *counts = context;
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+        counts[0] = info->dlpi_adds;
+        counts[1] = info->dlpi_subs;
+    }
     return 1; /* the first image says it */
 }
 
+static void bh_held_drop(bh_held_bounds *held) {
+    if (held && --held->holders == 0) {
+        bh_bounds_free(&held->bounds);
+        free(held);
+    }
+}
+
+const bh_bounds *bh_bounds_acquire(void) {
+    /* Counted before the snapshot: an image loaded in between makes the next walk take another, never miss one. */
+    unsigned long long counts[2] = {0, 0};
+    dl_iterate_phdr(bh_read_counts, counts);
+    pthread_mutex_lock(&bh_held_lock);
+    bh_held_bounds *current = bh_current;
+    if (current && counts[0] && current->adds == counts[0] && current->subs == counts[1]) {
+        current->holders++;
+        pthread_mutex_unlock(&bh_held_lock);
+        return &current->bounds;
+    }
+    pthread_mutex_unlock(&bh_held_lock);
+    bh_held_bounds *fresh = calloc(1, sizeof *fresh);
+    if (!fresh) return NULL;
+    if (!bh_bounds_take(&fresh->bounds)) {
+        free(fresh);
+        return NULL;
+    }
+    fresh->adds = counts[0];
+    fresh->subs = counts[1];
+    fresh->holders = counts[0] ? 2 : 1; /* without the loader's counts, never reused */
+    pthread_mutex_lock(&bh_held_lock);
+    bh_held_bounds *replaced = counts[0] ? bh_current : NULL;
+    if (counts[0]) bh_current = fresh;
+    bh_held_drop(replaced);
+    pthread_mutex_unlock(&bh_held_lock);
+    return &fresh->bounds;
+}
+
+void bh_bounds_release(const bh_bounds *bounds) {
+    pthread_mutex_lock(&bh_held_lock);
+    bh_held_drop((bh_held_bounds *)bounds);
+    pthread_mutex_unlock(&bh_held_lock);
+}
+
+/* ---- The shared snapshot, for look-ups between walks ------------------------------------------------------- */
+
 static pthread_mutex_t bh_shared_lock = PTHREAD_MUTEX_INITIALIZER;
-static bh_bounds bh_shared;
-static unsigned long long bh_shared_adds;
-static int bh_shared_taken;
+static const bh_bounds *bh_shared; /* held (bh_bounds_acquire) */
 
 const bh_bounds *bh_bounds_shared_lock(uintptr_t address, size_t size) {
     pthread_mutex_lock(&bh_shared_lock);
     /* An address inside an image the snapshot knows is read in that image's bounds (Swift images are never unloaded:
-     * see Docs/Design.md); any other address asks the loader whether it loaded images since. */
-    if (bh_shared_taken && bh_bounds_find(&bh_shared, address, size)) return &bh_shared;
-    unsigned long long adds = 0;
-    dl_iterate_phdr(bh_read_adds, &adds);
-    if (!bh_shared_taken || adds != bh_shared_adds || !adds) {
-        bh_bounds_free(&bh_shared);
-        bh_shared_taken = bh_bounds_take(&bh_shared);
-        bh_shared_adds = adds;
-    }
-    if (bh_shared_taken) return &bh_shared;
+     * see Docs/Design.md); any other address asks the loader whether it loaded or unloaded images since. */
+    if (bh_shared && bh_bounds_find(bh_shared, address, size)) return bh_shared;
+    const bh_bounds *current = bh_bounds_acquire();
+    if (bh_shared) bh_bounds_release(bh_shared);
+    bh_shared = current;
+    if (bh_shared) return bh_shared;
     pthread_mutex_unlock(&bh_shared_lock);
     return NULL;
 }

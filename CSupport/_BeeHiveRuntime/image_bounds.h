@@ -43,9 +43,15 @@ BH_HIDDEN int bh_bounds_in_image(const bh_bounds *bounds, uint32_t image, uintpt
  * `limit`. */
 BH_HIDDEN long bh_bounds_string(const bh_bounds *bounds, const bh_segment *segment, uintptr_t address, size_t limit);
 
-/* A snapshot kept between calls, locked for the caller: taken again when it holds no segment with [address, address +
- * size) and the loader has loaded an image since (glibc's dlpi_adds); NULL (and not locked) when out of memory.
- * Unlock with bh_bounds_shared_unlock; hold it for a bounded read only. */
+/* A snapshot of the images loaded now, shared by the walks that hold it: the one taken last, while the loader has
+ * loaded and unloaded nothing since (glibc's dlpi_adds and dlpi_subs), else a new one, taken without a lock. NULL when
+ * out of memory. Release with bh_bounds_release. */
+BH_HIDDEN const bh_bounds *bh_bounds_acquire(void);
+BH_HIDDEN void bh_bounds_release(const bh_bounds *bounds);
+
+/* A snapshot kept between calls, locked for the caller: when it holds no segment with [address, address + size), the
+ * walks' current one (bh_bounds_acquire) replaces it; NULL (and not locked) when out of memory. Unlock with
+ * bh_bounds_shared_unlock; hold it for a bounded read only. */
 BH_HIDDEN const bh_bounds *bh_bounds_shared_lock(uintptr_t address, size_t size);
 BH_HIDDEN void bh_bounds_shared_unlock(void);
 

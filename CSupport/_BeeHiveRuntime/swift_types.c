@@ -204,13 +204,30 @@ static long bh_level_name(bh_image_walk *walk, const TargetNamedContextDescripto
 
 /* ---- Module filter ------------------------------------------------------------------------------------------ */
 
+enum { BH_SKIP_SLOTS = 64 };
+
 /* Keeps the descriptors of one module (every module when `wanted` is NULL). Records of one module come together, so
- * the last module name compared (its address) is remembered. */
+ * the last module name compared (its address) is remembered; and the parents whose children are not kept (a module
+ * not wanted, a type of one, a context without a module-qualified name), in a small table by address, so that the
+ * records of a type nested in one are skipped without reading their chains again. */
 typedef struct {
     const char *wanted;
     const void *last; /* the module descriptor last compared */
     bool last_match;
+    const void *skipped[BH_SKIP_SLOTS]; /* a parent's slot: its address, or another parent's that took the slot */
 } bh_module_filter;
+
+static size_t bh_skip_slot(const void *parent) {
+    uintptr_t address = (uintptr_t)parent;
+    return ((address >> 2) ^ (address >> 9)) % BH_SKIP_SLOTS;
+}
+
+/* `descriptor`'s parent, when a direct relative pointer gives it: its address, computed and never followed. */
+static const void *bh_direct_parent(const TargetNamedContextDescriptor *descriptor) {
+    int32_t offset = descriptor->base.Parent.offset;
+    if (offset == 0 || (offset & 1)) return NULL;
+    return (const void *)((uintptr_t)&descriptor->base.Parent + (intptr_t)offset);
+}
 
 static bool bh_module_matches(bh_module_filter *filter, bh_image_walk *walk, const bh_chain *chain) {
     if (!filter->wanted) return true;
@@ -223,14 +240,14 @@ static bool bh_module_matches(bh_module_filter *filter, bh_image_walk *walk, con
     return filter->last_match;
 }
 
-/* Whether `descriptor`'s parent is, by a direct relative pointer, the module the filter last found not to be the wanted
- * one: its record is skipped without reading its chain (a type's chain is [type, module]; the module was read and
- * checked when first met). The parent's address is compared, never followed; an indirect parent takes the long way. */
-static bool bh_in_other_module(const bh_module_filter *filter, const TargetNamedContextDescriptor *descriptor) {
-    if (!filter->wanted || !filter->last || filter->last_match) return false;
-    int32_t offset = descriptor->base.Parent.offset;
-    if (offset == 0 || (offset & 1)) return false;
-    return (const void *)((uintptr_t)&descriptor->base.Parent + (intptr_t)offset) == filter->last;
+/* Whether `descriptor`'s parent is, by a direct relative pointer, one whose children the filter does not keep: its
+ * record is skipped without reading its chain (the parent's chain was read and matched when a sibling's was). The
+ * parent's address is compared, never followed; an indirect parent takes the long way. */
+static inline __attribute__((always_inline)) bool bh_in_other_module(
+    const bh_module_filter *filter, const TargetNamedContextDescriptor *descriptor) {
+    if (!filter->wanted) return false;
+    const void *parent = bh_direct_parent(descriptor);
+    return parent && filter->skipped[bh_skip_slot(parent)] == parent;
 }
 
 /* Reads `descriptor`'s chain, when it belongs to the module the filter matched last: a top-level type or protocol of
@@ -239,21 +256,26 @@ static bool bh_in_other_module(const bh_module_filter *filter, const TargetNamed
  * and matched as `bh_read_chain` and `bh_module_matches` do. */
 static inline __attribute__((always_inline)) bool bh_read_chain_in_module(
     bh_module_filter *filter, bh_image_walk *walk, const TargetNamedContextDescriptor *descriptor, bh_chain *chain) {
-    int32_t offset = descriptor->base.Parent.offset;
-    if (filter->wanted && filter->last && filter->last_match && offset != 0 && !(offset & 1) &&
-        (const void *)((uintptr_t)&descriptor->base.Parent + (intptr_t)offset) == filter->last) {
+    if (filter->wanted && filter->last && filter->last_match && bh_direct_parent(descriptor) == filter->last) {
         chain->levels[0] = descriptor;
         chain->levels[1] = filter->last;
         chain->depth = 2;
         return true;
     }
-    return bh_read_chain(walk, descriptor, chain) && bh_module_matches(filter, walk, chain);
+    if (bh_read_chain(walk, descriptor, chain) && bh_module_matches(filter, walk, chain)) return true;
+    /* Every child of a level above the descriptor has that level's chain above it: none is kept. (The descriptor's
+     * own level cannot fail the chain: a type or a protocol is a named context.) */
+    if (!filter->wanted || walk->stopped) return false;
+    const void *parent = bh_direct_parent(descriptor);
+    if (parent) filter->skipped[bh_skip_slot(parent)] = parent;
+    for (size_t i = 1; i < chain->depth; i++) filter->skipped[bh_skip_slot(chain->levels[i])] = chain->levels[i];
+    return false;
 }
 
 /* ---- The walk over every image's sections --------------------------------------------------------------------- */
 
 typedef struct {
-    bh_bounds bounds;
+    const bh_bounds *bounds; /* shared with other walks of the same loaded images (bh_bounds_acquire) */
     bh_module_filter module;
     bh_runtime_problem_fn problem;
     void *context;
@@ -266,6 +288,7 @@ typedef struct {
     /* one of: */
     bh_type_index *index; /* what a walk of types makes */
     bh_swift_conformance_fn visit_conformance;
+    bh_swift_conformance *anchor; /* a conformance of any module a walk of conformances looks for */
 } bh_walk;
 
 static void bh_report(bh_walk *walk, bh_runtime_problem_kind kind, const void *image, const char *message) {
@@ -276,9 +299,9 @@ static void bh_report(bh_walk *walk, bh_runtime_problem_kind kind, const void *i
 
 /* The image that holds `sections`, checked: its version known, its three ranges inside its readable segments. */
 static bool bh_open_image(bh_walk *walk, const MetadataSectionsHead *sections, bh_image_walk *image) {
-    const bh_segment *holder = bh_bounds_find(&walk->bounds, (uintptr_t)sections, sizeof *sections);
+    const bh_segment *holder = bh_bounds_find(walk->bounds, (uintptr_t)sections, sizeof *sections);
     if (!holder) return false; /* loaded after the snapshot: read by the next walk */
-    *image = (bh_image_walk){&walk->bounds, holder->image, (const void *)walk->bounds.image_starts[holder->image],
+    *image = (bh_image_walk){walk->bounds, holder->image, (const void *)walk->bounds->image_starts[holder->image],
                              false, holder, {0}};
     if (sections->version < BH_METADATA_SECTIONS_OLDEST_VERSION ||
         sections->version > BH_METADATA_SECTIONS_NEWEST_VERSION) {
@@ -297,7 +320,7 @@ static bool bh_open_image(bh_walk *walk, const MetadataSectionsHead *sections, b
         const MetadataSectionRange *range = ranges[i];
         if (!range->length) continue;
         if (range->length % sizeof(int32_t) ||
-            !bh_bounds_in_image(&walk->bounds, holder->image, range->start, range->length)) {
+            !bh_bounds_in_image(walk->bounds, holder->image, range->start, range->length)) {
             char message[BH_MESSAGE];
             snprintf(message, sizeof message,
                      "its section %s (%p, %zu bytes) is not a whole number of records inside the image's readable "
@@ -511,8 +534,8 @@ static void bh_report_type(bh_walk *walk, bh_image_walk *image, const TargetName
 /* Whether the walk is restricted to one image and `sections` lie in another. */
 static bool bh_in_other_image(bh_walk *walk, const MetadataSectionsHead *sections) {
     if (!walk->only_image) return false;
-    const bh_segment *holder = bh_bounds_find(&walk->bounds, (uintptr_t)sections, sizeof *sections);
-    return !holder || walk->bounds.image_starts[holder->image] != walk->only_image;
+    const bh_segment *holder = bh_bounds_find(walk->bounds, (uintptr_t)sections, sizeof *sections);
+    return !holder || walk->bounds->image_starts[holder->image] != walk->only_image;
 }
 
 static bool bh_visit_type_sections(const MetadataSectionsHead *sections, void *context) {
@@ -563,18 +586,18 @@ static bool bh_visit_type_sections(const MetadataSectionsHead *sections, void *c
  * `near`. 0 when the runtime cannot enumerate them, or no loaded image holds `near`. */
 static int bh_walk_all(bh_walk *walk, const char *module, const void *near,
                        bool (*visit)(const MetadataSectionsHead *, void *)) {
-    if (!swift_enumerateAllMetadataSections || !bh_bounds_take(&walk->bounds)) return 0;
+    if (!swift_enumerateAllMetadataSections || !(walk->bounds = bh_bounds_acquire())) return 0;
     if (near) {
-        const bh_segment *holder = bh_bounds_find(&walk->bounds, (uintptr_t)near, 1);
+        const bh_segment *holder = bh_bounds_find(walk->bounds, (uintptr_t)near, 1);
         if (!holder) {
-            bh_bounds_free(&walk->bounds);
+            bh_bounds_release(walk->bounds);
             return 0;
         }
-        walk->only_image = walk->bounds.image_starts[holder->image];
+        walk->only_image = walk->bounds->image_starts[holder->image];
     }
     walk->module = (bh_module_filter){module, NULL, false};
     swift_enumerateAllMetadataSections(visit, walk);
-    bh_bounds_free(&walk->bounds);
+    bh_bounds_release(walk->bounds);
     return 1;
 }
 
@@ -638,6 +661,14 @@ static bool bh_visit_conformance_sections(const MetadataSectionsHead *sections, 
         if (kind < ContextDescriptorKind_Class || kind > ContextDescriptorKind_Enum ||
             ContextDescriptorFlags_isGeneric(t->base.Flags) || ContextDescriptorFlags_version(t->base.Flags) != 0)
             continue;
+        if (walk->anchor && (const void *)t == walk->anchor->type && !walk->anchor->conformance) {
+            uintptr_t protocol = bh_indirectable(&image, &conformance->Protocol, sizeof(TargetProtocolDescriptor),
+                                                 "the protocol of the conformance descriptor");
+            if ((const void *)protocol == walk->anchor->protocol) {
+                walk->anchor->conformance = conformance;
+                walk->anchor->image = image.start;
+            }
+        }
         if (bh_in_other_module(&walk->module, t)) continue;
         bh_chain chain;
         if (!bh_read_chain_in_module(&walk->module, &image, t, &chain)) continue;
@@ -656,10 +687,10 @@ static bool bh_visit_conformance_sections(const MetadataSectionsHead *sections, 
     return true;
 }
 
-int bh_swift_conformances(const char *module, const void *image, bh_swift_conformance_fn visit,
-                          bh_runtime_problem_fn problem, void *context) {
+int bh_swift_conformances(const char *module, const void *image, bh_swift_conformance *anchor,
+                          bh_swift_conformance_fn visit, bh_runtime_problem_fn problem, void *context) {
     if (!module) return 0;
-    bh_walk walk = {.problem = problem, .context = context, .visit_conformance = visit};
+    bh_walk walk = {.problem = problem, .context = context, .visit_conformance = visit, .anchor = anchor};
     return bh_walk_all(&walk, module, image, bh_visit_conformance_sections);
 }
 

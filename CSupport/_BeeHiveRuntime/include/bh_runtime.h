@@ -86,9 +86,11 @@ typedef void (*bh_swift_conformance_fn)(void *context, const bh_swift_conformanc
 
 /* Calls `visit` for every conformance record, in the Swift image that holds the address `image` (every Swift image
  * loaded when NULL), of a type of module `module`, and `problem` once for each image read that cannot be read.
- * Returns 0 when the runtime cannot enumerate the images, or no loaded image holds `image`. */
-int bh_swift_conformances(const char *module, const void *image, bh_swift_conformance_fn visit,
-                          bh_runtime_problem_fn problem, void *context);
+ * `anchor`, when not NULL, names a conformance of any module by its `type` and `protocol` descriptors: the walk fills
+ * in its `conformance` and `image` when it meets its record, read as every record is. Returns 0 when the runtime
+ * cannot enumerate the images, or no loaded image holds `image`. */
+int bh_swift_conformances(const char *module, const void *image, bh_swift_conformance *anchor,
+                          bh_swift_conformance_fn visit, bh_runtime_problem_fn problem, void *context);
 
 /* ---- Types, conformances and existentials --------------------------------------------------------------------- */
 

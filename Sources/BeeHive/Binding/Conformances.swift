@@ -8,7 +8,8 @@ internal import _BeeHiveRuntime
 /// module are read once (``SwiftConformances``); a conformance then costs a dictionary look-up and
 /// `swift_getWitnessTable`, and the existential is assembled from the value and the witness table by
 /// `_BeeHiveRuntime`, which knows the containers' layouts. The first conformance so found in each image is compared
-/// with the cast's answer (``RuntimeBinding``).
+/// with the cast's answer (``RuntimeBinding``); in the image that holds BeeHive, BeeHive's own conformance that the
+/// compiler resolved is compared instead (``ConformanceAnchor``), which costs no scan.
 ///
 /// Only the common shapes are assembled: a single protocol without a superclass constraint, implemented
 /// unconditionally by a non-generic type. Anything else is the cast's answer.
@@ -20,7 +21,7 @@ package enum Conformances {
         var tableHash: UInt { (UInt(bitPattern: type) &* 0x9E37_79B9_7F4A_7C15 ^ UInt(bitPattern: `protocol`)) | 1 }
     }
 
-    private struct Found {
+    struct Found {
         let conformance: UnsafeRawPointer
         let image: UnsafeRawPointer
     }
@@ -58,8 +59,14 @@ package enum Conformances {
         /// The module whose records answered last: the types of one module are usually bound one after another, and
         /// its table answers for a type not yet in `byType` without finding the type's module (~0.7 K instructions).
         var last: ModuleRecords?
+        /// Where a walk met the record of BeeHive's own conformance that the compiler resolved
+        /// (``ConformanceAnchor``): in the image that holds BeeHive.
+        var anchor: Found?
     }
     private static let known = LockedValue(Known())
+
+    /// Where a walk met the record of ``ConformanceAnchor``'s conformance, if one has.
+    static var anchorRecord: Found? { known.withLock { $0.anchor } }
 
     /// The metadata address of a type.
     static func metadata(of type: any Any.Type) -> UnsafeRawPointer {
@@ -103,18 +110,24 @@ package enum Conformances {
     /// The conformance records of `module`, named `name`, in its image (the loader having loaded `loaded` images),
     /// read now and kept.
     private static func records(of module: ModuleKey, named name: String, loaded: UInt64) -> ModuleRecords? {
-        guard let (records, problems) = SwiftConformances.records(ofModule: name, in: module.image) else {
-            return nil
+        let sought = known.withLock { $0.anchor == nil } ? anchorDescriptors : nil
+        var table = KeyedTable<Key, Found>()
+        var anchor: SwiftConformances.Record?
+        guard
+            let problems = SwiftConformances.records(
+                ofModule: name, in: module.image, meeting: sought, met: &anchor,
+                {
+                    table[Key(type: $0.type, protocol: $0.protocol)] = Found(
+                        conformance: $0.conformance, image: $0.image)
+                })
+        else { return nil }
+        if let anchor {
+            known.withLock { $0.anchor = $0.anchor ?? Found(conformance: anchor.conformance, image: anchor.image) }
         }
         RuntimeBinding.note(problems)
         RuntimeBinding.deliver(to: nil)
-        var table = KeyedTable<Key, Found>()
-        table.reserveCapacity(records.count)
-        let corrupt = RuntimeBinding.corruptImages
-        for record in records where corrupt.isEmpty || !corrupt.contains(UInt(bitPattern: record.image)) {
-            table[Key(type: record.type, protocol: record.protocol)] = Found(
-                conformance: record.conformance, image: record.image)
-        }
+        // One image was read: when it is corrupt (found so now or before), none of its records is used.
+        if RuntimeBinding.corruptImages.contains(UInt(bitPattern: module.image)) { table = KeyedTable() }
         let read = ModuleRecords(loadedImages: loaded, records: table)
         known.withLock { $0.modules[module] = read }
         return read
@@ -150,7 +163,7 @@ package enum Conformances {
         }
     }
 
-    private static func shape<Existential>(of existential: Existential.Type) -> bh_existential_shape? {
+    static func shape<Existential>(of existential: Existential.Type) -> bh_existential_shape? {
         var shape = bh_existential_shape()
         guard bh_existential_shape_of(metadata(of: existential), &shape) != 0, shape.protocol != nil,
             MemoryLayout<Existential>.size == shape.size
@@ -159,7 +172,7 @@ package enum Conformances {
     }
 
     /// Whether two existentials of one shape hold the same type (or reference) and witness table.
-    private static func sameParts(
+    static func sameParts(
         _ shape: bh_existential_shape, metatype: Bool, _ a: UnsafeRawPointer, _ b: UnsafeRawPointer
     ) -> Bool {
         var (typeA, tableA, typeB, tableB): (UnsafeRawPointer?, UnsafeRawPointer?, UnsafeRawPointer?, UnsafeRawPointer?)
@@ -219,13 +232,23 @@ package enum Conformances {
         return runtimeMetatypeCast(type, to: metatype)
     }
 
-    /// Whether the image's self-check trusts the assembled existential `made`: the cast's answer, asked only while the
-    /// image is being checked, holds the same type (or reference) and witness table.
+    /// Whether the image's self-check trusts the assembled existential `made`. The image that holds BeeHive is
+    /// checked against the conformance the compiler resolved there (``compiledVerdict(in:)``); any other, by whether
+    /// the cast's answer, asked only while the image is being checked, holds the same type (or reference) and witness
+    /// table.
     private static func agrees<T>(
         _ made: T, with cast: @autoclosure () -> T?, _ shape: bh_existential_shape, metatype: Bool,
         image: UnsafeRawPointer, type: any Any.Type
     ) -> Bool {
-        RuntimeBinding.selfCheck(image: image, .conformance, what: "the conformance of \(type)") {
+        var anchored = false
+        return RuntimeBinding.selfCheck(
+            image: image, .conformance,
+            what: anchored ? "BeeHive's own conformance \(ConformanceAnchor.name)" : "the conformance of \(type)"
+        ) {
+            if let verdict = compiledVerdict(in: image) {
+                anchored = true
+                return verdict
+            }
             guard var cast = cast() else { return false }
             var assembled = made
             return withUnsafePointer(to: &cast) { a in

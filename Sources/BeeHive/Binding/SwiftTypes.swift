@@ -175,27 +175,41 @@ enum SwiftConformances {
         let image: UnsafeRawPointer
     }
 
-    /// Every unconditional conformance of a non-generic type of `module` declared in `image` (the image's lowest
-    /// address), with the problem if the image could not be read; nil when the Swift runtime cannot enumerate its
-    /// images.
+    /// Calls `visit` with every unconditional conformance of a non-generic type of `module` declared in `image` (the
+    /// image's lowest address); returns the problem if the image could not be read, nil when the Swift runtime cannot
+    /// enumerate its images. When `anchor` names a conformance (its type's and protocol's descriptors) of any module,
+    /// its record is looked for too (a test of one pointer per record), and `met` set when the walk met it.
     static func records(
-        ofModule module: String, in image: UnsafeRawPointer
-    ) -> (records: [Record], problems: [RuntimeImage.Problem])? {
+        ofModule module: String, in image: UnsafeRawPointer,
+        meeting anchor: (type: UnsafeRawPointer, protocol: UnsafeRawPointer)?, met: inout Record?,
+        _ visit: (Record) -> Void
+    ) -> [RuntimeImage.Problem]? {
         let collector = RuntimeImage.Collector()
-        let available = withExtendedLifetime(collector) {
-            module.withCString { name in
-                bh_swift_conformances(
-                    name, image,
-                    { context, found in
-                        guard let context, let found = found?.pointee, let type = found.type,
-                            let proto = found.protocol, let conformance = found.conformance, let image = found.image
-                        else { return }
-                        Unmanaged<RuntimeImage.Collector>.fromOpaque(context).takeUnretainedValue().records.append(
-                            Record(type: type, protocol: proto, conformance: conformance, image: image))
-                    }, RuntimeImage.collect, Unmanaged.passUnretained(collector).toOpaque())
+        var sought = bh_swift_conformance(type: anchor?.type, protocol: anchor?.protocol, conformance: nil, image: nil)
+        let available = withoutActuallyEscaping(visit) { visit in
+            collector.visit = visit
+            defer { collector.visit = nil }
+            return withExtendedLifetime(collector) {
+                module.withCString { name in
+                    bh_swift_conformances(
+                        name, image, &sought,
+                        { context, found in
+                            guard let context, let found = found?.pointee, let type = found.type,
+                                let proto = found.protocol, let conformance = found.conformance, let image = found.image
+                            else { return }
+                            Unmanaged<RuntimeImage.Collector>.fromOpaque(context).takeUnretainedValue().visit?(
+                                Record(type: type, protocol: proto, conformance: conformance, image: image))
+                        }, RuntimeImage.collect, Unmanaged.passUnretained(collector).toOpaque())
+                }
             }
         }
-        return available != 0 ? (collector.records, collector.problems) : nil
+        guard available != 0 else { return nil }
+        if let anchor, let conformance = sought.conformance, let image = sought.image {
+            met = Record(type: anchor.type, protocol: anchor.protocol, conformance: conformance, image: image)
+        }
+        // The problems alone are returned: an optional tuple or struct that holds them and the record is destroyed
+        // through its metadata, made from its mangled name (9 K to 45 K instructions once per process).
+        return collector.problems
     }
 
     /// The context descriptor of a class, struct or enum type.

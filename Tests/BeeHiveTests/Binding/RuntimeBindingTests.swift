@@ -155,6 +155,42 @@ struct RuntimeBindingTests {
         #expect(!RuntimeBinding.imageStates.values.contains(.corrupt), "\(RuntimeBinding.imageStates)")
     }
 
+    @Test("the image that holds BeeHive checks its conformances against the compiler's answer, not the runtime's scan")
+    func compilerCheck() throws {
+        let image = try #require(TypeLookup.declarations(named: "BeeHiveTests.BindingClass")?.first?.image)
+        _ = Conformances.box(BindingStruct(), as: (any BindingProbe).self, path: .metadata)
+        #expect(Conformances.anchorImage == image, "a walk of the test image met BeeHive's own conformance record")
+        #expect(RuntimeBinding.state(ofImage: image, .conformance) == .agreed)
+        #expect(RuntimeBinding.statistics.compilerChecks == 1, "one image holds BeeHive, checked once")
+    }
+
+    @Test("a walk meets the anchor's record only in BeeHive's image; another record read in its place disagrees")
+    func anchorRecord() throws {
+        let image = try #require(TypeLookup.declarations(named: "BeeHiveTests.BindingClass")?.first?.image)
+        let anchor = try #require(Conformances.anchorDescriptors)
+        var records: [SwiftConformances.Record] = []
+        var anchorRecord: SwiftConformances.Record?
+        let problems = SwiftConformances.records(
+            ofModule: "BeeHiveTests", in: image, meeting: anchor, met: &anchorRecord
+        ) {
+            records.append($0)
+        }
+        #expect(problems?.isEmpty == true)
+        let met = try #require(anchorRecord, "the anchor is of module BeeHive, in the test image")
+        #expect(met.image == image && met.type == anchor.type && met.protocol == anchor.protocol)
+        #expect(!records.contains { $0.conformance == met.conformance }, "met, not listed as the module's")
+        #expect(Conformances.anchorAgrees(conformance: met.conformance))
+        let probe = try #require(SwiftConformances.typeDescriptor(of: Conformances.metadata(of: BindingStruct.self)))
+        let other = try #require(records.first { $0.type == probe })
+        #expect(!Conformances.anchorAgrees(conformance: other.conformance), "another witness table than the compiler's")
+        let standardLibrary = unsafeBitCast(Int.self, to: UnsafeRawPointer.self)
+        var elsewhere: SwiftConformances.Record?
+        #expect(
+            SwiftConformances.records(ofModule: "Swift", in: standardLibrary, meeting: anchor, met: &elsewhere) { _ in }
+                != nil)
+        #expect(elsewhere == nil)
+    }
+
     @Test("a walk near an address reads only the image that holds it; an address in no image reads none")
     func walkOfOneImage() throws {
         let image = try #require(TypeLookup.declarations(named: "BeeHiveTests.BindingClass")?.first?.image)
