@@ -126,6 +126,13 @@ extension [FileField] {
 extension String {
     /// Whether `other` has the same UTF-8 bytes (Swift's `==` compares by canonical equivalence).
     package func hasSameUTF8(as other: String) -> Bool {
+        // The same bits are the same bytes: a string of up to 15 bytes holds them in its bits, a longer one points to
+        // them. Keys are such short strings, read from a file and compared with literals many times per entry.
+        if MemoryLayout<String>.size == 16,
+            unsafeBitCast(self, to: (UInt64, UInt64).self) == unsafeBitCast(other, to: (UInt64, UInt64).self)
+        {
+            return true
+        }
         let (a, b) = (utf8, other.utf8)
         guard a.count == b.count else { return false }
         // A byte loop over the contiguous bytes: `elementsEqual` steps two iterators (~2× the instructions, and keys

@@ -97,6 +97,7 @@ struct PropertyListXMLReader {
 
     /// Whether the bytes of `bytes` at `offset` are those of `other` (a byte loop: the generic `elementsEqual` cost
     /// ~50 instructions a call more, and it runs at every tag).
+    @inline(__always)
     private static func same(_ bytes: UnsafeRawBufferPointer, at offset: Int, _ other: UnsafeRawBufferPointer) -> Bool {
         guard bytes.count - offset >= other.count else { return false }
         for i in 0..<other.count where bytes[offset + i] != other[i] { return false }
@@ -142,10 +143,26 @@ struct PropertyListXMLReader {
         return "\"\(text)\""
     }
 
-    private var isAtEndTag: Bool { starts(with: "</") }
+    private var isAtEndTag: Bool {
+        @inline(__always) get { byte(at: index) == UInt8(ascii: "<") && byte(at: index + 1) == UInt8(ascii: "/") }
+    }
+
+    /// The byte at `offset`, or 0 past the end (no byte of markup is 0).
+    private func byte(at offset: Int) -> UInt8 { offset < bytes.count ? bytes[offset] : 0 }
+
+    /// Moves past the bytes from the cursor for which `isPart` holds; returns where they lie. The hot loops of the
+    /// reader: they run on a local cursor, which the optimizer keeps in a register, where a loop on the stored one
+    /// wrote it back at every byte (~4× the instructions).
+    private mutating func advance(while isPart: (UInt8) -> Bool) -> Range<Int> {
+        let start = index
+        var at = start
+        while at < bytes.count, isPart(bytes[at]) { at += 1 }
+        index = at
+        return start..<at
+    }
 
     private mutating func skipWhitespace() {
-        while let b = peek, FileReader.isWhitespace(b) { index += 1 }
+        _ = advance(while: FileReader.isWhitespace)
     }
 
     /// Moves past `terminator`, which must follow; `what` names the construct for the error.
@@ -166,12 +183,14 @@ struct PropertyListXMLReader {
     private mutating func skipMarkup(allowingDoctype: Bool = false) throws(FileSyntaxError) {
         while true {
             skipWhitespace()
+            // The byte after '<' decides: most tags are elements, whose names start with neither '!' nor '?'.
             guard peek == UInt8(ascii: "<") else { return }
-            if starts(with: "<!--") {
+            let next = byte(at: index + 1)
+            if next == UInt8(ascii: "!"), starts(with: "<!--") {
                 try skip(past: "-->", "comment")
-            } else if starts(with: "<?") {
+            } else if next == UInt8(ascii: "?") {
                 try skip(past: "?>", "processing instruction")
-            } else if allowingDoctype, starts(with: "<!DOCTYPE") {
+            } else if allowingDoctype, next == UInt8(ascii: "!"), starts(with: "<!DOCTYPE") {
                 try skipDoctype()
             } else {
                 return
@@ -212,11 +231,7 @@ struct PropertyListXMLReader {
     }
 
     /// Moves past a name; returns where it lies.
-    private mutating func name() -> Range<Int> {
-        let start = index
-        while let b = peek, Self.isNameByte(b) { index += 1 }
-        return start..<index
-    }
+    private mutating func name() -> Range<Int> { advance(while: Self.isNameByte) }
 
     /// Reads a start tag `<name attr="…">` or `<name/>`.
     private mutating func startTag(expected: String) throws(FileSyntaxError) -> Tag {
@@ -277,11 +292,12 @@ struct PropertyListXMLReader {
     /// Reads the end tag whose name is the bytes `name`.
     private mutating func endTag(named name: UnsafeRawBufferPointer) throws(FileSyntaxError) {
         let offset = index
-        guard isAtEndTag else { throw unexpected("</\(String(decoding: name, as: UTF8.self))>") }
-        index += 2
-        let found = self.name()
+        // The name expected is compared in place, and must not go on: no scan of the name found.
+        guard isAtEndTag, Self.same(bytes, at: index + 2, name), !Self.isNameByte(byte(at: index + 2 + name.count))
+        else { throw unexpected("</\(String(decoding: name, as: UTF8.self))>") }
+        index += 2 + name.count
         skipWhitespace()
-        guard found.count == name.count, Self.same(bytes, at: found.lowerBound, name), peek == UInt8(ascii: ">") else {
+        guard peek == UInt8(ascii: ">") else {
             index = offset
             throw unexpected("</\(String(decoding: name, as: UTF8.self))>")
         }
@@ -398,13 +414,29 @@ struct PropertyListXMLReader {
     private mutating func content(of tag: Tag) throws(FileSyntaxError) -> (Text, Int, String?) {
         let start = index
         if tag.isEmpty { return (.file(start..<start), start, nil) }
+        // Most text is one run up to the end tag: read apart from the general case, whose state costs ~0.2 K
+        // instructions a call to set up.
+        let run = advance { $0 != UInt8(ascii: "<") && $0 != UInt8(ascii: "&") }
+        if isAtEndTag {
+            try endTag(of: tag)
+            return (.file(run), start, nil)
+        }
+        index = start
+        return try markedUpContent(of: tag)
+    }
+
+    /// The text of the element `tag` as ``content(of:)`` reads it, when it holds a reference, a CDATA section, a
+    /// comment or a processing instruction (or no end tag).
+    @inline(never)
+    private mutating func markedUpContent(of tag: Tag) throws(FileSyntaxError) -> (Text, Int, String?) {
+        let start = index
         // Nil while the text is the first run of the file, which ends at `firstEnd`.
         var made: [UInt8]?
         var firstEnd = start
         var problem: String?
         while true {
             let run = index
-            while let b = peek, b != UInt8(ascii: "<"), b != UInt8(ascii: "&") { index += 1 }
+            _ = advance { $0 != UInt8(ascii: "<") && $0 != UInt8(ascii: "&") }
             if made == nil {
                 firstEnd = index
             } else {

@@ -428,6 +428,23 @@ extension FileRegistrationTests {
                     + "without leading zeros (JSON forbids them); found \"007\" (at byte 16, line 2, column 15)")
         }
 
+        @Test("an XML end tag is its element's name exactly, then '>'; text reads through references, CDATA, comments")
+        func xmlEndTagsAndText() throws {
+            func plist(_ entry: String) -> [UInt8] { Array("<plist><array><dict>\(entry)</dict></array></plist>".utf8) }
+            let hive = Hive()
+            let text = "<key>name</key >\n<string>a&amp;<![CDATA[<b>]]><!-- c -->c</string\t>"
+            try hive.loadServices(
+                from: try temporaryFile(
+                    "text.plist",
+                    plist("<key>service</key><string>T.S</string><key>impl</key><string>T.I</string>" + text)))
+            #expect(hive.diagnostics.isEmpty, "\(hive.diagnostics)")
+            #expect(hive.serviceRegistrations.map(\.name) == ["a&<b>c"])
+            for bad in ["</keys>", "</ke>", "</key", "</Key>", "</ key>"] {
+                let error = try rejection(plist("<key>service\(bad)<string>T.S</string>"))
+                #expect(error?.message.contains("expected </key>; found") == true, "\(bad): \(error?.message ?? "")")
+            }
+        }
+
         @Test("a UTF-16 file is refused with the reason")
         func utf16() throws {
             let file: [UInt8] = [0xFF, 0xFE] + "<plist><array/></plist>".utf8.flatMap { [$0, 0] }
