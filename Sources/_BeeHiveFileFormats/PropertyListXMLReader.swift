@@ -421,15 +421,14 @@ struct PropertyListXMLReader {
             try endTag(of: tag)
             return (.file(run), start, nil)
         }
-        index = start
-        return try markedUpContent(of: tag)
+        return try markedUpContent(of: tag, from: start)
     }
 
     /// The text of the element `tag` as ``content(of:)`` reads it, when it holds a reference, a CDATA section, a
-    /// comment or a processing instruction (or no end tag).
+    /// comment or a processing instruction (or no end tag): from `start`, its first run read up to the cursor.
     @inline(never)
-    private mutating func markedUpContent(of tag: Tag) throws(FileSyntaxError) -> (Text, Int, String?) {
-        let start = index
+    private mutating func markedUpContent(of tag: Tag, from start: Int) throws(FileSyntaxError) -> (Text, Int, String?)
+    {
         // Nil while the text is the first run of the file, which ends at `firstEnd`.
         var made: [UInt8]?
         var firstEnd = start
