@@ -43,6 +43,7 @@ typedef struct {
     const void *start;   /* its lowest address, naming it */
     bool stopped;        /* a problem was found: nothing more is read from this image */
     const bh_segment *hint; /* the segment the last check found: most pointers land in the one before them */
+    const bh_segment *code_hint; /* the executable segment the last access function was found in */
     char message[BH_MESSAGE];
 } bh_image_walk;
 
@@ -204,7 +205,7 @@ static long bh_level_name(bh_image_walk *walk, const TargetNamedContextDescripto
 
 /* ---- Module filter ------------------------------------------------------------------------------------------ */
 
-enum { BH_SKIP_SLOTS = 64 };
+enum { BH_SKIP_SLOTS = 256 };
 
 /* Keeps the descriptors of one module (every module when `wanted` is NULL). Records of one module come together, so
  * the last module name compared (its address) is remembered; and the parents whose children are not kept (a module
@@ -219,7 +220,7 @@ typedef struct {
 
 static size_t bh_skip_slot(const void *parent) {
     uintptr_t address = (uintptr_t)parent;
-    return ((address >> 2) ^ (address >> 9)) % BH_SKIP_SLOTS;
+    return ((address >> 2) ^ (address >> 10)) % BH_SKIP_SLOTS;
 }
 
 /* `descriptor`'s parent, when a direct relative pointer gives it: its address, computed and never followed. */
@@ -263,12 +264,11 @@ static inline __attribute__((always_inline)) bool bh_read_chain_in_module(
         return true;
     }
     if (bh_read_chain(walk, descriptor, chain) && bh_module_matches(filter, walk, chain)) return true;
-    /* Every child of a level above the descriptor has that level's chain above it: none is kept. (The descriptor's
-     * own level cannot fail the chain: a type or a protocol is a named context.) */
+    /* Every child of the descriptor, and of every level above it, has that level's chain above it: none is kept. */
     if (!filter->wanted || walk->stopped) return false;
     const void *parent = bh_direct_parent(descriptor);
     if (parent) filter->skipped[bh_skip_slot(parent)] = parent;
-    for (size_t i = 1; i < chain->depth; i++) filter->skipped[bh_skip_slot(chain->levels[i])] = chain->levels[i];
+    for (size_t i = 0; i < chain->depth; i++) filter->skipped[bh_skip_slot(chain->levels[i])] = chain->levels[i];
     return false;
 }
 
@@ -287,7 +287,7 @@ typedef struct {
     long module_name_length;
     /* one of: */
     bh_type_index *index; /* what a walk of types makes */
-    bh_swift_conformance_fn visit_conformance;
+    bh_conformance_table *conformances; /* what a walk of conformances fills */
     bh_swift_conformance *anchor; /* a conformance of any module a walk of conformances looks for */
 } bh_walk;
 
@@ -302,7 +302,7 @@ static bool bh_open_image(bh_walk *walk, const MetadataSectionsHead *sections, b
     const bh_segment *holder = bh_bounds_find(walk->bounds, (uintptr_t)sections, sizeof *sections);
     if (!holder) return false; /* loaded after the snapshot: read by the next walk */
     *image = (bh_image_walk){walk->bounds, holder->image, (const void *)walk->bounds->image_starts[holder->image],
-                             false, holder, {0}};
+                             false, holder, NULL, {0}};
     if (sections->version < BH_METADATA_SECTIONS_OLDEST_VERSION ||
         sections->version > BH_METADATA_SECTIONS_NEWEST_VERSION) {
         char message[BH_MESSAGE];
@@ -408,16 +408,29 @@ static bool bh_grow(void **buffer, size_t *capacity, size_t needed, size_t size)
     return true;
 }
 
-static void bh_index_add(bh_type_index *index, const char *name, size_t length, const void *descriptor,
-                         const void *image, unsigned kind, bool is_generic) {
-    if (index->failed) return;
-    if (length > UINT16_MAX || index->count >= UINT32_MAX - 1 || index->names_length + length + 1 > UINT32_MAX ||
-        !bh_grow((void **)&index->entries, &index->capacity, index->count + 1, sizeof *index->entries) ||
-        !bh_grow((void **)&index->names, &index->names_capacity, index->names_length + length + 1, 1)) {
+/* Makes room for `records` more entries and their names: a walk reserves for every record of an image at once. */
+static void bh_index_reserve(bh_type_index *index, size_t records) {
+    if (index->failed || !records) return;
+    if (!bh_grow((void **)&index->entries, &index->capacity, index->count + records, sizeof *index->entries) ||
+        !bh_grow((void **)&index->names, &index->names_capacity, index->names_length + records * 32, 1))
         index->failed = true;
-        return;
+}
+
+/* Where the next name is written, with room for the longest one; NULL when memory ran out. */
+static char *bh_index_next_name(bh_type_index *index) {
+    if (index->failed || index->count >= UINT32_MAX - 1 || index->names_length + BH_MAX_NAME > UINT32_MAX ||
+        !bh_grow((void **)&index->entries, &index->capacity, index->count + 1, sizeof *index->entries) ||
+        !bh_grow((void **)&index->names, &index->names_capacity, index->names_length + BH_MAX_NAME, 1)) {
+        index->failed = true;
+        return NULL;
     }
-    memcpy(index->names + index->names_length, name, length);
+    return index->names + index->names_length;
+}
+
+/* Adds the type whose name (`length` bytes, at most BH_MAX_NAME - 1) was written where `bh_index_next_name` said. */
+static void bh_index_add(bh_type_index *index, size_t length, const void *descriptor, const void *image,
+                         unsigned kind, bool is_generic) {
+    const char *name = index->names + index->names_length;
     index->names[index->names_length + length] = 0;
     index->entries[index->count++] = (bh_type_entry){descriptor,
                                                      image,
@@ -431,6 +444,14 @@ static void bh_index_add(bh_type_index *index, const char *name, size_t length, 
 
 /* Makes the table of positions, in the walk's order: entries of one name lie on one probe sequence in that order. */
 static bool bh_index_finish(bh_type_index *index) {
+    if (index->capacity > 2 * index->count + 16) { /* a reservation mostly unused: given back */
+        void *entries = realloc(index->entries, (index->count ? index->count : 1) * sizeof *index->entries);
+        if (entries) index->entries = entries, index->capacity = index->count ? index->count : 1;
+    }
+    if (index->names_capacity > 2 * index->names_length + 1024) {
+        void *names = realloc(index->names, index->names_length + 1);
+        if (names) index->names = names, index->names_capacity = index->names_length + 1;
+    }
     size_t size = 16;
     while (size < index->count * 2) size *= 2;
     index->slots = calloc(size, sizeof *index->slots);
@@ -494,7 +515,11 @@ static void bh_report_type(bh_walk *walk, bh_image_walk *image, const TargetName
         if (type->AccessFunctionPtr.offset) {
             uintptr_t function = (uintptr_t)&type->AccessFunctionPtr + (intptr_t)type->AccessFunctionPtr.offset;
             const bh_segment *holder = bh_find(image, (uintptr_t)descriptor, sizeof *type);
-            const bh_segment *segment = bh_find(image, function, 1);
+            const bh_segment *segment = image->code_hint;
+            if (!segment || function < segment->start || function >= segment->end) {
+                segment = bh_bounds_find(image->bounds, function, 1);
+                if (segment) image->code_hint = segment;
+            }
             if (!holder || !segment || segment->image != holder->image || !segment->executable) {
                 bh_stop(image, "the access function of the type descriptor at %p points to %p, outside the image's "
                                "executable segments", (const void *)descriptor, (const void *)function);
@@ -502,7 +527,8 @@ static void bh_report_type(bh_walk *walk, bh_image_walk *image, const TargetName
             }
         }
     }
-    char name[BH_MAX_NAME];
+    char *name = bh_index_next_name(walk->index);
+    if (!name) return;
     size_t length = 0;
     for (size_t i = chain.depth; i-- > 0;) {
         const char *part = NULL;
@@ -520,14 +546,13 @@ static void bh_report_type(bh_walk *walk, bh_image_walk *image, const TargetName
             }
         }
         if (n <= 0) return;
-        if (length + (size_t)n + 1 >= sizeof name) return;
+        if (length + (size_t)n + 1 >= BH_MAX_NAME) return;
         if (length) name[length++] = '.';
         memcpy(name + length, part, (size_t)n);
         length += (size_t)n;
     }
-    name[length] = 0;
     ContextDescriptorFlags flags = descriptor->base.Flags;
-    bh_index_add(walk->index, name, length, descriptor, image->start, ContextDescriptorFlags_kind(flags),
+    bh_index_add(walk->index, length, descriptor, image->start, ContextDescriptorFlags_kind(flags),
                  ContextDescriptorFlags_isGeneric(flags));
 }
 
@@ -545,6 +570,9 @@ static bool bh_visit_type_sections(const MetadataSectionsHead *sections, void *c
     if (!bh_open_image(walk, sections, &image)) return true;
     const TargetTypeMetadataRecord *records = (const TargetTypeMetadataRecord *)sections->swift5_type_metadata.start;
     size_t count = sections->swift5_type_metadata.length / sizeof *records;
+    /* One image is read: room for all its records at once (shrunk to what was kept when the index is made). */
+    if (walk->only_image)
+        bh_index_reserve(walk->index, count + sections->swift5_protocols.length / sizeof(TargetProtocolRecord));
     for (size_t i = 0; i < count && !image.stopped; i++) {
         int32_t reference = records[i].TypeRef;
         if (!reference) continue;
@@ -611,6 +639,35 @@ bh_type_index *bh_swift_type_index(const char *module, const void *near, bh_runt
         return NULL;
     }
     return index;
+}
+
+/* ---- A table of one module's conformances ------------------------------------------------------------------ */
+
+/* The records a walk of conformances met, and a table of positions by type and protocol: built in C so that keeping a
+ * record costs no allocation or hashing of its own in Swift (~0.5 K instructions a record there). */
+struct bh_conformance_table {
+    bh_swift_conformance *entries;
+    size_t count, capacity;
+    uint32_t *slots; /* position + 1, or 0 for a free slot; a power of two long, at most half used */
+    size_t slot_count;
+    bool failed;
+};
+
+static size_t bh_conformance_slot(const void *type, const void *protocol, size_t mask) {
+    uint64_t hash = ((uint64_t)(uintptr_t)type * 0x9E3779B97F4A7C15ULL) ^ (uint64_t)(uintptr_t)protocol;
+    hash *= 0x9E3779B97F4A7C15ULL;
+    return (size_t)(hash >> 32) & mask;
+}
+
+static void bh_conformance_keep(void *context, const bh_swift_conformance *found) {
+    bh_conformance_table *table = context;
+    if (table->failed) return;
+    if (table->count >= UINT32_MAX - 1 ||
+        !bh_grow((void **)&table->entries, &table->capacity, table->count + 1, sizeof *table->entries)) {
+        table->failed = true;
+        return;
+    }
+    table->entries[table->count++] = *found;
 }
 
 /* ---- Conformances ------------------------------------------------------------------------------------------ */
@@ -680,18 +737,59 @@ static bool bh_visit_conformance_sections(const MetadataSectionsHead *sections, 
         if (!protocol) continue;
         const TargetNamedContextDescriptor *p = (const TargetNamedContextDescriptor *)protocol;
         if (!bh_expect_kind(&image, p, BH_KINDS_PROTOCOL, "a protocol")) break;
-        bh_swift_conformance found = {t, p, conformance, image.start};
-        walk->visit_conformance(walk->context, &found);
+        bh_conformance_keep(walk->conformances, &(bh_swift_conformance){t, p, conformance, image.start});
     }
     bh_close_image(walk, &image);
     return true;
 }
 
-int bh_swift_conformances(const char *module, const void *image, bh_swift_conformance *anchor,
-                          bh_swift_conformance_fn visit, bh_runtime_problem_fn problem, void *context) {
-    if (!module) return 0;
-    bh_walk walk = {.problem = problem, .context = context, .visit_conformance = visit, .anchor = anchor};
-    return bh_walk_all(&walk, module, image, bh_visit_conformance_sections);
+/* Makes the table of positions; a type's second record for one protocol takes the place of its first. */
+static bool bh_conformance_table_finish(bh_conformance_table *table) {
+    size_t size = 16;
+    while (size < table->count * 2) size *= 2;
+    table->slots = calloc(size, sizeof *table->slots);
+    if (!table->slots) return false;
+    table->slot_count = size;
+    for (size_t position = 0; position < table->count; position++) {
+        const bh_swift_conformance *entry = &table->entries[position];
+        size_t slot = bh_conformance_slot(entry->type, entry->protocol, size - 1);
+        for (; table->slots[slot]; slot = (slot + 1) & (size - 1)) {
+            const bh_swift_conformance *other = &table->entries[table->slots[slot] - 1];
+            if (other->type == entry->type && other->protocol == entry->protocol) break;
+        }
+        table->slots[slot] = (uint32_t)position + 1;
+    }
+    return true;
+}
+
+void bh_conformance_table_free(bh_conformance_table *table) {
+    if (!table) return;
+    free(table->entries);
+    free(table->slots);
+    free(table);
+}
+
+bh_conformance_table *bh_swift_conformance_table(const char *module, const void *image, bh_swift_conformance *anchor,
+                                                 bh_runtime_problem_fn problem, void *context) {
+    bh_conformance_table *table = calloc(1, sizeof *table);
+    if (!table) return NULL;
+    bh_walk walk = {.problem = problem, .context = context, .conformances = table, .anchor = anchor};
+    if (!module || !bh_walk_all(&walk, module, image, bh_visit_conformance_sections) || table->failed ||
+        !bh_conformance_table_finish(table)) {
+        bh_conformance_table_free(table);
+        return NULL;
+    }
+    return table;
+}
+
+const bh_swift_conformance *bh_conformance_table_find(
+    const bh_conformance_table *table, const void *type, const void *protocol) {
+    size_t mask = table->slot_count - 1;
+    for (size_t slot = bh_conformance_slot(type, protocol, mask); table->slots[slot]; slot = (slot + 1) & mask) {
+        const bh_swift_conformance *entry = &table->entries[table->slots[slot] - 1];
+        if (entry->type == type && entry->protocol == protocol) return entry;
+    }
+    return NULL;
 }
 
 /* ---- Names of loaded types ------------------------------------------------------------------------------- */
@@ -707,7 +805,7 @@ static bool bh_with_chain(
     const bh_segment *holder = bh_bounds_find(bounds, (uintptr_t)descriptor, sizeof(TargetNamedContextDescriptor));
     if (holder) {
         bh_image_walk walk = {
-            bounds, holder->image, (const void *)bounds->image_starts[holder->image], false, holder, {0}};
+            bounds, holder->image, (const void *)bounds->image_starts[holder->image], false, holder, NULL, {0}};
         bh_chain chain;
         if (bh_read_chain(&walk, descriptor, &chain)) done = body(&walk, &chain, context);
     }

@@ -82,15 +82,20 @@ typedef struct {
     const void *image;
 } bh_swift_conformance;
 
-typedef void (*bh_swift_conformance_fn)(void *context, const bh_swift_conformance *conformance);
+/* The conformance records of the types of module `module` in the Swift image that holds the address `image` (every
+ * Swift image loaded when NULL), kept in a table by type and protocol (a type's last record for a protocol answers);
+ * `problem` is called once for each image read that cannot be read. `anchor`, when not NULL, names a conformance of
+ * any module by its `type` and `protocol` descriptors: the walk fills in its `conformance` and `image` when it meets
+ * its record, read as every record is. NULL when the runtime cannot enumerate the images, no loaded image holds
+ * `image`, or memory ran out. Immutable; freed with `bh_conformance_table_free`. */
+typedef struct bh_conformance_table bh_conformance_table;
+bh_conformance_table *bh_swift_conformance_table(const char *module, const void *image, bh_swift_conformance *anchor,
+                                                 bh_runtime_problem_fn problem, void *context);
+void bh_conformance_table_free(bh_conformance_table *table);
 
-/* Calls `visit` for every conformance record, in the Swift image that holds the address `image` (every Swift image
- * loaded when NULL), of a type of module `module`, and `problem` once for each image read that cannot be read.
- * `anchor`, when not NULL, names a conformance of any module by its `type` and `protocol` descriptors: the walk fills
- * in its `conformance` and `image` when it meets its record, read as every record is. Returns 0 when the runtime
- * cannot enumerate the images, or no loaded image holds `image`. */
-int bh_swift_conformances(const char *module, const void *image, bh_swift_conformance *anchor,
-                          bh_swift_conformance_fn visit, bh_runtime_problem_fn problem, void *context);
+/* The record of `type`'s (a type descriptor) conformance to `protocol` (a protocol descriptor), or NULL. */
+const bh_swift_conformance *bh_conformance_table_find(
+    const bh_conformance_table *table, const void *type, const void *protocol);
 
 /* ---- Types, conformances and existentials --------------------------------------------------------------------- */
 
@@ -98,7 +103,7 @@ int bh_swift_conformances(const char *module, const void *image, bh_swift_confor
  * descriptor must be one a walk gave. */
 const void *bh_swift_type_metadata(const void *descriptor);
 
-/* The witness table of `type` (metadata) for a conformance that `bh_swift_conformances` gave
+/* The witness table of `type` (metadata) for a conformance that `bh_swift_conformance_table` gave
  * (swift_getWitnessTable). */
 const void *bh_swift_witness_table(const void *conformance, const void *type);
 

@@ -14,26 +14,20 @@ internal import _BeeHiveRuntime
 /// Only the common shapes are assembled: a single protocol without a superclass constraint, implemented
 /// unconditionally by a non-generic type. Anything else is the cast's answer.
 package enum Conformances {
-    private struct Key: TableKey {
-        let type: UnsafeRawPointer
-        let `protocol`: UnsafeRawPointer
-
-        var tableHash: UInt { (UInt(bitPattern: type) &* 0x9E37_79B9_7F4A_7C15 ^ UInt(bitPattern: `protocol`)) | 1 }
-    }
-
-    struct Found {
-        let conformance: UnsafeRawPointer
-        let image: UnsafeRawPointer
-    }
-
-    /// The conformance descriptors of one module, read when the loader had loaded `loadedImages` images. Immutable.
+    /// The conformance descriptors of one module, read when the loader had loaded `loadedImages` images (none when
+    /// its image is corrupt). Immutable.
     private final class ModuleRecords: @unchecked Sendable {
         let loadedImages: UInt64
-        let records: KeyedTable<Key, Found>
+        private let table: SwiftConformances.Table?
 
-        init(loadedImages: UInt64, records: KeyedTable<Key, Found>) {
+        init(loadedImages: UInt64, table: SwiftConformances.Table?) {
             self.loadedImages = loadedImages
-            self.records = records
+            self.table = table
+        }
+
+        /// The record of `type`'s (a type descriptor) conformance to `protocol` (a protocol descriptor), if any.
+        func record(type: UnsafeRawPointer, protocol: UnsafeRawPointer) -> SwiftConformances.Record? {
+            table?.record(type: type, protocol: `protocol`)
         }
     }
 
@@ -61,12 +55,12 @@ package enum Conformances {
         var last: ModuleRecords?
         /// Where a walk met the record of BeeHive's own conformance that the compiler resolved
         /// (``ConformanceAnchor``): in the image that holds BeeHive.
-        var anchor: Found?
+        var anchor: SwiftConformances.Record?
     }
     private static let known = LockedValue(Known())
 
     /// Where a walk met the record of ``ConformanceAnchor``'s conformance, if one has.
-    static var anchorRecord: Found? { known.withLock { $0.anchor } }
+    static var anchorRecord: SwiftConformances.Record? { known.withLock { $0.anchor } }
 
     /// The metadata address of a type.
     static func metadata(of type: any Any.Type) -> UnsafeRawPointer {
@@ -80,13 +74,12 @@ package enum Conformances {
     ) -> (table: UnsafeRawPointer, image: UnsafeRawPointer)? {
         let metadata = metadata(of: type)
         guard let descriptor = SwiftConformances.typeDescriptor(of: metadata) else { return nil }
-        let key = Key(type: descriptor, protocol: protocolDescriptor)
         var module = known.withLock { $0.byType[key: UInt(bitPattern: descriptor)] ?? $0.last }
-        if module?.records[key] == nil {
+        if module?.record(type: descriptor, protocol: protocolDescriptor) == nil {
             guard let (moduleDescriptor, image) = SwiftConformances.module(of: descriptor) else { return nil }
             let moduleKey = ModuleKey(module: moduleDescriptor, image: image)
             module = known.withLock { $0.modules[moduleKey] }
-            if module?.records[key] == nil {
+            if module?.record(type: descriptor, protocol: protocolDescriptor) == nil {
                 // Counted after the look-up: an image loaded in between makes the records read again, not missed.
                 let loaded = TypeLookup.loadedImageCount
                 if module?.loadedImages != loaded {
@@ -101,7 +94,7 @@ package enum Conformances {
                 $0.last = module
             }
         }
-        guard let found = module?.records[key],
+        guard let found = module?.record(type: descriptor, protocol: protocolDescriptor),
             let table = SwiftConformances.witnessTable(found.conformance, for: metadata)
         else { return nil }
         return (table, found.image)
@@ -111,24 +104,15 @@ package enum Conformances {
     /// read now and kept.
     private static func records(of module: ModuleKey, named name: String, loaded: UInt64) -> ModuleRecords? {
         let sought = known.withLock { $0.anchor == nil } ? anchorDescriptors : nil
-        var table = KeyedTable<Key, Found>()
         var anchor: SwiftConformances.Record?
-        guard
-            let problems = SwiftConformances.records(
-                ofModule: name, in: module.image, meeting: sought, met: &anchor,
-                {
-                    table[Key(type: $0.type, protocol: $0.protocol)] = Found(
-                        conformance: $0.conformance, image: $0.image)
-                })
+        guard let table = SwiftConformances.table(ofModule: name, in: module.image, meeting: sought, met: &anchor)
         else { return nil }
-        if let anchor {
-            known.withLock { $0.anchor = $0.anchor ?? Found(conformance: anchor.conformance, image: anchor.image) }
-        }
-        RuntimeBinding.note(problems)
+        if let anchor { known.withLock { $0.anchor = $0.anchor ?? anchor } }
+        RuntimeBinding.note(table.problems)
         RuntimeBinding.deliver(to: nil)
         // One image was read: when it is corrupt (found so now or before), none of its records is used.
-        if RuntimeBinding.corruptImages.contains(UInt(bitPattern: module.image)) { table = KeyedTable() }
-        let read = ModuleRecords(loadedImages: loaded, records: table)
+        let isCorrupt = RuntimeBinding.corruptImages.contains(UInt(bitPattern: module.image))
+        let read = ModuleRecords(loadedImages: loaded, table: isCorrupt ? nil : table)
         known.withLock { $0.modules[module] = read }
         return read
     }

@@ -25,9 +25,6 @@ enum RuntimeImage {
     /// Used by one walk on one thread: its appends need no exclusivity check (~115 instructions each, thousands per
     /// walk).
     final class Collector {
-        /// What a walk of conformances does with each record: no array of them is made (its storage type's metadata
-        /// would be made from its mangled name, ~13 K instructions once per process).
-        @exclusivity(unchecked) var visit: ((SwiftConformances.Record) -> Void)?
         @exclusivity(unchecked) var problems: [Problem] = []
     }
 

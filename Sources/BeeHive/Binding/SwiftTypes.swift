@@ -175,41 +175,52 @@ enum SwiftConformances {
         let image: UnsafeRawPointer
     }
 
-    /// Calls `visit` with every unconditional conformance of a non-generic type of `module` declared in `image` (the
-    /// image's lowest address); returns the problem if the image could not be read, nil when the Swift runtime cannot
-    /// enumerate its images. When `anchor` names a conformance (its type's and protocol's descriptors) of any module,
-    /// its record is looked for too (a test of one pointer per record), and `met` set when the walk met it.
-    static func records(
+    /// The unconditional conformances of the non-generic types of one module in one image, by type and protocol: kept
+    /// in C, where keeping a record costs no allocation or hashing of its own. Immutable.
+    final class Table: @unchecked Sendable {
+        private let table: OpaquePointer
+        /// What the walk found wrong with the image (none when it was read whole).
+        let problems: [RuntimeImage.Problem]
+
+        init(_ table: OpaquePointer, problems: [RuntimeImage.Problem]) {
+            self.table = table
+            self.problems = problems
+        }
+
+        deinit { bh_conformance_table_free(table) }
+
+        /// The record of the conformance of the type `type` (its descriptor) to the protocol `protocol` (its
+        /// descriptor), if the module declares it.
+        func record(type: UnsafeRawPointer, protocol: UnsafeRawPointer) -> Record? {
+            guard let found = bh_conformance_table_find(table, type, `protocol`)?.pointee,
+                let conformance = found.conformance, let image = found.image
+            else { return nil }
+            return Record(type: type, protocol: `protocol`, conformance: conformance, image: image)
+        }
+    }
+
+    /// Every unconditional conformance of a non-generic type of `module` declared in `image` (the image's lowest
+    /// address), in a table with the problems found if the image could not be read whole; nil when the Swift runtime
+    /// cannot enumerate its images (or memory ran out). When `anchor` names a conformance (its type's and protocol's
+    /// descriptors) of any module, its record is looked for too (a test of one pointer per record), and `met` set
+    /// when the walk met it.
+    static func table(
         ofModule module: String, in image: UnsafeRawPointer,
-        meeting anchor: (type: UnsafeRawPointer, protocol: UnsafeRawPointer)?, met: inout Record?,
-        _ visit: (Record) -> Void
-    ) -> [RuntimeImage.Problem]? {
+        meeting anchor: (type: UnsafeRawPointer, protocol: UnsafeRawPointer)?, met: inout Record?
+    ) -> Table? {
         let collector = RuntimeImage.Collector()
         var sought = bh_swift_conformance(type: anchor?.type, protocol: anchor?.protocol, conformance: nil, image: nil)
-        let available = withoutActuallyEscaping(visit) { visit in
-            collector.visit = visit
-            defer { collector.visit = nil }
-            return withExtendedLifetime(collector) {
-                module.withCString { name in
-                    bh_swift_conformances(
-                        name, image, &sought,
-                        { context, found in
-                            guard let context, let found = found?.pointee, let type = found.type,
-                                let proto = found.protocol, let conformance = found.conformance, let image = found.image
-                            else { return }
-                            Unmanaged<RuntimeImage.Collector>.fromOpaque(context).takeUnretainedValue().visit?(
-                                Record(type: type, protocol: proto, conformance: conformance, image: image))
-                        }, RuntimeImage.collect, Unmanaged.passUnretained(collector).toOpaque())
-                }
+        let made = withExtendedLifetime(collector) {
+            module.withCString { name in
+                bh_swift_conformance_table(
+                    name, image, &sought, RuntimeImage.collect, Unmanaged.passUnretained(collector).toOpaque())
             }
         }
-        guard available != 0 else { return nil }
+        guard let made else { return nil }
         if let anchor, let conformance = sought.conformance, let image = sought.image {
             met = Record(type: anchor.type, protocol: anchor.protocol, conformance: conformance, image: image)
         }
-        // The problems alone are returned: an optional tuple or struct that holds them and the record is destroyed
-        // through its metadata, made from its mangled name (9 K to 45 K instructions once per process).
-        return collector.problems
+        return Table(made, problems: collector.problems)
     }
 
     /// The context descriptor of a class, struct or enum type.

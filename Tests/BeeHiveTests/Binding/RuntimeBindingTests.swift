@@ -168,26 +168,22 @@ struct RuntimeBindingTests {
     func anchorRecord() throws {
         let image = try #require(TypeLookup.declarations(named: "BeeHiveTests.BindingClass")?.first?.image)
         let anchor = try #require(Conformances.anchorDescriptors)
-        var records: [SwiftConformances.Record] = []
         var anchorRecord: SwiftConformances.Record?
-        let problems = SwiftConformances.records(
-            ofModule: "BeeHiveTests", in: image, meeting: anchor, met: &anchorRecord
-        ) {
-            records.append($0)
-        }
-        #expect(problems?.isEmpty == true)
+        let table = try #require(
+            SwiftConformances.table(ofModule: "BeeHiveTests", in: image, meeting: anchor, met: &anchorRecord))
+        #expect(table.problems.isEmpty)
         let met = try #require(anchorRecord, "the anchor is of module BeeHive, in the test image")
         #expect(met.image == image && met.type == anchor.type && met.protocol == anchor.protocol)
-        #expect(!records.contains { $0.conformance == met.conformance }, "met, not listed as the module's")
+        #expect(table.record(type: met.type, protocol: met.protocol) == nil, "met, not kept as the module's")
         #expect(Conformances.anchorAgrees(conformance: met.conformance))
         let probe = try #require(SwiftConformances.typeDescriptor(of: Conformances.metadata(of: BindingStruct.self)))
-        let other = try #require(records.first { $0.type == probe })
+        let probed = try #require(Conformances.singleProtocol(of: (any BindingProbe).self)?.descriptor)
+        let other = try #require(table.record(type: probe, protocol: probed))
+        #expect(other.image == image)
         #expect(!Conformances.anchorAgrees(conformance: other.conformance), "another witness table than the compiler's")
         let standardLibrary = unsafeBitCast(Int.self, to: UnsafeRawPointer.self)
         var elsewhere: SwiftConformances.Record?
-        #expect(
-            SwiftConformances.records(ofModule: "Swift", in: standardLibrary, meeting: anchor, met: &elsewhere) { _ in }
-                != nil)
+        #expect(SwiftConformances.table(ofModule: "Swift", in: standardLibrary, meeting: anchor, met: &elsewhere) != nil)
         #expect(elsewhere == nil)
     }
 
