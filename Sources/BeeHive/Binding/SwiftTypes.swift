@@ -127,11 +127,20 @@ extension SwiftTypes {
             positions(named: name).compactMap { entry(at: $0, named: name) }
         }
 
-        /// The one entry named `name`, when there is exactly one (no array made).
-        func onlyEntry(named name: String) -> Entry? {
+        /// What `body` makes of the one entry named `name`, when there is exactly one (no array made).
+        func withOnlyEntry<Result>(named name: String, _ body: (Entry) -> Result?) -> Result? {
             var position = 0
             let count = withUTF8(of: name) { bh_type_index_find(index, $0.baseAddress, $0.count, &position, 1) }
-            return count == 1 ? entry(at: position, named: name) : nil
+            guard count == 1 else { return nil }
+            // No `Entry?` is made: an optional one was destroyed through its metadata, made from its mangled name at
+            // the first binding (~9 K instructions once per process).
+            var type = bh_swift_type()
+            _ = bh_type_index_entry(index, position, &type)
+            guard let kind = Kind(type.kind) else { return nil }
+            return body(
+                Entry(
+                    name: name, kind: kind, isGeneric: type.is_generic != 0, image: type.image,
+                    descriptor: type.descriptor))
         }
 
         private func positions(named name: String) -> [Int] {

@@ -69,8 +69,10 @@ package enum TypeLookup {
         /// The entries named `name`, in the walk's order.
         func entries(named name: String) -> [SwiftTypes.Entry] { index.entries(named: name) }
 
-        /// The one entry named `name`, when there is exactly one (no array to make).
-        func onlyEntry(named name: String) -> SwiftTypes.Entry? { index.onlyEntry(named: name) }
+        /// What `body` makes of the one entry named `name`, when there is exactly one (no array to make).
+        func withOnlyEntry<Result>(named name: String, _ body: (SwiftTypes.Entry) -> Result?) -> Result? {
+            index.withOnlyEntry(named: name, body)
+        }
     }
 
     /// By path: the runtime's path keeps its own cache, so that switching paths never serves the other's answer. In
@@ -268,7 +270,7 @@ package enum TypeLookup {
     /// The type named `name` among the entries of `index`: the first that binds, in the walk's order, of an image not
     /// retired.
     private static func binding(in index: ModuleIndex, named name: String) -> (Any.Type, BindingPath)? {
-        if let only = index.onlyEntry(named: name) { return binding(of: only, named: name) }
+        if let found = index.withOnlyEntry(named: name, { binding(of: $0, named: name) }) { return found }
         let retired = retiredImages.withLock { $0 }
         for entry in index.entries(named: name) where retired.isEmpty || !retired.contains(entry.imagePath ?? "") {
             if let found = binding(of: entry, named: name) { return found }

@@ -211,14 +211,15 @@ struct RuntimeBindingTests {
         for entry in all {
             #expect(index.entries(named: entry.name).contains(entry), "\(entry.name)")
         }
-        #expect(index.onlyEntry(named: "BeeHiveTests.BindingProbe")?.kind == .protocol)
-        #expect(index.onlyEntry(named: "BeeHiveTests.BindingOuter.Middle")?.kind == .class)
+        #expect(index.withOnlyEntry(named: "BeeHiveTests.BindingProbe") { $0 }?.kind == .protocol)
+        #expect(index.withOnlyEntry(named: "BeeHiveTests.BindingOuter.Middle") { $0 }?.kind == .class)
         for missing in ["BeeHiveTests.BindingOuter.Middl", "BeeHiveTests.BindingOuter.Middle.", "BindingClass", ""] {
-            #expect(index.entries(named: missing).isEmpty && index.onlyEntry(named: missing) == nil, "\(missing)")
+            #expect(index.entries(named: missing).isEmpty, "\(missing)")
+            #expect(index.withOnlyEntry(named: missing) { $0 } == nil, "\(missing)")
         }
-        let image = try #require(index.onlyEntry(named: "BeeHiveTests.BindingClass")?.image)
+        let image = try #require(index.withOnlyEntry(named: "BeeHiveTests.BindingClass") { $0 }?.image)
         index.drop(image: UInt(bitPattern: image))
-        #expect(index.onlyEntry(named: "BeeHiveTests.BindingClass") == nil)
+        #expect(index.withOnlyEntry(named: "BeeHiveTests.BindingClass") { $0 } == nil)
         #expect(index.all.allSatisfy { $0.image != image })
     }
 
