@@ -378,6 +378,7 @@ struct bh_type_index {
     char *names;
     size_t names_length, names_capacity;
     uint32_t *slots; /* position + 1, or 0 for a free slot; a power of two long, at most half used */
+    uint32_t *by_descriptor; /* the same, by descriptor address, `slot_count` long */
     size_t slot_count;
     bool failed;     /* an allocation failed: the index is not used */
 };
@@ -442,6 +443,10 @@ static void bh_index_add(bh_type_index *index, size_t length, const void *descri
     index->names_length += length + 1;
 }
 
+static size_t bh_descriptor_slot(const void *descriptor, size_t mask) {
+    return (size_t)(((uint64_t)(uintptr_t)descriptor * 0x9E3779B97F4A7C15ULL) >> 32) & mask;
+}
+
 /* Makes the table of positions, in the walk's order: entries of one name lie on one probe sequence in that order. */
 static bool bh_index_finish(bh_type_index *index) {
     if (index->capacity > 2 * index->count + 16) { /* a reservation mostly unused: given back */
@@ -455,12 +460,16 @@ static bool bh_index_finish(bh_type_index *index) {
     size_t size = 16;
     while (size < index->count * 2) size *= 2;
     index->slots = calloc(size, sizeof *index->slots);
-    if (!index->slots) return false;
+    index->by_descriptor = calloc(size, sizeof *index->by_descriptor);
+    if (!index->slots || !index->by_descriptor) return false;
     index->slot_count = size;
     for (size_t position = 0; position < index->count; position++) {
         size_t slot = (size_t)index->entries[position].hash & (size - 1);
         while (index->slots[slot]) slot = (slot + 1) & (size - 1);
         index->slots[slot] = (uint32_t)position + 1;
+        slot = bh_descriptor_slot(index->entries[position].descriptor, size - 1);
+        while (index->by_descriptor[slot]) slot = (slot + 1) & (size - 1);
+        index->by_descriptor[slot] = (uint32_t)position + 1;
     }
     return true;
 }
@@ -470,6 +479,7 @@ void bh_type_index_free(bh_type_index *index) {
     free(index->entries);
     free(index->names);
     free(index->slots);
+    free(index->by_descriptor);
     free(index);
 }
 
@@ -494,6 +504,25 @@ size_t bh_type_index_find(const bh_type_index *index, const char *name, size_t l
         found++;
     }
     return found;
+}
+
+size_t bh_type_index_existential_name(const bh_type_index *index, const void *metadata, const char **name) {
+    bh_existential_shape shape;
+    if (!bh_existential_shape_of(metadata, &shape)) return 0;
+    size_t mask = index->slot_count - 1;
+    for (size_t slot = bh_descriptor_slot(shape.protocol, mask); index->by_descriptor[slot];
+         slot = (slot + 1) & mask) {
+        const bh_type_entry *entry = &index->entries[index->by_descriptor[slot] - 1];
+        if (entry->descriptor != shape.protocol) continue;
+        if (entry->kind != ContextDescriptorKind_Protocol || (entry->flags & BH_ENTRY_DROPPED)) return 0;
+        /* The protocol's own class constraint (bit 16 of its flags: 0 for `AnyObject`) must be the existential's:
+         * `any P`, not `P & AnyObject`. The descriptor was read when the index was made. */
+        uint32_t flags = ((const TargetNamedContextDescriptor *)entry->descriptor)->base.Flags;
+        if ((((flags >> 16) & 1) == 0) != (shape.is_class_bound != 0)) return 0;
+        *name = index->names + entry->name_offset;
+        return entry->name_length;
+    }
+    return 0;
 }
 
 void bh_type_index_drop_image(bh_type_index *index, const void *image) {

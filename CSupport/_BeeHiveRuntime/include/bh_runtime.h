@@ -70,6 +70,10 @@ int bh_type_index_entry(const bh_type_index *index, size_t position, bh_swift_ty
 size_t bh_type_index_find(const bh_type_index *index, const char *name, size_t length, size_t *positions,
                           size_t capacity);
 
+/* The name of the one protocol of the existential `metadata` (`any P`, as `bh_swift_existential_name` spells it),
+ * when the index holds that protocol: its length, and in `name` where it lies (as long as the index); 0 otherwise. */
+size_t bh_type_index_existential_name(const bh_type_index *index, const void *metadata, const char **name);
+
 /* Leaves the types of the image `image` (its lowest address) out of every later answer. */
 void bh_type_index_drop_image(bh_type_index *index, const void *image);
 

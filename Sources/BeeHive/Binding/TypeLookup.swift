@@ -1,5 +1,11 @@
 internal import _BeeHiveDiscovery
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Finds Swift types by their module-qualified names, with a cache. A name that was not found is
 /// looked up again once another image has been loaded (a plugin may bring the type).
 ///
@@ -69,6 +75,9 @@ package enum TypeLookup {
         /// The entries named `name`, in the walk's order.
         func entries(named name: String) -> [SwiftTypes.Entry] { index.entries(named: name) }
 
+        /// The name of the existential `type`'s one protocol, when it is one of this module's.
+        func existentialName(of type: Any.Type) -> String? { index.existentialName(of: type) }
+
         /// What `body` makes of the one entry named `name`, when there is exactly one (no array to make).
         func withOnlyEntry<Result>(named name: String, _ body: (SwiftTypes.Entry) -> Result?) -> Result? {
             index.withOnlyEntry(named: name, body)
@@ -93,7 +102,7 @@ package enum TypeLookup {
         /// The index asked for last, when it is of the module of `name` (its first `length` UTF-8 bytes) in `image`.
         func lastIndex(ofModuleOf name: String, length: Int, inImage image: UInt64) -> ModuleIndex? {
             guard let last, last.key.image == image, last.key.module.utf8.count == length,
-                name.hasPrefix(last.key.module)
+                name.startsWithUTF8(of: last.key.module)
             else { return nil }
             return last.index
         }
@@ -358,6 +367,23 @@ package enum TypeLookup {
     /// The module-qualified name of a type (a service, implementation, module or handler), as the runtime spells it.
     /// A protocol's existential (`any P`) is named from its descriptor; other types by the runtime.
     package static func name(of type: Any.Type) -> String {
-        Conformances.existentialName(of: type) ?? _typeName(type, qualified: true)
+        // The services of one module are asked for one after another: the index of the module bound last has their
+        // protocols' names already (~0.8 K instructions less than reading each protocol's descriptors).
+        modulesInImages.withLock { $0.last?.index }?.existentialName(of: type) ?? Conformances.existentialName(of: type)
+            ?? _typeName(type, qualified: true)
+    }
+}
+
+extension String {
+    /// Whether the string's UTF-8 bytes begin with those of `prefix`: compared in place (`hasPrefix` compares
+    /// characters, ~0.25 K instructions for a module's name).
+    fileprivate func startsWithUTF8(of prefix: String) -> Bool {
+        let compared = utf8.withContiguousStorageIfAvailable { own in
+            prefix.utf8.withContiguousStorageIfAvailable { start in
+                own.count >= start.count
+                    && (start.isEmpty || memcmp(own.baseAddress!, start.baseAddress!, start.count) == 0)
+            }
+        }
+        return (compared ?? nil) ?? utf8.starts(with: prefix.utf8)
     }
 }

@@ -30,16 +30,39 @@ struct ExistentialNameTests {
         }
     }
 
+    @Test("a module's index names the protocols it holds as their descriptors do, and nothing else")
+    func protocolsAreNamedFromTheModuleIndex() throws {
+        let (index, _) = try #require(SwiftTypes.Index.make(inModule: "BeeHiveTests"))
+        for (type, name) in Self.protocols {
+            #expect(index.existentialName(of: type) == name)
+        }
+        for type in OtherTypes.all {
+            #expect(index.existentialName(of: type) == nil, "\(type)")
+        }
+        let (standardLibrary, _) = try #require(SwiftTypes.Index.make(inModule: "Swift"))
+        #expect(standardLibrary.existentialName(of: (any NamedPlain).self) == nil, "another module's index")
+        let sequence = (any Sequence).self
+        #expect(standardLibrary.existentialName(of: sequence) == "Swift.Sequence")
+        #expect(standardLibrary.existentialName(of: sequence) == Conformances.existentialName(of: sequence))
+        let image = try #require(index.withOnlyEntry(named: "BeeHiveTests.NamedPlain") { $0 }?.image)
+        index.drop(image: UInt(bitPattern: image))
+        #expect(index.existentialName(of: (any NamedPlain).self) == nil, "a dropped image's protocol")
+    }
+
     @Test("other types, compositions and private protocols: the runtime names them, as before")
     func otherTypesAreNamedByTheRuntime() {
-        let others: [any Any.Type] = [
-            (any NamedPlain & AnyObject).self, (any NamedPlain & NamedClassBound).self, (any NamedPrivately).self,
-            NamedClass.self, NamingOuter.Inner.self, NamedGeneric<Int>.self, Int.self, (any Error).self, Any.self,
-            AnyObject.self, (any NamedPlain).Type.self,
-        ]
-        for type in others {
+        for type in OtherTypes.all {
             #expect(Conformances.existentialName(of: type) == nil, "\(type)")
             #expect(TypeLookup.name(of: type) == _typeName(type, qualified: true))
         }
     }
+}
+
+/// Types that are not the existential of one protocol of this module's with a name.
+enum OtherTypes {
+    static let all: [any Any.Type] = [
+        (any NamedPlain & AnyObject).self, (any NamedPlain & NamedClassBound).self, (any NamedPrivately).self,
+        NamedClass.self, NamingOuter.Inner.self, NamedGeneric<Int>.self, Int.self, (any Error).self, Any.self,
+        AnyObject.self, (any NamedPlain).Type.self,
+    ]
 }
