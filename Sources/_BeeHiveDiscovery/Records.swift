@@ -52,7 +52,7 @@ package struct RecordLocation: Sendable, Hashable {
 
     package init(
         service: String, implementation: String, name: String? = nil, location: RecordLocation? = nil, rank: Int = 0,
-        properties: [String: String] = [:], api: APIVersion? = nil
+        properties: [String: String] = [String: String](), api: APIVersion? = nil
     ) {
         self.service = service
         self.implementation = implementation

@@ -64,7 +64,7 @@ public struct ServiceRegistration: Sendable, Hashable, CustomStringConvertible {
     ///   - apiVersion: The version of the service's API the implementation was built against, if known.
     public init(
         service: String, name: String? = nil, implementation: String, source: RegistrationSource, rank: Int = 0,
-        properties: [String: String] = [:], apiVersion: String? = nil
+        properties: [String: String] = [String: String](), apiVersion: String? = nil
     ) {
         storage = Storage(
             service: service, name: name, implementation: implementation, source: source, rank: rank,

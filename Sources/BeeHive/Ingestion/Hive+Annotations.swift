@@ -151,7 +151,7 @@ extension Hive {
                     return ServiceRegistration(
                         service: service ?? r.service, name: name, implementation: r.implementation,
                         source: source(r.location),
-                        rank: r.rank, properties: r.properties.isEmpty ? [:] : r.properties,
+                        rank: r.rank, properties: r.properties.isEmpty ? [String: String]() : r.properties,
                         apiVersion: (marked ?? r.api)?.description)
                 }
                 guard let typed else {
