@@ -211,8 +211,7 @@ final class ServiceEntry {
     /// Keeps `instance` as the shared one, boxed as `boxed`, where this thread was making it; returns the ticket of
     /// the threads waiting for it, if any. The slot's old state is read in place, not copied.
     func keep(_ instance: consuming Any, boxed: TypedBox) -> CreationTicket? {
-        var ticket: CreationTicket?
-        if case .creating(_, let waiting) = storedSlot { ticket = waiting }
+        let ticket = storedSlot.ticket  // the ticket alone: matching the slot copied it whole (~85 instructions)
         slot = .ready(instance)
         typedInstance = boxed
         return ticket

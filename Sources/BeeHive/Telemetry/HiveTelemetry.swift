@@ -1,5 +1,6 @@
 import CoreMetrics
 import Tracing
+internal import _BeeHiveRuntime
 
 /// Where a hive's counters, timers and spans go: swift-metrics and swift-distributed-tracing, through the factory
 /// and the tracer of its options, or else the ones the program bootstrapped (`MetricsSystem.bootstrap`,
@@ -34,9 +35,12 @@ package struct HiveTelemetry: Sendable {
         if shared { Counter(label: "beehive.singletons.created", factory: factory).increment() }
     }
 
-    /// Whether `factory` is swift-metrics' no-op one: its dynamic type compared, not cast (a cast asks the runtime).
+    /// Whether `factory` is swift-metrics' no-op one: the type its existential holds compared, not cast (a cast asks
+    /// the runtime), and read from the container, where `type(of:)` asks the runtime too (~90 instructions). The no-op
+    /// factory's class is final: the type the container holds is its dynamic type.
     private static func isNoOp(_ factory: any MetricsFactory) -> Bool {
-        ObjectIdentifier(type(of: factory)) == ObjectIdentifier(NOOPMetricsHandler.self)
+        let noOp = unsafeBitCast(NOOPMetricsHandler.self, to: UnsafeRawPointer.self)
+        return withUnsafePointer(to: factory) { bh_any_type($0) } == noOp
     }
 
     /// Records a duration in the timer `label` with `dimensions`.
