@@ -216,7 +216,6 @@ typedef struct {
     const void *last; /* the module descriptor last compared */
     bool last_match;
     const void *skipped[BH_SKIP_SLOTS]; /* a parent's slot: its address, or another parent's that took the slot */
-    const void *kept[BH_SKIP_SLOTS];    /* the same, of parents whose children are of the module wanted */
 } bh_module_filter;
 
 static size_t bh_skip_slot(const void *parent) {
@@ -271,23 +270,6 @@ static inline __attribute__((always_inline)) bool bh_read_chain_in_module(
     if (parent) filter->skipped[bh_skip_slot(parent)] = parent;
     for (size_t i = 0; i < chain->depth; i++) filter->skipped[bh_skip_slot(chain->levels[i])] = chain->levels[i];
     return false;
-}
-
-/* Whether `descriptor` is of the module the filter wants, as `bh_read_chain_in_module` decides, for a walk that needs
- * no chain: a type nested in a parent whose chain was read and matched (a type of the module) is kept by that parent's
- * address, compared and never followed, without reading its chain again. */
-static inline __attribute__((always_inline)) bool bh_is_in_module(
-    bh_module_filter *filter, bh_image_walk *walk, const TargetNamedContextDescriptor *descriptor) {
-    const void *parent = bh_direct_parent(descriptor);
-    if (filter->wanted && parent && filter->kept[bh_skip_slot(parent)] == parent) return true;
-    bh_chain chain;
-    if (!bh_read_chain_in_module(filter, walk, descriptor, &chain)) return false;
-    /* The descriptor and every level above it but the module (whose children the filter knows) are of the module:
-     * their children are kept, but the descriptor's when a child of it would be too deep to have a chain. */
-    if (filter->wanted)
-        for (size_t i = chain.depth < BH_MAX_DEPTH + 2 ? 0 : 1; i + 1 < chain.depth; i++)
-            filter->kept[bh_skip_slot(chain.levels[i])] = chain.levels[i];
-    return true;
 }
 
 /* ---- The walk over every image's sections --------------------------------------------------------------------- */
@@ -776,7 +758,9 @@ static bool bh_visit_conformance_sections(const MetadataSectionsHead *sections, 
                 walk->anchor->image = image.start;
             }
         }
-        if (bh_in_other_module(&walk->module, t) || !bh_is_in_module(&walk->module, &image, t)) continue;
+        if (bh_in_other_module(&walk->module, t)) continue;
+        bh_chain chain;
+        if (!bh_read_chain_in_module(&walk->module, &image, t, &chain)) continue;
         /* The protocol is followed only for a record of the module asked for: most records of an image are of other
          * modules, and most of their protocols (the standard library's) lie in another image, each found by a search
          * of every loaded segment. */
