@@ -152,7 +152,8 @@ int bh_existential_shape_of(const void *metadata, bh_existential_shape *shape);
  * another kind or shape. */
 int bh_existential_metatype_shape_of(const void *metadata, bh_existential_shape *shape);
 
-/* The type (metadata) held by an `Any` container. */
+/* The type (metadata) held by an `Any` container, or by any opaque existential's (`any P`: the same buffer and type,
+ * then witness tables). */
 const void *bh_any_type(const void *any_container);
 
 /* Writes the existential of `shape` into `out` (shape->size bytes): from the `Any` container `any_container`, whose

@@ -368,7 +368,7 @@ package enum TypeLookup {
     /// A protocol's existential (`any P`) is named from its descriptor; other types by the runtime.
     package static func name(of type: Any.Type) -> String {
         // The services of one module are asked for one after another: the index of the module bound last has their
-        // protocols' names already (~0.8 K instructions less than reading each protocol's descriptors).
+        // protocols' names already (~0.7 K instructions less than reading each protocol's descriptors).
         modulesInImages.withLock { $0.last?.index }?.existentialName(of: type) ?? Conformances.existentialName(of: type)
             ?? _typeName(type, qualified: true)
     }
