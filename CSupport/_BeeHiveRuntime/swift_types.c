@@ -47,13 +47,19 @@ typedef struct {
     char message[BH_MESSAGE];
 } bh_image_walk;
 
-/* The segment that holds [address, address + size): the hint's, else a binary search. */
-static const bh_segment *bh_find(bh_image_walk *walk, uintptr_t address, size_t size) {
-    const bh_segment *hint = walk->hint;
-    if (hint && address >= hint->start && address < hint->end && size <= hint->end - address) return hint;
+/* The segment that holds [address, address + size): `*hint`, else a binary search, whose answer becomes the hint. */
+static const bh_segment *bh_find_hinted(
+    bh_image_walk *walk, const bh_segment **hint, uintptr_t address, size_t size) {
+    const bh_segment *last = *hint;
+    if (last && address >= last->start && address < last->end && size <= last->end - address) return last;
     const bh_segment *found = bh_bounds_find(walk->bounds, address, size);
-    if (found) walk->hint = found;
+    if (found) *hint = found;
     return found;
+}
+
+/* The segment that holds [address, address + size), by the hint of the walk's data. */
+static const bh_segment *bh_find(bh_image_walk *walk, uintptr_t address, size_t size) {
+    return bh_find_hinted(walk, &walk->hint, address, size);
 }
 
 static bool bh_in_image(bh_image_walk *walk, uint32_t image, uintptr_t address, size_t size) {
@@ -443,6 +449,12 @@ static void bh_index_add(bh_type_index *index, size_t length, const void *descri
     index->names_length += length + 1;
 }
 
+/* Puts `position` + 1 into the first free slot of `slots` (`mask` + 1 long) from `slot` on. */
+static void bh_place(uint32_t *slots, size_t mask, size_t slot, size_t position) {
+    while (slots[slot]) slot = (slot + 1) & mask;
+    slots[slot] = (uint32_t)position + 1;
+}
+
 static size_t bh_descriptor_slot(const void *descriptor, size_t mask) {
     return (size_t)(((uint64_t)(uintptr_t)descriptor * 0x9E3779B97F4A7C15ULL) >> 32) & mask;
 }
@@ -464,12 +476,9 @@ static bool bh_index_finish(bh_type_index *index) {
     if (!index->slots || !index->by_descriptor) return false;
     index->slot_count = size;
     for (size_t position = 0; position < index->count; position++) {
-        size_t slot = (size_t)index->entries[position].hash & (size - 1);
-        while (index->slots[slot]) slot = (slot + 1) & (size - 1);
-        index->slots[slot] = (uint32_t)position + 1;
-        slot = bh_descriptor_slot(index->entries[position].descriptor, size - 1);
-        while (index->by_descriptor[slot]) slot = (slot + 1) & (size - 1);
-        index->by_descriptor[slot] = (uint32_t)position + 1;
+        const bh_type_entry *entry = &index->entries[position];
+        bh_place(index->slots, size - 1, (size_t)entry->hash & (size - 1), position);
+        bh_place(index->by_descriptor, size - 1, bh_descriptor_slot(entry->descriptor, size - 1), position);
     }
     return true;
 }
@@ -544,11 +553,7 @@ static void bh_report_type(bh_walk *walk, bh_image_walk *image, const TargetName
         if (type->AccessFunctionPtr.offset) {
             uintptr_t function = (uintptr_t)&type->AccessFunctionPtr + (intptr_t)type->AccessFunctionPtr.offset;
             const bh_segment *holder = bh_find(image, (uintptr_t)descriptor, sizeof *type);
-            const bh_segment *segment = image->code_hint;
-            if (!segment || function < segment->start || function >= segment->end) {
-                segment = bh_bounds_find(image->bounds, function, 1);
-                if (segment) image->code_hint = segment;
-            }
+            const bh_segment *segment = bh_find_hinted(image, &image->code_hint, function, 1);
             if (!holder || !segment || segment->image != holder->image || !segment->executable) {
                 bh_stop(image, "the access function of the type descriptor at %p points to %p, outside the image's "
                                "executable segments", (const void *)descriptor, (const void *)function);
@@ -691,8 +696,7 @@ static size_t bh_conformance_slot(const void *type, const void *protocol, size_t
     return (size_t)(hash >> 32) & mask;
 }
 
-static void bh_conformance_keep(void *context, const bh_swift_conformance *found) {
-    bh_conformance_table *table = context;
+static void bh_conformance_keep(bh_conformance_table *table, const bh_swift_conformance *found) {
     if (table->failed) return;
     if (table->count >= UINT32_MAX - 1 ||
         !bh_grow((void **)&table->entries, &table->capacity, table->count + 1, sizeof *table->entries)) {
