@@ -47,6 +47,15 @@ struct TypeIndex {
     /// The entry indexed under `type` with no registration name.
     func unnamed(_ type: ObjectIdentifier) -> ServiceEntry? { unnamed[type] }
 
+    /// The shared instance that the entry indexed under `type` (no registration name) keeps boxed as `type`, if it
+    /// serves still; read in place, the entry not retained.
+    func keptBox(_ type: ObjectIdentifier) -> TypedInstance? {
+        unnamed.read(type) { entry in
+            guard !entry.isWithdrawn, let typed = entry.typedInstance, typed.type == type else { return nil }
+            return typed.object
+        }
+    }
+
     /// Indexes `entry` under `key`. The first unnamed entry sizes the index for `expected` types, so that it does not
     /// grow (copying every entry) during the first uses.
     mutating func set(_ entry: ServiceEntry, for key: TypeKey, expected: Int) {

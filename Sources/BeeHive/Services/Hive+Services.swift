@@ -41,10 +41,15 @@ extension Hive {
     }
 
     /// The shared instance already made for `type` (and `name`), boxed as that type; `nil` when there is none yet,
-    /// or its slot changed since (a removed instance, a withdrawn registration).
+    /// or its slot changed since (a removed instance, a withdrawn registration): the box the shared-instance table
+    /// remembers, else the one the entry serving `type` unnamed keeps (what a typed first use leaves, with no table to
+    /// fill). Read from the state's tables in place: a method of the state would copy it.
     @usableFromInline
     func sharedInstance(_ type: ObjectIdentifier, name: String?) -> TypedInstance? {
-        state.withLock { $0.sharedInstances.box(for: type, name: name) }
+        state.withLock { state in
+            if let box = state.sharedInstances.box(for: type, name: name) { return box }
+            return name == nil ? state.typeIndex.keptBox(type) : nil
+        }
     }
 
     /// ``createService(_:name:shouldCache:)-(Service.Type,_,_)`` past its cached path: finds the registration, makes or

@@ -11,8 +11,8 @@ extension Hive {
     /// under `type`, whose slot never held an instance (a removed instance goes the general way), or whose maker boxes
     /// another type.
     ///
-    /// Under the lock only the registry's answers: the entry, the claim of its slot, then the instance kept and
-    /// boxed for the cached path. `isSingleton` and the maker run outside it.
+    /// Under the lock only the registry's answers: the entry, the claim of its slot, then the instance kept in the
+    /// entry, boxed for the cached path. `isSingleton` and the maker run outside it.
     func typedFirstUse(_ type: ObjectIdentifier) -> TypedInstance? {
         // A program that never kept a typed record has no entry this can serve: one load, no lock.
         guard TypedRecords.hasRecords.isSet else { return nil }
@@ -45,16 +45,8 @@ extension Hive {
             }
             return make(true)
         }
-        let waited = state.withLock { state in
-            let waited = entry.keep(instance, boxed: TypedBox(type: type, object: box))
-            // Kept for the cached path while the entry still serves `type` (not withdrawn or outranked meanwhile).
-            if state.typeIndex.unnamed(type) === entry, !entry.isWithdrawn {
-                state.sharedInstances.set(
-                    SharedInstance(entry: entry, generation: entry.generation, box: box),
-                    for: TypeKey(type: type, name: nil), expected: state.services.count)
-            }
-            return waited
-        }
+        // Kept in the entry, where the cached path finds it while the entry serves `type` (`sharedBox(for:name:)`).
+        let waited = state.withLock { _ in entry.keep(instance, boxed: TypedBox(type: type, object: box)) }
         waited?.finish()
         telemetry.countCreated(shared: true)
         return box
