@@ -5,8 +5,7 @@
 /// it); the file and entry index; or the file and line of a call.
 public struct RegistrationSource: Sendable, Hashable, CustomStringConvertible {
     private enum Storage: Sendable, Hashable {
-        case annotation(
-            image: String, imageID: UInt64, section: String, offset: Int, fileOffset: UInt64, written: Written?)
+        case annotation(AnnotationSection, offset: Int, written: Written?)
         case image(path: String, imageID: UInt64)
         case file(path: String, index: Int?)
         case code(fileID: String, line: Int)
@@ -19,6 +18,37 @@ public struct RegistrationSource: Sendable, Hashable, CustomStringConvertible {
     }
 
     private let storage: Storage
+
+    /// The image and section an annotation record lies in, in one object: the records of a section share it, so a
+    /// source is copied with one retain where two strings took two (a registration's source is copied several times
+    /// on its way into the registry). Compared and hashed by value.
+    final class AnnotationSection: Sendable, Hashable {
+        let image: String
+        let imageID: UInt64
+        let section: String
+        /// The section's offset in the image file; 0 when unknown.
+        let fileOffset: UInt64
+
+        init(image: String, imageID: UInt64, section: String, fileOffset: UInt64) {
+            self.image = image
+            self.imageID = imageID
+            self.section = section
+            self.fileOffset = fileOffset
+        }
+
+        static func == (lhs: AnnotationSection, rhs: AnnotationSection) -> Bool {
+            lhs === rhs
+                || (lhs.image == rhs.image && lhs.imageID == rhs.imageID && lhs.section == rhs.section
+                    && lhs.fileOffset == rhs.fileOffset)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(image)
+            hasher.combine(imageID)
+            hasher.combine(section)
+            hasher.combine(fileOffset)
+        }
+    }
 
     /// A record at `offset` bytes into `section` of the image at `image`.
     /// - Parameters:
@@ -33,10 +63,14 @@ public struct RegistrationSource: Sendable, Hashable, CustomStringConvertible {
         image: String, section: String, offset: Int, sectionFileOffset: UInt64 = 0, imageID: UInt64 = 0,
         file: String? = nil, line: Int = 0
     ) -> Self {
-        Self(
-            storage: .annotation(
-                image: image, imageID: imageID, section: section, offset: offset, fileOffset: sectionFileOffset,
-                written: file.map { Written(file: $0, line: line) }))
+        annotation(
+            in: AnnotationSection(image: image, imageID: imageID, section: section, fileOffset: sectionFileOffset),
+            offset: offset, file: file, line: line)
+    }
+
+    /// A record at `offset` bytes into the section `origin`, which the section's other records share.
+    static func annotation(in origin: AnnotationSection, offset: Int, file: String? = nil, line: Int = 0) -> Self {
+        Self(storage: .annotation(origin, offset: offset, written: file.map { Written(file: $0, line: line) }))
     }
 
     /// A whole loaded image (executable or shared library), for problems that concern no single record.
@@ -58,7 +92,7 @@ public struct RegistrationSource: Sendable, Hashable, CustomStringConvertible {
     /// The image path, for an annotation record or a whole image.
     public var imagePath: String? {
         switch storage {
-        case .annotation(let image, _, _, _, _, _): image
+        case .annotation(let origin, _, _): origin.image
         case .image(let path, _): path
         default: nil
         }
@@ -69,7 +103,7 @@ public struct RegistrationSource: Sendable, Hashable, CustomStringConvertible {
     /// address) are told apart. 0 for sources made by hand.
     public var imageID: UInt64? {
         switch storage {
-        case .annotation(_, let id, _, _, _, _): id
+        case .annotation(let origin, _, _): origin.imageID
         case .image(_, let id): id
         default: nil
         }
@@ -77,25 +111,25 @@ public struct RegistrationSource: Sendable, Hashable, CustomStringConvertible {
 
     /// The section name, for an annotation record.
     public var sectionName: String? {
-        if case .annotation(_, _, let section, _, _, _) = storage { return section }
+        if case .annotation(let origin, _, _) = storage { return origin.section }
         return nil
     }
 
     /// The record's offset from the start of its section, for an annotation record.
     public var recordOffset: Int? {
-        if case .annotation(_, _, _, let offset, _, _) = storage { return offset }
+        if case .annotation(_, let offset, _) = storage { return offset }
         return nil
     }
 
     /// The file the annotation was written in (`annotations.c`, `App/Tracker.swift`), when its record says.
     public var annotationFile: String? {
-        if case .annotation(_, _, _, _, _, let written?) = storage { return written.file }
+        if case .annotation(_, _, let written?) = storage { return written.file }
         return nil
     }
 
     /// The annotation's line in ``annotationFile``, when its record says.
     public var annotationLine: Int? {
-        if case .annotation(_, _, _, _, _, let written?) = storage { return written.line }
+        if case .annotation(_, _, let written?) = storage { return written.line }
         return nil
     }
 
@@ -125,11 +159,13 @@ public struct RegistrationSource: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch storage {
-        case .annotation(let image, _, let section, let offset, let fileOffset, let written):
+        case .annotation(let origin, let offset, let written):
             let hex = "0x" + String(offset, radix: 16)
-            let inFile = fileOffset > 0 ? ", file offset 0x" + String(fileOffset + UInt64(offset), radix: 16) : ""
+            let inFile =
+                origin.fileOffset > 0
+                ? ", file offset 0x" + String(origin.fileOffset + UInt64(offset), radix: 16) : ""
             let at = written.map { "\($0.file):\($0.line), " } ?? ""
-            return "\(at)image \(image), section \(section), record at offset \(hex)\(inFile)"
+            return "\(at)image \(origin.image), section \(origin.section), record at offset \(hex)\(inFile)"
         case .image(let path, _):
             return "image \(path)"
         case .file(let path, let index):

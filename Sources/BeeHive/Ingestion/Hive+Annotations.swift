@@ -93,6 +93,9 @@ extension Hive {
     /// `parsed`; keeps their problems. Typed records (format 2) hold no JSON: nothing is parsed.
     func parse(_ section: RecordSection, into parsed: inout ParsedRecords, problems: inout [Diagnostic]) {
         var lastFile: String?
+        let origin = RegistrationSource.AnnotationSection(
+            image: section.imagePath, imageID: section.imageID, section: section.sectionName,
+            fileOffset: section.fileOffset)
         switch section.kind {
         case .types: return
         case .swiftRecords:
@@ -102,10 +105,10 @@ extension Hive {
                 switch entry {
                 case .record(let record, let kind, let api, let typed):
                     parse(
-                        record, as: kind, of: section, files: &lastFile, into: &parsed, problems: &problems,
+                        record, as: kind, in: origin, files: &lastFile, into: &parsed, problems: &problems,
                         apiMarker: api, typed: typed)
                 case .api(let record):
-                    parseAPI(record, of: section, into: &parsed, problems: &problems)
+                    parseAPI(record, in: origin, into: &parsed, problems: &problems)
                 case .failure(let offset, let reason):
                     problems.append(
                         Diagnostic(
@@ -114,28 +117,27 @@ extension Hive {
                                 .malformedRecord,
                                 "Swift record at offset \(offset) of section \(section.sectionName): \(reason); it "
                                     + "was skipped",
-                                source: .annotation(
-                                    image: section.imagePath, section: section.sectionName, offset: offset,
-                                    sectionFileOffset: section.fileOffset, imageID: section.imageID))))
+                                source: .annotation(in: origin, offset: offset))))
                 }
             }
         case .services, .modules, .routes:
             section.forEachRecord { record in
-                parse(record, as: section.kind, of: section, files: &lastFile, into: &parsed, problems: &problems)
+                parse(record, as: section.kind, in: origin, files: &lastFile, into: &parsed, problems: &problems)
             }
         }
     }
 
-    /// Parses one JSON record of `section` as a record of `kind` into `parsed`; keeps its problem. A Swift service
+    /// Parses one JSON record of the section `origin` as a record of `kind` into `parsed`; keeps its problem. A Swift service
     /// record's `apiMarker` says which version of its service's API it was built against (`""`: none), and its
     /// `typed` record, when this copy of BeeHive wrote one, gives its implementation and service as types: the
     /// registration is then bound at once and indexed by the service's type.
     private func parse(
-        _ record: RawRecord, as kind: RecordKind, of section: RecordSection, files lastFile: inout String?,
+        _ record: RawRecord, as kind: RecordKind, in origin: RegistrationSource.AnnotationSection,
+        files lastFile: inout String?,
         into parsed: inout ParsedRecords, problems: inout [Diagnostic], apiMarker: StaticString = "",
         typed: UnsafePointer<_BeeHiveTypedRecord>? = nil
     ) {
-        let source = { (location: RecordLocation?) in Self.source(of: record, in: section, at: location) }
+        let source = { (location: RecordLocation?) in Self.source(of: record, in: origin, at: location) }
         do {
             switch kind {
             case .services:
@@ -208,33 +210,30 @@ extension Hive {
         }
     }
 
-    /// Parses an API record (`@BeeHiveAPI`) of `section` into `parsed`; keeps its problem.
+    /// Parses an API record (`@BeeHiveAPI`) of the section `origin` into `parsed`; keeps its problem.
     private func parseAPI(
-        _ record: RawRecord, of section: RecordSection, into parsed: inout ParsedRecords,
+        _ record: RawRecord, in origin: RegistrationSource.AnnotationSection, into parsed: inout ParsedRecords,
         problems: inout [Diagnostic]
     ) {
         do throws(RecordError) {
             let api = try APIRecord(RecordParser.parse(record))
             parsed.apis.append(
                 APIDeclaration(
-                    record: api, source: Self.source(of: record, in: section, at: api.location),
-                    imageID: section.imageID))
+                    record: api, source: Self.source(of: record, in: origin, at: api.location),
+                    imageID: origin.imageID))
         } catch {
             problems.append(
                 Diagnostic(
                     .error,
-                    HiveError(recordError: error, record: record, source: Self.source(of: record, in: section))))
+                    HiveError(recordError: error, record: record, source: Self.source(of: record, in: origin))))
         }
     }
 
-    /// Where `record` of `section` is: the annotation's file and line when the record says, and its place.
+    /// Where `record` of the section `origin` is: the annotation's file and line when the record says, and its place.
     private static func source(
-        of record: RawRecord, in section: RecordSection, at location: RecordLocation? = nil
+        of record: RawRecord, in origin: RegistrationSource.AnnotationSection, at location: RecordLocation? = nil
     ) -> RegistrationSource {
-        .annotation(
-            image: section.imagePath, section: section.sectionName, offset: record.offset,
-            sectionFileOffset: section.fileOffset, imageID: section.imageID, file: location?.file,
-            line: location?.line ?? 0)
+        .annotation(in: origin, offset: record.offset, file: location?.file, line: location?.line ?? 0)
     }
 
     /// The version that a service record's API marker gives (`beehive-api:ShopAPI.PriceService@2.1.0`).
