@@ -67,9 +67,7 @@ struct ServiceKeyTests {
         let byKey = try hive.createService(ThermometerKey.self)
         #expect(try hive.createService(ThermometerKey.self) === byKey, "the cached path")
         #expect(try hive.createService(Thermometer.self) === byKey)
-        #expect(
-            hive.state.withLock { $0.sharedInstances.box(for: ObjectIdentifier(ThermometerKey.self), name: nil) } != nil
-        )
+        #expect(hive.sharedInstance(ObjectIdentifier(ThermometerKey.self), name: nil) != nil)
     }
 
     @Test("a key finds a registration by name, and a named one")
@@ -138,10 +136,11 @@ struct ServiceKeyTests {
         let byType = try hive.createService(KeyedGreeter.self)
         #expect(byType === byKey)
         // The by-type request took the instance in the key's box: no conformance was assembled for it.
-        let box = hive.state.withLock {
-            $0.sharedInstances.box(for: ObjectIdentifier((any KeyedGreeter).self), name: nil)
-        }
+        let box = hive.sharedInstance(ObjectIdentifier((any KeyedGreeter).self), name: nil)
         #expect(box?.key != nil, "the key's box serves the request by type")
+        #expect(
+            hive.sharedInstance(ObjectIdentifier(KeyedGreeterKey.self), name: nil) != nil,
+            "asked for as a second type, the instance stays on the cached path for the first")
         #expect(try hive.createService(named: "BeeHiveTests.KeyedGreeter") as? KeyedGreeterImpl === byKey)
         #expect(try hive.createService(GreeterAlias.self) === byKey)
         #expect(hive.nonConformingImplementations().isEmpty, "the key's name is the service's: no typealias error")

@@ -130,8 +130,7 @@ struct TypedFirstUseTests {
             return await group.reduce(into: Set<Int>()) { $0.insert($1) }
         }
         #expect(serials.count == 1 && !serials.contains(-1), "one instance for every thread: \(serials)")
-        let box = hive.state.withLock { $0.sharedInstances.box(for: ObjectIdentifier(KettleKey.self), name: nil) }
-        #expect(box != nil, "kept for the cached path")
+        #expect(hive.sharedInstance(ObjectIdentifier(KettleKey.self), name: nil) != nil, "kept for the cached path")
         #expect(try hive.createService(KettleKey.self).serial == serials.first)
         #expect(hive.existingService(KettleKey.self)?.serial == serials.first)
     }
@@ -144,8 +143,7 @@ struct TypedFirstUseTests {
         let second = try hive.createService(KettleKey.self)
         #expect(first !== second)
         #expect(hive.existingService(KettleKey.self) == nil)
-        let box = hive.state.withLock { $0.sharedInstances.box(for: ObjectIdentifier(KettleKey.self), name: nil) }
-        #expect(box == nil)
+        #expect(hive.sharedInstance(ObjectIdentifier(KettleKey.self), name: nil) == nil)
     }
 
     @Test("an initializer that asks for its own service is told cyclicDependency; the instance is still made")

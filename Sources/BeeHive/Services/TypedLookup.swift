@@ -24,10 +24,13 @@ struct TypedLookup {
             guard let entry = state.typeIndex[typeKey] else { return }
             indexed = entry
             guard let typed = entry.typedInstance, typed.type == typeKey.type else { return }
-            // Boxed as this very type: the cached path may return it from now on.
-            state.sharedInstances.set(
-                SharedInstance(entry: entry, generation: entry.generation, box: typed.object), for: typeKey,
-                expected: state.services.count)
+            // Boxed as this very type: the cached path returns it from now on, from the entry (an unnamed request)
+            // or from the table.
+            if typeKey.name != nil {
+                state.sharedInstances.set(
+                    SharedInstance(entry: entry, generation: entry.generation, box: typed.object), for: typeKey,
+                    expected: state.services.count)
+            }
             box = typed.object
         }
         self.typeKey = typeKey
@@ -89,11 +92,22 @@ struct TypedLookup {
                 // nothing: the cache serves the registration that replaced it. One outranked meanwhile keeps its box,
                 // but the cached path serves the type's registration now.
                 guard entry.generation == cachedGeneration, !entry.isWithdrawn else { return }
+                let previous = entry.typedInstance
                 entry.typedInstance = box
                 guard state.typeIndex[typeKey] === entry else { return }
+                // An unnamed request finds the entry's box through the type index (`Hive.sharedInstance`). The table
+                // keeps a named request's box, and both boxes of an entry asked for as a second type, whose box
+                // replaced the first one's in the entry.
+                let replaced = previous.flatMap { $0.type == typeKey.type ? nil : $0 }
+                guard typeKey.name != nil || replaced != nil else { return }
                 state.sharedInstances.set(
                     SharedInstance(entry: entry, generation: cachedGeneration, box: box.object), for: typeKey,
                     expected: state.services.count)
+                if let replaced, state.typeIndex.unnamed(replaced.type) === entry {
+                    state.sharedInstances.set(
+                        SharedInstance(entry: entry, generation: cachedGeneration, box: replaced.object),
+                        for: TypeKey(type: replaced.type, name: nil), expected: state.services.count)
+                }
             }
         }
         return box.object
