@@ -233,7 +233,8 @@ struct RegistryState {
     var services = KeyedTable<RegistrationKey, ServiceEntry>()
     var serviceOrder: [RegistrationKey] = []
     var typeIndex = TypeIndex()
-    /// The shared instances asked for by type, each boxed as that type (the cached path).
+    /// The shared instances asked for by type, each boxed as that type, that their entries do not keep (the cached
+    /// path; see ``SharedInstanceTable``).
     var sharedInstances = SharedInstanceTable()
     var modules: [String: ModuleDeclaration] = [:]
     var moduleOrder: [String] = []

@@ -1,8 +1,10 @@
-/// The shared instances asked for by type, each boxed as that type: what the cached path of
-/// ``Hive/createService(_:name:shouldCache:)-(Service.Type,_,_)`` reads under the hive's lock.
+/// The shared instances asked for by type, each boxed as that type, that their entries do not keep: what the cached
+/// path of ``Hive/createService(_:name:shouldCache:)-(Service.Type,_,_)`` reads under the hive's lock when the entry
+/// indexed by the type has no box of that type (``TypeIndex/keptBox(_:)``). Named requests, and the boxes of an entry
+/// asked for as more than one type (its key and its protocol), whose own box holds the last one.
 ///
-/// Unnamed requests, the common case, are found in an ``AddressTable`` keyed by the type's metadata address: a probe
-/// costs a few instructions where a `Dictionary` runs SipHash. Named requests use a dictionary.
+/// Unnamed requests are found in an ``AddressTable`` keyed by the type's metadata address: a probe costs a few
+/// instructions where a `Dictionary` runs SipHash. Named requests use a dictionary.
 struct SharedInstanceTable {
     private var unnamed = AddressTable<SharedInstance>()
     private var named: [TypeKey: SharedInstance] = [:]

@@ -45,7 +45,7 @@ extension Hive {
             }
             return make(true)
         }
-        // Kept in the entry, where the cached path finds it while the entry serves `type` (`sharedBox(for:name:)`).
+        // Kept in the entry, where the cached path finds it while the entry serves `type` (`sharedInstance(_:name:)`).
         let waited = state.withLock { _ in entry.keep(instance, boxed: TypedBox(type: type, object: box)) }
         waited?.finish()
         telemetry.countCreated(shared: true)
