@@ -127,6 +127,19 @@ extension SwiftTypes {
             positions(named: name).compactMap { entry(at: $0, named: name) }
         }
 
+        /// What `body` makes of the UTF-8 bytes of the name of the existential `type`'s one protocol (`any P`), when
+        /// the index holds that protocol; valid during the call (the index's own memory).
+        func withExistentialName<Result>(
+            of type: any Any.Type, _ body: (UnsafeBufferPointer<UInt8>) -> Result?
+        ) -> Result? {
+            var name: UnsafePointer<CChar>?
+            let length = bh_type_index_existential_name(index, unsafeBitCast(type, to: UnsafeRawPointer.self), &name)
+            guard length > 0, let name else { return nil }
+            return UnsafeRawPointer(name).withMemoryRebound(to: UInt8.self, capacity: length) {
+                body(UnsafeBufferPointer(start: $0, count: length))
+            }
+        }
+
         /// The name of the existential `type`'s one protocol (`any P`), when the index holds that protocol: read from the
         /// index, not from the protocol's descriptors.
         func existentialName(of type: any Any.Type) -> String? {

@@ -78,6 +78,13 @@ package enum TypeLookup {
         /// The name of the existential `type`'s one protocol, when it is one of this module's.
         func existentialName(of type: Any.Type) -> String? { index.existentialName(of: type) }
 
+        /// What `body` makes of the UTF-8 bytes of that name, read in place.
+        func withExistentialName<Result>(
+            of type: Any.Type, _ body: (UnsafeBufferPointer<UInt8>) -> Result?
+        ) -> Result? {
+            index.withExistentialName(of: type, body)
+        }
+
         /// What `body` makes of the one entry named `name`, when there is exactly one (no array to make).
         func withOnlyEntry<Result>(named name: String, _ body: (SwiftTypes.Entry) -> Result?) -> Result? {
             index.withOnlyEntry(named: name, body)
@@ -366,6 +373,12 @@ package enum TypeLookup {
 
     /// The module-qualified name of a type (a service, implementation, module or handler), as the runtime spells it.
     /// A protocol's existential (`any P`) is named from its descriptor; other types by the runtime.
+    /// What `body` makes of the UTF-8 bytes of `type`'s module-qualified name, when the index of the module bound last
+    /// holds it (the existential of one of its protocols): the name read in place, no string made.
+    static func withKnownName<Result>(of type: Any.Type, _ body: (UnsafeBufferPointer<UInt8>) -> Result?) -> Result? {
+        modulesInImages.withLock { $0.last?.index }?.withExistentialName(of: type, body)
+    }
+
     package static func name(of type: Any.Type) -> String {
         // The services of one module are asked for one after another: the index of the module bound last has their
         // protocols' names already (~0.7 K instructions less than reading each protocol's descriptors).

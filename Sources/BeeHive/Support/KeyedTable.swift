@@ -102,6 +102,22 @@ extension KeyedTable where Key: TableKey {
     /// The values, in no particular order.
     var values: [Value] { slots.withUnsafeBufferPointer { $0.compactMap { $0?.value } } }
 
+    /// The key whose hash is `hash` and that `matches`, if any: a look-up by what a key is made from (its bytes),
+    /// which makes no key to ask with.
+    func key(hash: UInt, where matches: (Key) -> Bool) -> Key? {
+        guard !hashes.isEmpty else { return nil }
+        let mask = hashes.count - 1
+        var index = homeSlot(of: hash, mask: mask)
+        return slots.withUnsafeBufferPointer { slots in
+            while true {
+                let found = hashes[index]
+                if found == 0 { return nil }
+                if found == hash, let key = slots[index]?.key, matches(key) { return key }
+                index = (index + 1) & mask
+            }
+        }
+    }
+
     /// The slot holding `key`, if any.
     private func index(of key: Key, hash: UInt) -> Int? {
         guard !hashes.isEmpty else { return nil }
@@ -160,8 +176,9 @@ extension String: TableKey {
         return text.withUTF8(Self.tableHash(of:))
     }
 
+    /// The ``tableHash`` of the string whose UTF-8 is `bytes`.
     @inline(__always)
-    private static func tableHash(of bytes: UnsafeBufferPointer<UInt8>) -> UInt {
+    static func tableHash(of bytes: UnsafeBufferPointer<UInt8>) -> UInt {
         let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
         let count = bytes.count
         var hash = 0xcbf2_9ce4_8422_2325 ^ UInt64(count)
