@@ -67,7 +67,8 @@ package enum RuntimeBinding {
         package var metadataConformances = 0
         package var runtimeConformances = 0
         package var selfChecks = 0
-        /// Conformance self-checks made against BeeHive's own conformance that the compiler resolved, not the cast.
+        /// Conformance self-checks made against BeeHive's own conformance that the compiler resolved, not the cast: of
+        /// the one image that holds BeeHive, counted once however many threads made their first check at once.
         package var compilerChecks = 0
         package var disagreements = 0
 
@@ -90,6 +91,8 @@ package enum RuntimeBinding {
         /// Every diagnostic made, delivered or not (at most two per image).
         var made: [Diagnostic] = []
         var statistics = Statistics()
+        /// Whether ``Statistics/compilerChecks`` counted the check.
+        var compilerChecked = false
     }
 
     /// Image states by address, in an ``AddressTable``: a `Dictionary` keyed by `UInt` makes the runtime scan every
@@ -157,8 +160,15 @@ package enum RuntimeBinding {
         }
     }
 
-    /// Counts a conformance self-check made against the conformance the compiler resolved.
-    static func countCompilerCheck() { state.withLock { $0.statistics.compilerChecks += 1 } }
+    /// Counts the conformance self-check made against the conformance the compiler resolved, in the image that holds
+    /// BeeHive: once (threads that bind their first type of the image at once each make the check).
+    static func countCompilerCheck() {
+        state.withLock {
+            guard !$0.compilerChecked else { return }
+            $0.compilerChecked = true
+            $0.statistics.compilerChecks += 1
+        }
+    }
 
     /// Notes what a walk found wrong: each image gets its state and one diagnostic, the first time.
     static func note(_ problems: [RuntimeImage.Problem]) {

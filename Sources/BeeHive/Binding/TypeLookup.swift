@@ -153,7 +153,7 @@ package enum TypeLookup {
     ) -> (type: Any.Type, path: BindingPath)? {
         if let typed = TypedRecords.type(named: name) { return (typed, .metadata) }
         let path = path ?? hive?.bindingPath ?? Hive.defaultBindingPath
-        let loaded: UInt64
+        var loaded: UInt64?
         let cache = path == .metadata ? metadataCache : runtimeCache
         switch cache.withLock({ $0[name] }) {
         case .found(let type, let by)?: return (type, by)
@@ -161,17 +161,26 @@ package enum TypeLookup {
             loaded = loadedImageCount
             if count == loaded { return nil }
         case nil:
-            loaded = loadedImageCount
+            if path != .metadata { loaded = loadedImageCount }
         }
-        let found =
+        func lookUp() -> (Any.Type, BindingPath)? {
             path == .metadata
-            ? metadataBinding(named: name, writtenIn: origin) : typeByMangledName(name).map { ($0, .runtime) }
+                ? metadataBinding(named: name, writtenIn: origin) : typeByMangledName(name).map { ($0, .runtime) }
+        }
+        var found = lookUp()
+        if found?.1 != .metadata && loaded == nil {
+            // A miss, or the runtime's answer, is kept with the count of images loaded before the look-up that gave
+            // it: counted now (a walk of the loader's list under its lock, ~0.17 K instructions, which a binding by
+            // the module's index does without), then looked up again.
+            loaded = loadedImageCount
+            found = lookUp()
+        }
         RuntimeBinding.deliver(to: hive)
         if let found, found.1 == .runtime { RuntimeBinding.countRuntime(.type) }
         // A type its module's index bound is not kept here: the index is kept, and a look-up in it costs about what
         // keeping the answer would (a binding is made once per registration).
         if found?.1 != .metadata {
-            cache.withLock { $0[name] = found.map { .found($0.0, $0.1) } ?? .missing(loadedImages: loaded) }
+            cache.withLock { $0[name] = found.map { .found($0.0, $0.1) } ?? .missing(loadedImages: loaded ?? 0) }
         }
         return found.map { (type: $0.0, path: $0.1) }
     }
