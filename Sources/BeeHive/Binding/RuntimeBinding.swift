@@ -72,9 +72,6 @@ package enum RuntimeBinding {
         package var compilerChecks = 0
         package var disagreements = 0
 
-        mutating func countMetadata(_ check: Check) {
-            if check == .type { metadataTypes += 1 } else { metadataConformances += 1 }
-        }
     }
 
     /// What a self-check compares: types and conformances are checked apart, each on its first binding in an image.
@@ -126,6 +123,20 @@ package enum RuntimeBinding {
     /// Whether diagnostics wait in `state` to be recorded: what lets ``deliver(to:)`` cost one atomic load when none
     /// do.
     private static let hasPending = PublishedFlag()
+    /// The image (its key in `state`: its lowest address, the low bit set for conformances) whose self-check agreed
+    /// last, one per check: its next bindings are counted without the lock (one image's are asked one after another),
+    /// until an image's state changes. 0 for none.
+    private static let lastAgreed = (type: RelaxedWord(), conformance: RelaxedWord())
+    /// The bindings the metadata path made, counted without the lock.
+    private static let metadataCounts = (type: RelaxedWord(), conformance: RelaxedWord())
+
+    private static func lastAgreed(_ check: Check) -> RelaxedWord {
+        check == .type ? lastAgreed.type : lastAgreed.conformance
+    }
+
+    private static func countMetadata(_ check: Check) {
+        _ = (check == .type ? metadataCounts.type : metadataCounts.conformance).next()
+    }
 
     /// The path the environment asks for: `BEEHIVE_RUNTIME_BINDING=runtime` turns the metadata path off.
     package static let environmentPath: BindingPath =
@@ -135,7 +146,12 @@ package enum RuntimeBinding {
     package static var diagnostics: [Diagnostic] { state.withLock { $0.made } }
 
     /// The counters so far.
-    package static var statistics: Statistics { state.withLock { $0.statistics } }
+    package static var statistics: Statistics {
+        var statistics = state.withLock { $0.statistics }
+        statistics.metadataTypes = Int(metadataCounts.type.value)
+        statistics.metadataConformances = Int(metadataCounts.conformance.value)
+        return statistics
+    }
 
     /// How the binding treats the image at `image` (its lowest address) for `check`; nil before its first binding.
     package static func state(ofImage image: UnsafeRawPointer, _ check: Check = .type) -> ImageState? {
@@ -180,6 +196,8 @@ package enum RuntimeBinding {
             let first = state.withLock { state -> Bool in
                 guard state.images[problem.image] != new else { return false }
                 state.images[problem.image] = new
+                if lastAgreed.type.value == UInt64(problem.image) { lastAgreed.type.store(0) }
+                if lastAgreed.conformance.value & ~1 == UInt64(problem.image) { lastAgreed.conformance.store(0) }
                 return true
             }
             guard first else { continue }
@@ -213,6 +231,7 @@ package enum RuntimeBinding {
     static func imageState(_ image: UnsafeRawPointer?, _ check: Check = .type) -> ImageState? {
         guard let image else { return nil }
         let key = UInt(bitPattern: image)
+        if check == .type && lastAgreed.type.value == UInt64(key) { return .agreed }
         return state.withLock { state in
             let whole = state.images[key]
             guard check == .conformance, whole == nil || whole == .agreed else { return whole }
@@ -233,13 +252,19 @@ package enum RuntimeBinding {
     ) -> Bool {
         guard let image else { return true }
         let key = UInt(bitPattern: image) | check.rawValue
+        if lastAgreed(check).value == UInt64(key) {
+            countMetadata(check)
+            return true
+        }
         switch state.withLock({ state in
             let whole = state.images[key & ~1]
             let known = whole == .corrupt || whole == .runtime ? .runtime : state.images[key]
-            if known == .agreed { state.statistics.countMetadata(check) }
+            if known == .agreed { lastAgreed(check).store(UInt64(key)) }
             return known
         }) {
-        case .agreed?: return true
+        case .agreed?:
+            countMetadata(check)
+            return true
         case .runtime?, .corrupt?: return false
         case nil: break
         }
@@ -248,9 +273,10 @@ package enum RuntimeBinding {
             guard state.images[key] == nil else { return false }
             state.images[key] = agreed ? .agreed : .runtime
             state.statistics.selfChecks += 1
-            if agreed { state.statistics.countMetadata(check) } else { state.statistics.disagreements += 1 }
+            if agreed { lastAgreed(check).store(UInt64(key)) } else { state.statistics.disagreements += 1 }
             return true
         }
+        if first && agreed { countMetadata(check) }
         if first && !agreed {
             let path = RuntimeImage.path(of: image) ?? "an image"
             let diagnostic = Diagnostic(
