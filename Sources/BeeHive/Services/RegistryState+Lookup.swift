@@ -93,22 +93,24 @@ extension RegistryState {
     /// of `Tracker`, which could be another module's service (``unqualifiedEntry(for:)`` finds it for the error).
     func entry(for key: RegistrationKey) -> ServiceEntry? { services[key] }
 
-    /// The key of the unnamed registration of the service whose name is the UTF-8 `bytes`, if there is one: found
-    /// without a string made of the name, and holding the registry's own strings, which the next look-ups by the key
-    /// compare at once.
-    func unnamedKey(serviceUTF8 bytes: UnsafeBufferPointer<UInt8>) -> RegistrationKey? {
-        services.key(hash: String.tableHash(of: bytes)) { key in
-            key.name == nil
-                && key.service.utf8.withContiguousStorageIfAvailable {
-                    $0.count == bytes.count && memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0
-                } == true
-        }
-    }
-
     /// The registration of `key`'s service without its module (`Tracker` for `App.Tracker`), as BeeHive's
     /// Objective-C files name protocols: named in the error when `key` is not found.
     func unqualifiedEntry(for key: RegistrationKey) -> ServiceEntry? {
         guard let dot = key.service.firstIndex(of: ".") else { return nil }
         return services[RegistrationKey(service: String(key.service[key.service.index(after: dot)...]), name: key.name)]
+    }
+}
+
+extension KeyedTable where Key == RegistrationKey {
+    /// The key of the unnamed registration of the service whose name is the UTF-8 `bytes`, if there is one: found
+    /// without a string made of the name, and holding the registry's own strings, which the next look-ups by the key
+    /// compare at once. (On the table, not the registry's state: a method of the state copies it.)
+    func unnamedKey(serviceUTF8 bytes: UnsafeBufferPointer<UInt8>) -> RegistrationKey? {
+        key(hash: String.tableHash(of: bytes)) { key in
+            key.name == nil
+                && key.service.utf8.withContiguousStorageIfAvailable {
+                    $0.count == bytes.count && memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+                } == true
+        }
     }
 }
