@@ -127,8 +127,8 @@ extension Hive {
         }
     }
 
-    /// Parses one JSON record of the section `origin` as a record of `kind` into `parsed`; keeps its problem. A Swift service
-    /// record's `apiMarker` says which version of its service's API it was built against (`""`: none), and its
+    /// Parses one JSON record of the section `origin` as a record of `kind` into `parsed`; keeps its problem. A Swift
+    /// service record's `apiMarker` says which version of its service's API it was built against (`""`: none), and its
     /// `typed` record, when this copy of BeeHive wrote one, gives its implementation and service as types: the
     /// registration is then bound at once and indexed by the service's type.
     private func parse(

@@ -46,7 +46,9 @@ struct TypedLookup {
     /// the module bound last: no string is made of the name (~0.6 K instructions with its release), and the next
     /// look-ups by the key compare the registry's strings with themselves.
     private static func registeredKey(of service: any Any.Type, in hive: Hive) -> RegistrationKey? {
-        TypeLookup.withKnownName(of: service) { bytes in hive.state.withLock { $0.services.unnamedKey(serviceUTF8: bytes) } }
+        TypeLookup.withKnownName(of: service) { bytes in
+            hive.state.withLock { $0.services.unnamedKey(serviceUTF8: bytes) }
+        }
     }
 
     /// The name a request by type looks for when no registration is indexed by the type: the type's own, when a
