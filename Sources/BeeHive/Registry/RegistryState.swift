@@ -168,8 +168,18 @@ final class ServiceEntry {
     let annotated: ServiceBoxes.Boxed?
     @exclusivity(unchecked)
     var provider: Provider
+    /// The slot (``slot``) in fields that the first use writes one by one: an `InstanceSlot` is an enum of payloads,
+    /// each write of which goes through functions that switch over its cases. The shared instance once made (`()`
+    /// while there is none: an `Any?` would have its metadata made from its mangled name once per process); the
+    /// thread making it, while it does (0 otherwise); the ticket its waiters wait on.
     @exclusivity(unchecked)
-    private var storedSlot: InstanceSlot = .empty
+    private var instance: Any = ()
+    @exclusivity(unchecked)
+    private var hasInstance = false
+    @exclusivity(unchecked)
+    private var creator: pthread_t = 0
+    @exclusivity(unchecked)
+    private var creationTicket: CreationTicket?
     /// Counts changes of `slot`, so that a typed box is stored only for the instance it was made from.
     @exclusivity(unchecked)
     private(set) var generation = 0
@@ -200,21 +210,58 @@ final class ServiceEntry {
 
     /// The instance slot; each change counts in ``generation`` and forgets ``typedInstance``.
     var slot: InstanceSlot {
-        get { storedSlot }
+        get {
+            if hasInstance { return .ready(instance) }
+            return creator != 0 ? .creating(thread: creator, ticket: creationTicket) : .empty
+        }
         set {
-            storedSlot = newValue
-            generation &+= 1
-            typedInstance = nil
+            switch newValue {
+            case .empty: release()
+            case .creating(let thread, let ticket):
+                release()
+                (creator, creationTicket) = (thread, ticket)
+            case .ready(let made): keep(made)
+            }
+            changed()
         }
     }
 
+    /// Claims the empty slot for the calling thread, which then makes the shared instance (the slot becomes
+    /// `.creating` with no ticket); false when the slot is not empty.
+    func claim() -> Bool {
+        guard !hasInstance && creator == 0 else { return false }
+        creator = pthread_self()
+        changed()
+        return true
+    }
+
     /// Keeps `instance` as the shared one, boxed as `boxed`, where this thread was making it; returns the ticket of
-    /// the threads waiting for it, if any. The slot's old state is read in place, not copied.
-    func keep(_ instance: consuming Any, boxed: TypedBox) -> CreationTicket? {
-        let ticket = storedSlot.ticket  // the ticket alone: matching the slot copied it whole (~85 instructions)
-        slot = .ready(instance)
+    /// the threads waiting for it, if any.
+    func keep(_ instance: consuming Any, boxed: TypedBox?) -> CreationTicket? {
+        let ticket = creationTicket
+        keep(instance)
+        changed()
         typedInstance = boxed
         return ticket
+    }
+
+    private func keep(_ made: consuming Any) {
+        (creator, creationTicket) = (0, nil)
+        instance = made
+        hasInstance = true
+    }
+
+    private func release() {
+        (creator, creationTicket) = (0, nil)
+        if hasInstance {
+            instance = ()
+            hasInstance = false
+        }
+    }
+
+    private func changed() {
+        generation &+= 1
+        typedInstance = nil
     }
 }
 

@@ -106,11 +106,7 @@ extension Hive {
             telemetry.countCreated(shared: false)
             return .done(instance, entry, cachedGeneration: nil)
         }
-        let claimed = state.withLock { _ in
-            guard case .empty = entry.slot else { return false }
-            entry.slot = .creating(thread: pthread_self(), ticket: nil)
-            return true
-        }
+        let claimed = state.withLock { _ in entry.claim() }
         guard claimed else { return .retry }
         do {
             // The shared instance's creation, once: the rest of a first use.
@@ -123,9 +119,7 @@ extension Hive {
                 return try make(made, entry, singleton: true, as: typeKey?.type)
             }
             let (generation, waited) = state.withLock { _ in
-                let waited = entry.slot.ticket
-                entry.slot = .ready(instance.instance)
-                entry.typedInstance = instance.boxed
+                let waited = entry.keep(instance.instance, boxed: instance.boxed)
                 return (entry.generation, waited)
             }
             waited?.finish()

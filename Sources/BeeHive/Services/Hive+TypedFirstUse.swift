@@ -34,8 +34,7 @@ extension Hive {
         }
         let claimed = state.withLock { _ in
             guard entry.generation == 0, !entry.isWithdrawn else { return false }
-            entry.slot = .creating(thread: pthread_self(), ticket: nil)
-            return true
+            return entry.claim()
         }
         guard claimed else { return nil }
         let (instance, box) = timeline.span("service.create", category: "binding") { arguments in
