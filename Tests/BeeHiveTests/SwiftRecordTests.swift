@@ -112,6 +112,14 @@ struct SwiftRecordTests {
         #expect(said.file == "A/B.swift" && said.line == 7 && said.rank == 0 && said.name == nil && said.isComplete)
     }
 
+    @Test("the value an accessor writes begins as its text does: the text is written first, the typed record after it")
+    func valueBeginsAsText() {
+        #expect(MemoryLayout<SwiftRecords.Value>.offset(of: \.stamp) == MemoryLayout<SwiftRecords.Text>.offset(of: \.0))
+        #expect(MemoryLayout<SwiftRecords.Value>.offset(of: \.json) == MemoryLayout<SwiftRecords.Text>.offset(of: \.1))
+        #expect(MemoryLayout<SwiftRecords.Value>.offset(of: \.api) == MemoryLayout<SwiftRecords.Text>.offset(of: \.2))
+        #expect(SwiftRecords.typedOffset >= MemoryLayout<SwiftRecords.Text>.size)
+    }
+
     @Test("a record whose typed value has another layout (another BeeHive's build) is read as text, and bound by name")
     func otherLayout() throws {
         for layout: UInt in [0, RecordFormat.swiftTypedLayout + 1] {

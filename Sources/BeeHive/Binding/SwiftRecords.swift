@@ -36,6 +36,10 @@ enum SwiftRecords {
         let typed: _BeeHiveTypedRecord
     }
 
+    /// Where a ``Value``'s typed record lies. A ``Value`` begins as a ``Text`` does (its stamp, then the same two
+    /// strings; a test checks it): its writer writes the text, then the typed record in place.
+    static let typedOffset = MemoryLayout<Value>.offset(of: \Value.typed)!
+
     /// Calls `body` with each entry of `section`, in order; the typed records the accessors write are moved into
     /// `made`, never copied.
     ///
@@ -49,7 +53,7 @@ enum SwiftRecords {
             byteCount: Swift.max(MemoryLayout<Value>.size, MemoryLayout<Text>.size),
             alignment: Swift.max(MemoryLayout<Value>.alignment, MemoryLayout<Text>.alignment))
         defer { buffer.deallocate() }
-        let typedOffset = MemoryLayout<Value>.offset(of: \Value.typed)!
+        let typedOffset = Self.typedOffset
         let stamp = UInt64.random(in: 1...UInt64.max)
         var offset = 0
         while offset + size <= bytes.count {
