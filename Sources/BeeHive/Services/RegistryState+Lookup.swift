@@ -102,11 +102,11 @@ extension RegistryState {
 }
 
 extension KeyedTable where Key == RegistrationKey {
-    /// The key of the unnamed registration of the service whose name is the UTF-8 `bytes`, if there is one: found
-    /// without a string made of the name, and holding the registry's own strings, which the next look-ups by the key
+    /// The unnamed registration of the service whose name is the UTF-8 `bytes`, with its key, if there is one: found
+    /// without a string made of the name; the key holds the registry's own strings, which the next look-ups by the key
     /// compare at once. (On the table, not the registry's state: a method of the state copies it.)
-    func unnamedKey(serviceUTF8 bytes: UnsafeBufferPointer<UInt8>) -> RegistrationKey? {
-        key(hash: String.tableHash(of: bytes)) { key in
+    func unnamedEntry(serviceUTF8 bytes: UnsafeBufferPointer<UInt8>) -> (key: RegistrationKey, value: Value)? {
+        entry(hash: String.tableHash(of: bytes)) { key in
             key.name == nil
                 && key.service.utf8.withContiguousStorageIfAvailable {
                     $0.count == bytes.count && memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0

@@ -37,17 +37,25 @@ struct TypedLookup {
         cached = box
         key =
             indexed.map(\.registration.key)
-            ?? (serviceName == nil && name == nil ? Self.registeredKey(of: service, in: hive) : nil)
+            ?? (serviceName == nil && name == nil ? Self.registeredKey(of: service, indexedAs: typeKey, in: hive) : nil)
             ?? RegistrationKey(
                 service: serviceName ?? Self.serviceName(of: service, typeKey.type, name: name, in: hive), name: name)
     }
 
     /// The registry's own key of the unnamed registration of `service`, found by the bytes of its name in the index of
     /// the module bound last: no string is made of the name (~0.6 K instructions with its release), and the next
-    /// look-ups by the key compare the registry's strings with themselves.
-    private static func registeredKey(of service: any Any.Type, in hive: Hive) -> RegistrationKey? {
+    /// look-ups by the key compare the registry's strings with themselves. The registration is indexed under
+    /// `typeKey` at once, as the first attempt would index what it finds by the key (`entry(serving:typeKey:fixed:)`),
+    /// so that the attempt finds it by the type, with no second look-up by the key.
+    private static func registeredKey(
+        of service: any Any.Type, indexedAs typeKey: TypeKey, in hive: Hive
+    ) -> RegistrationKey? {
         TypeLookup.withKnownName(of: service) { bytes in
-            hive.state.withLock { $0.services.unnamedKey(serviceUTF8: bytes) }
+            hive.state.withLock { state in
+                guard let found = state.services.unnamedEntry(serviceUTF8: bytes) else { return nil }
+                state.typeIndex.set(found.value, for: typeKey, expected: state.services.count)
+                return found.key
+            }
         }
     }
 

@@ -102,9 +102,9 @@ extension KeyedTable where Key: TableKey {
     /// The values, in no particular order.
     var values: [Value] { slots.withUnsafeBufferPointer { $0.compactMap { $0?.value } } }
 
-    /// The key whose hash is `hash` and that `matches`, if any: a look-up by what a key is made from (its bytes),
-    /// which makes no key to ask with.
-    func key(hash: UInt, where matches: (Key) -> Bool) -> Key? {
+    /// The key whose hash is `hash` and that `matches`, and its value, if any: a look-up by what a key is made from
+    /// (its bytes), which makes no key to ask with.
+    func entry(hash: UInt, where matches: (Key) -> Bool) -> (key: Key, value: Value)? {
         guard !hashes.isEmpty else { return nil }
         let mask = hashes.count - 1
         var index = homeSlot(of: hash, mask: mask)
@@ -112,7 +112,7 @@ extension KeyedTable where Key: TableKey {
             while true {
                 let found = hashes[index]
                 if found == 0 { return nil }
-                if found == hash, let key = slots[index]?.key, matches(key) { return key }
+                if found == hash, let entry = slots[index], matches(entry.key) { return entry }
                 index = (index + 1) & mask
             }
         }
