@@ -143,12 +143,7 @@ extension SwiftTypes {
         /// The name of the existential `type`'s one protocol (`any P`), when the index holds that protocol: read from the
         /// index, not from the protocol's descriptors.
         func existentialName(of type: any Any.Type) -> String? {
-            var name: UnsafePointer<CChar>?
-            let length = bh_type_index_existential_name(index, unsafeBitCast(type, to: UnsafeRawPointer.self), &name)
-            guard length > 0, let name else { return nil }
-            return UnsafeRawPointer(name).withMemoryRebound(to: UInt8.self, capacity: length) {
-                String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
-            }
+            withExistentialName(of: type) { String(decoding: $0, as: UTF8.self) }
         }
 
         /// What `body` makes of the one entry named `name`, when there is exactly one (no array made).

@@ -75,10 +75,8 @@ package enum TypeLookup {
         /// The entries named `name`, in the walk's order.
         func entries(named name: String) -> [SwiftTypes.Entry] { index.entries(named: name) }
 
-        /// The name of the existential `type`'s one protocol, when it is one of this module's.
-        func existentialName(of type: Any.Type) -> String? { index.existentialName(of: type) }
-
-        /// What `body` makes of the UTF-8 bytes of that name, read in place.
+        /// What `body` makes of the UTF-8 bytes of the name of the existential `type`'s one protocol, when it is one of
+        /// this module's, read in place.
         func withExistentialName<Result>(
             of type: Any.Type, _ body: (UnsafeBufferPointer<UInt8>) -> Result?
         ) -> Result? {
@@ -380,18 +378,18 @@ package enum TypeLookup {
         }
     }
 
-    /// The module-qualified name of a type (a service, implementation, module or handler), as the runtime spells it.
-    /// A protocol's existential (`any P`) is named from its descriptor; other types by the runtime.
     /// What `body` makes of the UTF-8 bytes of `type`'s module-qualified name, when the index of the module bound last
     /// holds it (the existential of one of its protocols): the name read in place, no string made.
     static func withKnownName<Result>(of type: Any.Type, _ body: (UnsafeBufferPointer<UInt8>) -> Result?) -> Result? {
         modulesInImages.withLock { $0.last?.index }?.withExistentialName(of: type, body)
     }
 
+    /// The module-qualified name of a type (a service, implementation, module or handler), as the runtime spells it.
+    /// A protocol's existential (`any P`) is named from its descriptor; other types by the runtime.
     package static func name(of type: Any.Type) -> String {
         // The services of one module are asked for one after another: the index of the module bound last has their
         // protocols' names already (~0.7 K instructions less than reading each protocol's descriptors).
-        modulesInImages.withLock { $0.last?.index }?.existentialName(of: type) ?? Conformances.existentialName(of: type)
+        withKnownName(of: type) { String(decoding: $0, as: UTF8.self) } ?? Conformances.existentialName(of: type)
             ?? _typeName(type, qualified: true)
     }
 }
