@@ -105,6 +105,14 @@ extension KeyedTable where Key: TableKey {
     /// The key whose hash is `hash` and that `matches`, and its value, if any: a look-up by what a key is made from
     /// (its bytes), which makes no key to ask with.
     func entry(hash: UInt, where matches: (Key) -> Bool) -> (key: Key, value: Value)? {
+        index(hash: hash, where: matches).flatMap { index in slots.withUnsafeBufferPointer { $0[index] } }
+    }
+
+    /// The slot holding `key`, if any.
+    private func index(of key: Key, hash: UInt) -> Int? { index(hash: hash) { $0 == key } }
+
+    /// The slot of the key whose hash is `hash` and that `matches`, if any: keys compared in place, copying no value.
+    private func index(hash: UInt, where matches: (Key) -> Bool) -> Int? {
         guard !hashes.isEmpty else { return nil }
         let mask = hashes.count - 1
         var index = homeSlot(of: hash, mask: mask)
@@ -112,22 +120,7 @@ extension KeyedTable where Key: TableKey {
             while true {
                 let found = hashes[index]
                 if found == 0 { return nil }
-                if found == hash, let entry = slots[index], matches(entry.key) { return entry }
-                index = (index + 1) & mask
-            }
-        }
-    }
-
-    /// The slot holding `key`, if any.
-    private func index(of key: Key, hash: UInt) -> Int? {
-        guard !hashes.isEmpty else { return nil }
-        let mask = hashes.count - 1
-        var index = homeSlot(of: hash, mask: mask)
-        return slots.withUnsafeBufferPointer { slots in  // compares keys in place, copying no value
-            while true {
-                let found = hashes[index]
-                if found == 0 { return nil }
-                if found == hash, slots[index]?.key == key { return index }
+                if found == hash, slots[index].map({ matches($0.key) }) == true { return index }
                 index = (index + 1) & mask
             }
         }
