@@ -6,12 +6,28 @@ protocol AnchoredProtocol {
 }
 
 /// A type whose one conformance, to ``AnchoredProtocol``, checks BeeHive's reading of conformance records in the image
-/// that holds BeeHive: the compiler puts the witness table in the existential it makes, with no look-up.
+/// that holds BeeHive: the compiler puts the witness table in the existential it makes, with no look-up. Its descriptor
+/// checks BeeHive's reading of type descriptors there: the compiler names its metadata, with no look-up either.
 struct ConformanceAnchor: AnchoredProtocol {
     /// The conformance as a diagnostic names it.
     static let name = "BeeHive.ConformanceAnchor: BeeHive.AnchoredProtocol"
 
     var anchorMark: Int { 0x5EED }
+
+    /// The type self-check of `image` against the type the compiler resolved: whether BeeHive's reading of the anchor's
+    /// descriptor gives its name (spelt as the runtime's look-up by mangled name takes it) and, from its access
+    /// function, the anchor's metadata. Nil for an image other than the one that holds BeeHive: the runtime's name of
+    /// the type bound checks those (a demangling, ~20 K instructions once per image).
+    static func typeVerdict(in image: UnsafeRawPointer) -> Bool? {
+        guard let descriptor = Conformances.anchorDescriptors?.type,
+            SwiftConformances.module(of: descriptor)?.image == image
+        else { return nil }
+        RuntimeBinding.countCompilerCheck(.type)
+        let entry = SwiftTypes.Entry(
+            name: "BeeHive.ConformanceAnchor", kind: .struct, isGeneric: false, image: image, descriptor: descriptor)
+        return entry.mangledName == "7BeeHive17ConformanceAnchorV"
+            && entry.type.map { ObjectIdentifier($0) == ObjectIdentifier(ConformanceAnchor.self) } == true
+    }
 }
 
 extension Conformances {
@@ -32,7 +48,7 @@ extension Conformances {
     /// process, checks those.
     static func compiledVerdict(in image: UnsafeRawPointer) -> Bool? {
         guard let anchor = anchorRecord, anchor.image == image else { return nil }
-        RuntimeBinding.countCompilerCheck()
+        RuntimeBinding.countCompilerCheck(.conformance)
         return anchorAgrees(conformance: anchor.conformance)
     }
 

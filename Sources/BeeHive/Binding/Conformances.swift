@@ -75,11 +75,13 @@ package enum Conformances {
         let metadata = metadata(of: type)
         guard let descriptor = SwiftConformances.typeDescriptor(of: metadata) else { return nil }
         var module = known.withLock { $0.byType[key: UInt(bitPattern: descriptor)] ?? $0.last }
-        if module?.record(type: descriptor, protocol: protocolDescriptor) == nil {
+        var found = module?.record(type: descriptor, protocol: protocolDescriptor)
+        if found == nil {
             guard let (moduleDescriptor, image) = SwiftConformances.module(of: descriptor) else { return nil }
             let moduleKey = ModuleKey(module: moduleDescriptor, image: image)
             module = known.withLock { $0.modules[moduleKey] }
-            if module?.record(type: descriptor, protocol: protocolDescriptor) == nil {
+            found = module?.record(type: descriptor, protocol: protocolDescriptor)
+            if found == nil {
                 // Counted after the look-up: an image loaded in between makes the records read again, not missed.
                 let loaded = TypeLookup.loadedImageCount
                 if module?.loadedImages != loaded {
@@ -87,6 +89,7 @@ package enum Conformances {
                         let read = records(of: moduleKey, named: name, loaded: loaded)
                     else { return nil }
                     module = read
+                    found = read.record(type: descriptor, protocol: protocolDescriptor)
                 }
             }
             known.withLock {
@@ -94,9 +97,9 @@ package enum Conformances {
                 $0.last = module
             }
         }
-        guard let found = module?.record(type: descriptor, protocol: protocolDescriptor),
-            let table = SwiftConformances.witnessTable(found.conformance, for: metadata)
-        else { return nil }
+        guard let found, let table = SwiftConformances.witnessTable(found.conformance, for: metadata) else {
+            return nil
+        }
         return (table, found.image)
     }
 

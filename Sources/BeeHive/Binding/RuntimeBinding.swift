@@ -70,6 +70,9 @@ package enum RuntimeBinding {
         /// Conformance self-checks made against BeeHive's own conformance that the compiler resolved, not the cast: of
         /// the one image that holds BeeHive, counted once however many threads made their first check at once.
         package var compilerChecks = 0
+        /// Type self-checks made against BeeHive's own type that the compiler resolved (``ConformanceAnchor``), not the
+        /// runtime's name of the type bound: of the one image that holds BeeHive, counted once likewise.
+        package var compilerTypeChecks = 0
         package var disagreements = 0
 
     }
@@ -88,8 +91,9 @@ package enum RuntimeBinding {
         /// Every diagnostic made, delivered or not (at most two per image).
         var made: [Diagnostic] = []
         var statistics = Statistics()
-        /// Whether ``Statistics/compilerChecks`` counted the check.
-        var compilerChecked = false
+        /// The checks (``Check``, as bits) that ``Statistics/compilerChecks`` or ``Statistics/compilerTypeChecks``
+        /// counted.
+        var compilerChecked: UInt = 0
     }
 
     /// Image states by address, in an ``AddressTable``: a `Dictionary` keyed by `UInt` makes the runtime scan every
@@ -176,13 +180,14 @@ package enum RuntimeBinding {
         }
     }
 
-    /// Counts the conformance self-check made against the conformance the compiler resolved, in the image that holds
-    /// BeeHive: once (threads that bind their first type of the image at once each make the check).
-    static func countCompilerCheck() {
+    /// Counts the self-check of `check` made against what the compiler resolved, in the image that holds BeeHive: once
+    /// (threads that bind their first type of the image at once each make the check).
+    static func countCompilerCheck(_ check: Check) {
         state.withLock {
-            guard !$0.compilerChecked else { return }
-            $0.compilerChecked = true
-            $0.statistics.compilerChecks += 1
+            let bit: UInt = 1 << check.rawValue
+            guard $0.compilerChecked & bit == 0 else { return }
+            $0.compilerChecked |= bit
+            if check == .type { $0.statistics.compilerTypeChecks += 1 } else { $0.statistics.compilerChecks += 1 }
         }
     }
 

@@ -7,8 +7,16 @@ import Musl
 extension TypedRecords {
     /// Calls the pending accessors, all at once, outside every lock, and publishes what they made; a thread that
     /// finds another one calling them waits until it has published. Call with no lock held.
+    ///
+    /// Inlined into its callers: a first use by name asks four times, and with no accessor pending (almost always) the
+    /// answer is one load, where a call's frame cost ~30 instructions more.
+    @inline(__always)
     static func bindPending() {
-        guard unbound.isSet else { return }
+        if unbound.isSet { bindAllPending() }
+    }
+
+    /// ``bindPending()`` when an accessor waits to be called.
+    private static func bindAllPending() {
         while true {
             enum Step { case done, wait, bind(PendingSection) }
             let step: Step = store.withLock { store in

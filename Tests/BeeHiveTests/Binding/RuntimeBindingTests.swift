@@ -164,6 +164,19 @@ struct RuntimeBindingTests {
         #expect(RuntimeBinding.statistics.compilerChecks == 1, "one image holds BeeHive, checked once")
     }
 
+    @Test("the image that holds BeeHive checks its types against the compiler's answer, not the runtime's name")
+    func compilerTypeCheck() throws {
+        let image = try #require(TypeLookup.declarations(named: "BeeHiveTests.BindingClass")?.first?.image)
+        #expect(ConformanceAnchor.typeVerdict(in: image) == true, "BeeHive's reading gives the compiler's anchor")
+        _ = TypeLookup.type(named: "BeeHiveTests.BindingStruct", path: .metadata)
+        #expect(RuntimeBinding.state(ofImage: image) == .agreed)
+        #expect(RuntimeBinding.statistics.compilerTypeChecks == 1, "one image holds BeeHive, checked once")
+        let int = try #require(SwiftConformances.typeDescriptor(of: Conformances.metadata(of: Int.self)))
+        let standardLibrary = try #require(SwiftConformances.module(of: int)?.image)
+        #expect(standardLibrary != image)
+        #expect(ConformanceAnchor.typeVerdict(in: standardLibrary) == nil, "another image: the runtime checks it")
+    }
+
     @Test("a walk meets the anchor's record only in BeeHive's image; another record read in its place disagrees")
     func anchorRecord() throws {
         let image = try #require(TypeLookup.declarations(named: "BeeHiveTests.BindingClass")?.first?.image)
