@@ -258,16 +258,16 @@ def route_matching(args: argparse.Namespace) -> list[dict]:
 def interleaved(found: list[tuple[str, int, Path]], runs: int) -> dict[tuple[str, int], dict]:
     """Whole process, spawn → exit, of each BeeHive program in mode `type` against compile-time wiring of the same N
     (the same program without BeeHive), the two run alternately (A B B A …) so that the machine's load moves both
-    alike: median of the paired differences, in ns, over `runs` pairs after 3 warm-up pairs."""
+    alike: median of the paired differences, in ns, over `runs` pairs after 3 warm-up pairs. The programs take turns
+    pair by pair (round robin), so that a busy stretch of the machine falls on every program alike, not on the block
+    of pairs of one."""
     import time
 
     wired = {n: p for m, n, p in found if m == "wired"}
-    result = {}
-    for mechanism, n, path in found:
-        if mechanism in REFERENCES or n not in wired:
-            continue
-        differences = []
-        for index in range(runs + 3):
+    measured = [(m, n, p) for m, n, p in found if m not in REFERENCES and n in wired]
+    differences: dict[tuple[str, int], list[int]] = {(m, n): [] for m, n, _ in measured}
+    for index in range(runs + 3):
+        for mechanism, n, path in measured:
             pair = [(path, "beehive"), (wired[n], "wired")]
             if index % 2:
                 pair.reverse()
@@ -279,10 +279,13 @@ def interleaved(found: list[tuple[str, int, Path]], runs: int) -> dict[tuple[str
                 if process.returncode != 0:
                     raise SystemExit(f"firstuse.py: {program.name} type failed (exit {process.returncode})")
             if index >= 3:
-                differences.append(spent["beehive"] - spent["wired"])
-        result[(mechanism, n)] = {"overWiredMedianNs": statistics.median(differences), "pairs": len(differences)}
+                differences[(mechanism, n)].append(spent["beehive"] - spent["wired"])
+    result = {}
+    for mechanism, n, path in measured:
+        values = differences[(mechanism, n)]
+        result[(mechanism, n)] = {"overWiredMedianNs": statistics.median(values), "pairs": len(values)}
         print(f"interleaved {path.name} type − {wired[n].name} type: "
-              f"{result[(mechanism, n)]['overWiredMedianNs'] / 1e6:.2f} ms (median of {len(differences)} pairs)",
+              f"{result[(mechanism, n)]['overWiredMedianNs'] / 1e6:.2f} ms (median of {len(values)} pairs)",
               file=sys.stderr)
     return result
 
@@ -403,9 +406,11 @@ def measure(args: argparse.Namespace) -> dict:
             print(f"hyperfine N = {n}: {len(commands)} commands", file=sys.stderr)
     # Whole process against the same program without BeeHive, interleaved, at the smallest N measured.
     smallest = min(args.n)
-    # 100 pairs at least: the median of 20 moved by ±0.15 ms between runs of the same programs (485 to 643 µs for the
-    # C records at N = 10), more than the targets' margins; medians of 100 moved by ~40 µs.
-    pairs = interleaved([(m, n, p) for m, n, p in found if n == smallest], max(100, args.runs * 20))
+    # 200 pairs at least, the programs taking turns: the median of 20 moved by ±0.15 ms between runs of the same
+    # programs (485 to 643 µs for the C records at N = 10), more than the targets' margins; medians of 100, each
+    # program's pairs run one block after another, still moved by up to 0.3 ms when the machine was busy for a
+    # stretch (the keys' 348 µs in one run, 630 µs in the next, 277 µs measured by hand between them).
+    pairs = interleaved([(m, n, p) for m, n, p in found if n == smallest], max(200, args.runs * 40))
     for key, value in pairs.items():
         rows[key]["interleaved"] = value
     if args.routes:
