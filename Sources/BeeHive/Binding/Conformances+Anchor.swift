@@ -23,8 +23,13 @@ struct ConformanceAnchor: AnchoredProtocol {
             SwiftConformances.module(of: descriptor)?.image == image
         else { return nil }
         RuntimeBinding.countCompilerCheck(.type)
+        return typeAgrees(descriptor: descriptor)
+    }
+
+    /// Whether `descriptor`, read as the anchor's type descriptor, gives the anchor's name and metadata.
+    static func typeAgrees(descriptor: UnsafeRawPointer) -> Bool {
         let entry = SwiftTypes.Entry(
-            name: "BeeHive.ConformanceAnchor", kind: .struct, isGeneric: false, image: image, descriptor: descriptor)
+            name: "BeeHive.ConformanceAnchor", kind: .struct, isGeneric: false, image: nil, descriptor: descriptor)
         return entry.mangledName == "7BeeHive17ConformanceAnchorV"
             && entry.type.map { ObjectIdentifier($0) == ObjectIdentifier(ConformanceAnchor.self) } == true
     }

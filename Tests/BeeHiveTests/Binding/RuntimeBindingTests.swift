@@ -175,6 +175,11 @@ struct RuntimeBindingTests {
         let standardLibrary = try #require(SwiftConformances.module(of: int)?.image)
         #expect(standardLibrary != image)
         #expect(ConformanceAnchor.typeVerdict(in: standardLibrary) == nil, "another image: the runtime checks it")
+        // Another descriptor read in the anchor's place disagrees: a type of another name and metadata.
+        let anchor = try #require(Conformances.anchorDescriptors?.type)
+        let other = try #require(SwiftConformances.typeDescriptor(of: Conformances.metadata(of: BindingStruct.self)))
+        #expect(ConformanceAnchor.typeAgrees(descriptor: anchor))
+        #expect(!ConformanceAnchor.typeAgrees(descriptor: other))
     }
 
     @Test("a walk meets the anchor's record only in BeeHive's image; another record read in its place disagrees")
