@@ -38,6 +38,37 @@ struct LabelledPrices: PriceService {
 /// duplicates as before ranks existed.
 @Suite("Ranks and properties: the highest rank serves, the next takes over, properties select", .serialized)
 struct RankingTests {
+    @Test("the registrations keep their keys' first places: a higher rank and a reinstated one take the place over")
+    func registrationOrder() {
+        var state = RegistryState()
+        let image = { (id: UInt64) in
+            RegistrationSource.annotation(image: "/lib\(id).so", section: "s", offset: 0, imageID: id)
+        }
+        func add(_ service: String, _ implementation: String, _ source: RegistrationSource, rank: Int = 0) {
+            _ = state.add(
+                ServiceEntry(
+                    ServiceRegistration(service: service, implementation: implementation, source: source, rank: rank),
+                    .typeName(implementation)))
+        }
+        func order() -> [String] {
+            state.serviceOrder.map { "\($0.registration.service)=\($0.registration.implementation)" }
+        }
+        add("App.A", "A1", image(1))
+        add("App.B", "B1", image(1))
+        add("App.C", "C2", image(2))
+        add("App.A", "A2", image(2), rank: 5)  // outranks A1: takes A's place
+        add("App.B", "B3", image(3))  // waits behind B1
+        #expect(order() == ["App.A=A2", "App.B=B1", "App.C=C2"])
+        _ = state.withdraw(image: 1, reason: "unloaded")  // B3 is reinstated in B's place; A2 stays
+        #expect(order() == ["App.A=A2", "App.B=B3", "App.C=C2"])
+        _ = state.withdraw(image: 2, reason: "unloaded")  // A and C go: nothing waits for them
+        #expect(order() == ["App.B=B3"])
+        #expect(state.serviceOrder.enumerated().allSatisfy { $0.element.orderIndex == $0.offset })
+        add("App.A", "A4", image(4))  // a key served again comes last
+        #expect(order() == ["App.B=B3", "App.A=A4"])
+        #expect(state.serviceOrder.map(\.orderIndex) == [0, 1])
+    }
+
     static func labels(_ services: [any PriceService]) -> [String] { services.map(\.label) }
 
     static func duplicates(in hive: Hive) -> [Diagnostic] {

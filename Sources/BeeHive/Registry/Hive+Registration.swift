@@ -188,7 +188,7 @@ extension Hive {
 
     /// Every service registration, in the order registered.
     public var serviceRegistrations: [ServiceRegistration] {
-        state.withLock { state in state.serviceOrder.compactMap { state.services[$0]?.registration } }
+        state.withLock { state in state.serviceOrder.map(\.registration) }
     }
 
     /// Every module declaration, in the order declared.

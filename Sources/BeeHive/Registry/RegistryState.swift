@@ -190,6 +190,9 @@ final class ServiceEntry {
     /// whose creation began before is given to the caller that asked for it, but never cached for the next ones.
     @exclusivity(unchecked)
     var isWithdrawn = false
+    /// Its place in ``RegistryState/serviceOrder`` while it serves its key.
+    @exclusivity(unchecked)
+    var orderIndex = 0
 
     init(_ registration: ServiceRegistration, _ provider: Provider, annotated: ServiceBoxes.Boxed? = nil) {
         self.registration = registration
@@ -278,7 +281,11 @@ struct SharedInstance {
 /// Everything a hive knows, behind one lock.
 struct RegistryState {
     var services = KeyedTable<RegistrationKey, ServiceEntry>()
-    var serviceOrder: [RegistrationKey] = []
+    /// The entries that serve a key, in the order their keys were first registered: an entry that takes a key over
+    /// takes its place (``ServiceEntry/orderIndex``). Entries, not keys: an array of `RegistrationKey`s made the runtime
+    /// build its storage type's metadata from its mangled name at the first registration of every process (~12 K
+    /// instructions), where the arrays of entries have theirs already.
+    var serviceOrder: [ServiceEntry] = []
     var typeIndex = TypeIndex()
     /// The shared instances asked for by type, each boxed as that type, that their entries do not keep (the cached
     /// path; see ``SharedInstanceTable``).
@@ -310,12 +317,12 @@ struct RegistryState {
 
     /// The registrations that serve the service named `service` (under any name), in the order they were added.
     func registrations(serving service: String) -> [ServiceRegistration] {
-        serviceOrder.compactMap { key in key.service == service ? services[key]?.registration : nil }
+        serviceOrder.compactMap { $0.registration.service == service ? $0.registration : nil }
     }
 
     /// The registrations of the loaded image `imageID` that serve their services.
     func registrations(ofImage imageID: UInt64) -> [ServiceRegistration] {
-        serviceOrder.compactMap { services[$0]?.registration }.filter { $0.source.imageID == imageID }
+        serviceOrder.compactMap { $0.registration.source.imageID == imageID ? $0.registration : nil }
     }
 
     /// Adds a registration. It serves its key when the key is free, or when it outranks the registration serving it,
@@ -333,7 +340,8 @@ struct RegistryState {
         var existing: ServiceEntry?
         services.modify(key, initial: entry) { if $0 !== entry { existing = $0 } }
         guard let holder = existing else {
-            serviceOrder.append(key)
+            entry.orderIndex = serviceOrder.count
+            serviceOrder.append(entry)
             if !withdrawn.isEmpty { withdrawn[key] = nil }
             indexType(of: entry)
             observers?.post(.added, [registration])
@@ -344,6 +352,8 @@ struct RegistryState {
             return holder
         }
         services[key] = entry
+        entry.orderIndex = holder.orderIndex
+        serviceOrder[holder.orderIndex] = entry
         shadow(holder, key: key, behind: entry)
         typeIndex.removeAll()
         sharedInstances.removeAll()
@@ -446,6 +456,7 @@ struct RegistryState {
         let belongs = { (source: RegistrationSource) in source.imageID == imageID }
         var removed: [ServiceRegistration] = []
         var added: [ServiceRegistration] = []
+        var keysLeft = false
         let now = Self.now()
 
         for key in shadowedServices.keys {
@@ -462,6 +473,8 @@ struct RegistryState {
             removed.append(entry.registration)
             if let next = shadowedServices[key]?.removeFirst() {
                 services[key] = next
+                next.orderIndex = entry.orderIndex
+                serviceOrder[entry.orderIndex] = next
                 let registration = next.registration
                 added.append(registration)
                 if shadowedServices[key]!.isEmpty { shadowedServices[key] = nil }
@@ -469,12 +482,16 @@ struct RegistryState {
                     "\(registration.displayName) -> \(registration.implementation) from \(registration.source)")
             } else {
                 services[key] = nil
+                keysLeft = true
                 withdrawn[key] =
                     "It was withdrawn at \(now): \(reason) (it served \(entry.registration.displayName) -> "
                     + "\(entry.registration.implementation))"
             }
         }
-        serviceOrder.removeAll { services[$0] == nil }
+        if keysLeft {  // the places of the keys left without an entry go
+            serviceOrder.removeAll { $0.isWithdrawn }
+            for (index, entry) in serviceOrder.enumerated() { entry.orderIndex = index }
+        }
         if let observers, !removed.isEmpty {
             observers.post(.removed, removed)
             observers.post(.added, added)

@@ -13,10 +13,9 @@ extension Hive {
         let plugin = { (source: RegistrationSource) in source.imageID.flatMap { plugins[$0] } }
         var report = HiveReport()
         state.withLock { state in
-            for key in state.serviceOrder {
-                guard let serving = state.services[key] else { continue }
+            for serving in state.serviceOrder {
                 report.services.append(.init(serving, state: nil, plugin: plugin))
-                for waiting in state.shadowedServices[key]?.queue ?? [] {
+                for waiting in state.shadowedServices[serving.registration.key]?.queue ?? [] {
                     report.services.append(.init(waiting.element, state: .waiting, plugin: plugin))
                 }
             }

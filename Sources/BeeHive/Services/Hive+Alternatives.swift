@@ -23,9 +23,8 @@ extension Hive {
     ) throws(HiveError) -> [Service] {
         let name = TypeLookup.name(of: service)
         let entries = state.withLock { state in
-            state.serviceOrder.filter { $0.service == name }.flatMap { key -> [ServiceEntry] in
-                guard let serving = state.services[key] else { return [] }
-                return [serving] + (state.shadowedServices[key]?.queue.map(\.element) ?? [])
+            state.serviceOrder.filter { $0.registration.service == name }.flatMap { serving -> [ServiceEntry] in
+                [serving] + (state.shadowedServices[serving.registration.key]?.queue.map(\.element) ?? [])
             }
         }
         let qualifying = entries.enumerated()

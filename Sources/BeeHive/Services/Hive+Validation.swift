@@ -17,8 +17,8 @@ extension Hive {
     /// - Throws: ``HiveError`` `validationFailed` listing every error-severity diagnostic, when there is one.
     public func validate() throws(HiveError) {
         let pending: [(ServiceEntry, Provider)] = state.withLock { state in
-            state.serviceOrder.compactMap { key in
-                guard let entry = state.services[key], case .typeName = entry.provider else { return nil }
+            state.serviceOrder.compactMap { entry in
+                guard case .typeName = entry.provider else { return nil }
                 return (entry, entry.provider)
             }
         }
@@ -38,7 +38,7 @@ extension Hive {
     /// two images define and it conforms to one copy only), and an `unknownType` error when the service names no
     /// type or protocol of a loaded image. Once per registration.
     func nonConformingImplementations() -> [Diagnostic] {
-        let entries = state.withLock { state in state.serviceOrder.compactMap { state.services[$0] } }
+        let entries = state.withLock { state in state.serviceOrder }
         var found: [Diagnostic] = []
         for entry in entries {
             guard case .implementation(let type, _) = entry.provider else { continue }

@@ -84,7 +84,7 @@ extension RegistryState {
     /// What the request for `key` (of the service type `type`, when known) is told when nothing serves it.
     func miss(for key: RegistrationKey, type: ObjectIdentifier?) -> Miss {
         Miss(
-            available: serviceOrder.prefix(20).map(\.displayName),
+            available: serviceOrder.prefix(20).map(\.registration.displayName),
             unqualified: unqualifiedEntry(for: key)?.registration,
             hints: missingHints(for: key, type: type))
     }
