@@ -282,9 +282,9 @@ struct SharedInstance {
 struct RegistryState {
     var services = KeyedTable<RegistrationKey, ServiceEntry>()
     /// The entries that serve a key, in the order their keys were first registered: an entry that takes a key over
-    /// takes its place (``ServiceEntry/orderIndex``). Entries, not keys: an array of `RegistrationKey`s made the runtime
-    /// build its storage type's metadata from its mangled name at the first registration of every process (~12 K
-    /// instructions), where the arrays of entries have theirs already.
+    /// takes its place (``ServiceEntry/orderIndex``). Entries, not keys: an array of `RegistrationKey`s made the
+    /// runtime build its storage type's metadata from its mangled name at the first registration of every process
+    /// (~12 K instructions), where the arrays of entries have theirs already.
     var serviceOrder: [ServiceEntry] = []
     var typeIndex = TypeIndex()
     /// The shared instances asked for by type, each boxed as that type, that their entries do not keep (the cached
