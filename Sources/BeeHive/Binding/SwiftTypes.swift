@@ -140,12 +140,6 @@ extension SwiftTypes {
             }
         }
 
-        /// The name of the existential `type`'s one protocol (`any P`), when the index holds that protocol: read from the
-        /// index, not from the protocol's descriptors.
-        func existentialName(of type: any Any.Type) -> String? {
-            withExistentialName(of: type) { String(decoding: $0, as: UTF8.self) }
-        }
-
         /// What `body` makes of the one entry named `name`, when there is exactly one (no array made).
         func withOnlyEntry<Result>(named name: String, _ body: (Entry) -> Result?) -> Result? {
             var position = 0

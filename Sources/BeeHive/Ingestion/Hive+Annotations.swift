@@ -92,12 +92,13 @@ extension Hive {
     /// Parses the records of one section (of services, modules or routes, or the Swift macros' records) into
     /// `parsed`; keeps their problems. Typed records (format 2) hold no JSON: nothing is parsed.
     func parse(_ section: RecordSection, into parsed: inout ParsedRecords, problems: inout [Diagnostic]) {
+        guard section.kind != .types else { return }
         var lastFile: String?
         let origin = RegistrationSource.AnnotationSection(
             image: section.imagePath, imageID: section.imageID, section: section.sectionName,
             fileOffset: section.fileOffset)
         switch section.kind {
-        case .types: return
+        case .types: return  // above: no section object made for a section that is not parsed
         case .swiftRecords:
             let made = TypedRecords.MadeRecords(capacity: section.bytes.count / RecordFormat.swiftRecordSize)
             defer { TypedRecords.keep(made, imageID: section.imageID) }

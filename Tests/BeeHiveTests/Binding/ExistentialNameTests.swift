@@ -2,6 +2,13 @@ import Testing
 
 @testable import BeeHive
 
+extension SwiftTypes.Index {
+    /// The name of the existential `type`'s one protocol, when the index holds that protocol, as a string.
+    fileprivate func existentialName(of type: any Any.Type) -> String? {
+        withExistentialName(of: type) { String(decoding: $0, as: UTF8.self) }
+    }
+}
+
 protocol NamedPlain {}
 protocol NamedClassBound: AnyObject {}
 protocol NamedRefining: NamedClassBound {}
