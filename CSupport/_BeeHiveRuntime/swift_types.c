@@ -198,15 +198,32 @@ static bool bh_read_chain(bh_image_walk *walk, const TargetNamedContextDescripto
            ContextDescriptorFlags_kind(chain->levels[chain->depth - 1]->base.Flags) == ContextDescriptorKind_Module;
 }
 
-/* A level's name, read in the image that holds it. */
+/* A level's name, read in the image that holds it: the name's segment is found once, checked to be of that image, and
+ * bounds the search for its end (what `bh_name` does, with one look-up of a segment instead of two). */
 static long bh_level_name(bh_image_walk *walk, const TargetNamedContextDescriptor *level, const char **name) {
     const bh_segment *holder = bh_find(walk, (uintptr_t)level, sizeof *level);
-    if (!holder) return -1;
-    uint32_t walked = walk->image;
-    walk->image = holder->image;
-    long length = bh_name(walk, &level->Name, name);
-    walk->image = walked;
-    return length;
+    if (!holder || walk->stopped) return -1;
+    const RelativeDirectPointer *field = &level->Name;
+    uintptr_t target = (uintptr_t)field + (intptr_t)field->offset;
+    const bh_segment *segment = field->offset ? bh_find(walk, target, 1) : NULL;
+    if (!segment || segment->image != holder->image) {
+        uint32_t walked = walk->image;
+        walk->image = holder->image;
+        long length = bh_name(walk, field, name); /* stops the walk with the reason */
+        walk->image = walked;
+        return length;
+    }
+    size_t available = segment->end - target;
+    size_t bound = available < BH_MAX_IDENTIFIER + 1 ? available : BH_MAX_IDENTIFIER + 1;
+    const char *end = memchr((const char *)target, 0, bound);
+    if (!end) {
+        if (available > BH_MAX_IDENTIFIER) return -3; /* longer than any name BeeHive binds */
+        bh_stop(walk, "the name at %p (of the context descriptor at %p) runs unterminated to the end of its segment",
+                (const void *)target, (const void *)field);
+        return -1;
+    }
+    *name = (const char *)target;
+    return end - (const char *)target;
 }
 
 /* ---- Module filter ------------------------------------------------------------------------------------------ */
@@ -221,6 +238,11 @@ typedef struct {
     const char *wanted;
     const void *last; /* the module descriptor last compared */
     bool last_match;
+    const char *last_name; /* its name: each object file has its own descriptor of a module, whose names are merged */
+    /* The last type of the wanted module whose chain was read, and that chain: a type nested in it (its record most
+     * often the next) takes it without reading it again. */
+    const void *kept_parent;
+    bh_chain kept;
     const void *skipped[BH_SKIP_SLOTS]; /* a parent's slot: its address, or another parent's that took the slot */
 } bh_module_filter;
 
@@ -242,8 +264,11 @@ static bool bh_module_matches(bh_module_filter *filter, bh_image_walk *walk, con
     if (descriptor == filter->last) return filter->last_match;
     const char *module = NULL;
     if (bh_level_name(walk, descriptor, &module) < 0) return false;
+    if (module != filter->last_name) {
+        filter->last_name = module;
+        filter->last_match = strcmp(module, filter->wanted) == 0;
+    }
     filter->last = descriptor;
-    filter->last_match = strcmp(module, filter->wanted) == 0;
     return filter->last_match;
 }
 
@@ -257,19 +282,42 @@ static inline __attribute__((always_inline)) bool bh_in_other_module(
     return parent && filter->skipped[bh_skip_slot(parent)] == parent;
 }
 
+/* Keeps `chain`, of a type of the wanted module, for the types nested in it. */
+static inline __attribute__((always_inline)) void bh_keep_chain(bh_module_filter *filter, const bh_chain *chain) {
+    if (chain->depth >= BH_MAX_DEPTH + 2) return; /* a type nested in it would be too deep */
+    filter->kept_parent = chain->levels[0];
+    filter->kept.depth = chain->depth;
+    memcpy(filter->kept.levels, chain->levels, chain->depth * sizeof *chain->levels);
+}
+
 /* Reads `descriptor`'s chain, when it belongs to the module the filter matched last: a top-level type or protocol of
  * that module (its parent a direct pointer to the module's descriptor, checked when the module was named) is the two of
- * them without a walk up its parents (~160 instructions, once per type and once per conformance); any other is read
- * and matched as `bh_read_chain` and `bh_module_matches` do. */
+ * them without a walk up its parents (~160 instructions, once per type and once per conformance), and a type nested in
+ * the type of that module read last is that type's chain below it; any other is read and matched as `bh_read_chain`
+ * and `bh_module_matches` do. */
 static inline __attribute__((always_inline)) bool bh_read_chain_in_module(
     bh_module_filter *filter, bh_image_walk *walk, const TargetNamedContextDescriptor *descriptor, bh_chain *chain) {
-    if (filter->wanted && filter->last && filter->last_match && bh_direct_parent(descriptor) == filter->last) {
-        chain->levels[0] = descriptor;
-        chain->levels[1] = filter->last;
-        chain->depth = 2;
+    if (filter->wanted) {
+        const void *parent = bh_direct_parent(descriptor);
+        if (parent && parent == filter->last && filter->last_match) {
+            chain->levels[0] = descriptor;
+            chain->levels[1] = filter->last;
+            chain->depth = 2;
+            bh_keep_chain(filter, chain);
+            return true;
+        }
+        if (parent && parent == filter->kept_parent) {
+            chain->levels[0] = descriptor;
+            memcpy(&chain->levels[1], filter->kept.levels, filter->kept.depth * sizeof *chain->levels);
+            chain->depth = filter->kept.depth + 1;
+            bh_keep_chain(filter, chain);
+            return true;
+        }
+    }
+    if (bh_read_chain(walk, descriptor, chain) && bh_module_matches(filter, walk, chain)) {
+        if (filter->wanted) bh_keep_chain(filter, chain);
         return true;
     }
-    if (bh_read_chain(walk, descriptor, chain) && bh_module_matches(filter, walk, chain)) return true;
     /* Every child of the descriptor, and of every level above it, has that level's chain above it: none is kept. */
     if (!filter->wanted || walk->stopped) return false;
     const void *parent = bh_direct_parent(descriptor);
@@ -291,6 +339,10 @@ typedef struct {
     const void *named_module;
     const char *module_name;
     long module_name_length;
+    /* The type indexed last, and where its qualified name lies in the index's names: a type nested in it (its record
+     * most often the next) starts its name with that name. */
+    const void *named_type;
+    size_t named_type_offset, named_type_length;
     /* one of: */
     bh_type_index *index; /* what a walk of types makes */
     bh_conformance_table *conformances; /* what a walk of conformances fills */
@@ -563,8 +615,13 @@ static void bh_report_type(bh_walk *walk, bh_image_walk *image, const TargetName
     }
     char *name = bh_index_next_name(walk->index);
     if (!name) return;
-    size_t length = 0;
-    for (size_t i = chain.depth; i-- > 0;) {
+    size_t length = 0, from = chain.depth;
+    if (chain.depth >= 3 && chain.levels[1] == walk->named_type) {
+        length = walk->named_type_length;
+        memcpy(name, walk->index->names + walk->named_type_offset, length);
+        from = 1;
+    }
+    for (size_t i = from; i-- > 0;) {
         const char *part = NULL;
         long n;
         if (i == chain.depth - 1 && chain.levels[i] == walk->named_module) {
@@ -585,6 +642,9 @@ static void bh_report_type(bh_walk *walk, bh_image_walk *image, const TargetName
         memcpy(name + length, part, (size_t)n);
         length += (size_t)n;
     }
+    walk->named_type = descriptor;
+    walk->named_type_offset = walk->index->names_length;
+    walk->named_type_length = length;
     ContextDescriptorFlags flags = descriptor->base.Flags;
     bh_index_add(walk->index, length, descriptor, image->start, ContextDescriptorFlags_kind(flags),
                  ContextDescriptorFlags_isGeneric(flags));
