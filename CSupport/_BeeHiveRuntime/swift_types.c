@@ -347,6 +347,7 @@ typedef struct {
     bh_type_index *index; /* what a walk of types makes */
     bh_conformance_table *conformances; /* what a walk of conformances fills */
     bh_swift_conformance *anchor; /* a conformance of any module a walk of conformances looks for */
+    const bh_type_index *members; /* the module's types, when an index of them covers the image walked */
 } bh_walk;
 
 static void bh_report(bh_walk *walk, bh_runtime_problem_kind kind, const void *image, const char *message) {
@@ -591,6 +592,16 @@ void bh_type_index_drop_image(bh_type_index *index, const void *image) {
         if (index->entries[i].image == image) index->entries[i].flags |= BH_ENTRY_DROPPED;
 }
 
+int bh_type_index_holds_type(const bh_type_index *index, const void *descriptor) {
+    size_t mask = index->slot_count - 1;
+    for (size_t slot = bh_descriptor_slot(descriptor, mask); index->by_descriptor[slot]; slot = (slot + 1) & mask) {
+        const bh_type_entry *entry = &index->entries[index->by_descriptor[slot] - 1];
+        if (entry->descriptor == descriptor)
+            return entry->kind != ContextDescriptorKind_Protocol && !(entry->flags & BH_ENTRY_DROPPED);
+    }
+    return false;
+}
+
 static void bh_report_type(bh_walk *walk, bh_image_walk *image, const TargetNamedContextDescriptor *descriptor) {
     /* A descriptor of a later format version may have another head: not indexed (the runtime's path finds it). */
     if (ContextDescriptorFlags_version(descriptor->base.Flags) != 0) return;
@@ -822,9 +833,14 @@ static bool bh_visit_conformance_sections(const MetadataSectionsHead *sections, 
                 walk->anchor->image = image.start;
             }
         }
-        if (bh_in_other_module(&walk->module, t)) continue;
-        bh_chain chain;
-        if (!bh_read_chain_in_module(&walk->module, &image, t, &chain)) continue;
+        if (walk->members) {
+            /* The module's index answers by the descriptor's address: no parent is read. */
+            if (!bh_type_index_holds_type(walk->members, t)) continue;
+        } else {
+            if (bh_in_other_module(&walk->module, t)) continue;
+            bh_chain chain;
+            if (!bh_read_chain_in_module(&walk->module, &image, t, &chain)) continue;
+        }
         /* The protocol is followed only for a record of the module asked for: most records of an image are of other
          * modules, and most of their protocols (the standard library's) lie in another image, each found by a search
          * of every loaded segment. */
@@ -866,10 +882,12 @@ void bh_conformance_table_free(bh_conformance_table *table) {
 }
 
 bh_conformance_table *bh_swift_conformance_table(const char *module, const void *image, bh_swift_conformance *anchor,
-                                                 bh_runtime_problem_fn problem, void *context) {
+                                                 const bh_type_index *members, bh_runtime_problem_fn problem,
+                                                 void *context) {
     bh_conformance_table *table = calloc(1, sizeof *table);
     if (!table) return NULL;
-    bh_walk walk = {.problem = problem, .context = context, .conformances = table, .anchor = anchor};
+    bh_walk walk = {
+        .problem = problem, .context = context, .conformances = table, .anchor = anchor, .members = members};
     if (!module || !bh_walk_all(&walk, module, image, bh_visit_conformance_sections) || table->failed ||
         !bh_conformance_table_finish(table)) {
         bh_conformance_table_free(table);

@@ -77,6 +77,9 @@ size_t bh_type_index_existential_name(const bh_type_index *index, const void *me
 /* Leaves the types of the image `image` (its lowest address) out of every later answer. */
 void bh_type_index_drop_image(bh_type_index *index, const void *image);
 
+/* Whether the index holds the class, struct or enum whose descriptor is `descriptor` (not dropped). */
+int bh_type_index_holds_type(const bh_type_index *index, const void *descriptor);
+
 /* A conformance record: `type` (a non-generic type's descriptor) conforms to `protocol` (a protocol descriptor), with
  * no conditional requirement; `conformance` is its protocol conformance descriptor, in `image`. */
 typedef struct {
@@ -88,13 +91,16 @@ typedef struct {
 
 /* The conformance records of the types of module `module` in the Swift image that holds the address `image` (every
  * Swift image loaded when NULL), kept in a table by type and protocol (a type's last record for a protocol answers);
- * `problem` is called once for each image read that cannot be read. `anchor`, when not NULL, names a conformance of
+ * `problem` is called once for each image read that cannot be read. `members`, when not NULL, is an index of the
+ * module's types that covers that image: a record's type is then looked up in it, where its chain of parents would be
+ * read and its module compared. `anchor`, when not NULL, names a conformance of
  * any module by its `type` and `protocol` descriptors: the walk fills in its `conformance` and `image` when it meets
  * its record, read as every record is. NULL when the runtime cannot enumerate the images, no loaded image holds
  * `image`, or memory ran out. Immutable; freed with `bh_conformance_table_free`. */
 typedef struct bh_conformance_table bh_conformance_table;
 bh_conformance_table *bh_swift_conformance_table(const char *module, const void *image, bh_swift_conformance *anchor,
-                                                 bh_runtime_problem_fn problem, void *context);
+                                                 const bh_type_index *members, bh_runtime_problem_fn problem,
+                                                 void *context);
 void bh_conformance_table_free(bh_conformance_table *table);
 
 /* The record of `type`'s (a type descriptor) conformance to `protocol` (a protocol descriptor), or NULL. */

@@ -86,7 +86,7 @@ package enum Conformances {
                 let loaded = TypeLookup.loadedImageCount
                 if module?.loadedImages != loaded {
                     guard let name = SwiftConformances.moduleName(of: descriptor),
-                        let read = records(of: moduleKey, named: name, loaded: loaded)
+                        let read = records(of: moduleKey, named: name, holding: descriptor, loaded: loaded)
                     else { return nil }
                     module = read
                     found = read.record(type: descriptor, protocol: protocolDescriptor)
@@ -103,12 +103,19 @@ package enum Conformances {
         return (table, found.image)
     }
 
-    /// The conformance records of `module`, named `name`, in its image (the loader having loaded `loaded` images),
-    /// read now and kept.
-    private static func records(of module: ModuleKey, named name: String, loaded: UInt64) -> ModuleRecords? {
+    /// The conformance records of `module`, named `name`, in its image, which holds the type `descriptor` (the loader
+    /// having loaded `loaded` images), read now and kept. The index of the module's types that a binding by name made,
+    /// when one holds that type, tells the module's types apart (a look-up by address, where each type's parents would
+    /// be read).
+    private static func records(
+        of module: ModuleKey, named name: String, holding descriptor: UnsafeRawPointer, loaded: UInt64
+    ) -> ModuleRecords? {
         let sought = known.withLock { $0.anchor == nil } ? anchorDescriptors : nil
         var anchor: SwiftConformances.Record?
-        guard let table = SwiftConformances.table(ofModule: name, in: module.image, meeting: sought, met: &anchor)
+        guard
+            let table = SwiftConformances.table(
+                ofModule: name, in: module.image, meeting: sought, met: &anchor,
+                members: TypeLookup.typeIndex(ofModule: name, holding: descriptor))
         else { return nil }
         if let anchor { known.withLock { $0.anchor = $0.anchor ?? anchor } }
         RuntimeBinding.note(table.problems)

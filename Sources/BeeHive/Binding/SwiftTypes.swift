@@ -110,6 +110,14 @@ extension SwiftTypes {
         /// index is shared.
         func drop(image: UInt) { bh_type_index_drop_image(index, UnsafeRawPointer(bitPattern: image)) }
 
+        /// Whether the index holds the class, struct or enum whose context descriptor is `descriptor`.
+        func holdsType(_ descriptor: UnsafeRawPointer) -> Bool { bh_type_index_holds_type(index, descriptor) != 0 }
+
+        /// What `body` makes of the index as the C target has it, alive for the call.
+        func withPointer<Result>(_ body: (OpaquePointer) -> Result) -> Result {
+            withExtendedLifetime(self) { body(index) }
+        }
+
         /// Every entry not dropped, in the walk's order.
         var all: [Entry] {
             var entries: [Entry] = []
@@ -226,16 +234,25 @@ enum SwiftConformances {
     /// cannot enumerate its images (or memory ran out). When `anchor` names a conformance (its type's and protocol's
     /// descriptors) of any module, its record is looked for too (a test of one pointer per record), and `met` set
     /// when the walk met it.
+    ///
+    /// `members`, an index of the module's types that covers `image`, tells a record's type is the module's by its
+    /// descriptor's address, where its chain of parents would be read and its module's name compared.
     static func table(
         ofModule module: String, in image: UnsafeRawPointer,
-        meeting anchor: (type: UnsafeRawPointer, protocol: UnsafeRawPointer)?, met: inout Record?
+        meeting anchor: (type: UnsafeRawPointer, protocol: UnsafeRawPointer)?, met: inout Record?,
+        members: SwiftTypes.Index? = nil
     ) -> Table? {
         let collector = RuntimeImage.Collector()
         var sought = bh_swift_conformance(type: anchor?.type, protocol: anchor?.protocol, conformance: nil, image: nil)
         let made = withExtendedLifetime(collector) {
             module.withCString { name in
-                bh_swift_conformance_table(
-                    name, image, &sought, RuntimeImage.collect, Unmanaged.passUnretained(collector).toOpaque())
+                let context = Unmanaged.passUnretained(collector).toOpaque()
+                guard let members else {
+                    return bh_swift_conformance_table(name, image, &sought, nil, RuntimeImage.collect, context)
+                }
+                return members.withPointer {
+                    bh_swift_conformance_table(name, image, &sought, $0, RuntimeImage.collect, context)
+                }
             }
         }
         guard let made else { return nil }

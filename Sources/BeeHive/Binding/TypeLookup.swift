@@ -87,6 +87,9 @@ package enum TypeLookup {
         func withOnlyEntry<Result>(named name: String, _ body: (SwiftTypes.Entry) -> Result?) -> Result? {
             index.withOnlyEntry(named: name, body)
         }
+
+        /// The index, when it holds the type `descriptor`: then it holds every type of the module in that type's image.
+        func holding(_ descriptor: UnsafeRawPointer) -> SwiftTypes.Index? { index.holdsType(descriptor) ? index : nil }
     }
 
     /// By path: the runtime's path keeps its own cache, so that switching paths never serves the other's answer. In
@@ -130,6 +133,18 @@ package enum TypeLookup {
         runtimeCache.withLock { $0 = KeyedTable() }
         modules.withLock { $0 = KeyedTable() }
         modulesInImages.withLock { $0 = ModulesInImages() }
+    }
+
+    /// An index of `module`'s types made for a binding by name that holds the type `descriptor`, so every type of the
+    /// module in its image: the one asked for last, else the module's in every image; nil when neither was made or
+    /// holds it. A walk of the module's conformances then tells its types by their descriptors.
+    static func typeIndex(ofModule module: String, holding descriptor: UnsafeRawPointer) -> SwiftTypes.Index? {
+        if let last = modulesInImages.withLock({ $0.last }), last.key.module == module,
+            let index = last.index.holding(descriptor)
+        {
+            return index
+        }
+        return modules.withLock { $0[module] }?.holding(descriptor)
     }
 
     /// How many images the dynamic loader has loaded so far: a lookup that failed may succeed once it grows.
