@@ -206,6 +206,35 @@ struct RuntimeBindingTests {
         #expect(elsewhere == nil)
     }
 
+    @Test("a walk of conformances told the module's types by its index keeps what one reading their parents keeps")
+    func conformancesByTheModuleIndex() throws {
+        let image = try #require(TypeLookup.declarations(named: "BeeHiveTests.BindingClass")?.first?.image)
+        let (index, _) = try #require(SwiftTypes.Index.make(inModule: "BeeHiveTests", near: image))
+        var met: SwiftConformances.Record?
+        let byParents = try #require(
+            SwiftConformances.table(ofModule: "BeeHiveTests", in: image, meeting: nil, met: &met))
+        let byIndex = try #require(
+            SwiftConformances.table(ofModule: "BeeHiveTests", in: image, meeting: nil, met: &met, members: index))
+        let entries = index.all
+        let types = entries.filter { $0.kind != .protocol }.map(\.descriptor)
+        var protocols = entries.filter { $0.kind == .protocol }.map(\.descriptor)
+        protocols.append(try #require(Conformances.singleProtocol(of: (any ServiceImplementation).self)?.descriptor))
+        protocols.append(try #require(Conformances.singleProtocol(of: (any CustomStringConvertible).self)?.descriptor))
+        var kept = 0
+        for type in types {
+            #expect(index.holdsType(type))
+            for proto in protocols {
+                let record = byParents.record(type: type, protocol: proto)
+                #expect(byIndex.record(type: type, protocol: proto)?.conformance == record?.conformance)
+                if record != nil { kept += 1 }
+            }
+        }
+        #expect(kept > 50, "the module's conformances were compared, not two empty tables")
+        #expect(!index.holdsType(try #require(protocols.first)), "a protocol is not a type the walk keeps")
+        let int = try #require(SwiftConformances.typeDescriptor(of: Conformances.metadata(of: Int.self)))
+        #expect(!index.holdsType(int), "another module's type")
+    }
+
     @Test("a walk near an address reads only the image that holds it; an address in no image reads none")
     func walkOfOneImage() throws {
         let image = try #require(TypeLookup.declarations(named: "BeeHiveTests.BindingClass")?.first?.image)
