@@ -124,16 +124,6 @@ int bh_bounds_in_image(const bh_bounds *bounds, uint32_t image, uintptr_t addres
     return segment && segment->image == image;
 }
 
-long bh_bounds_string(const bh_bounds *bounds, const bh_segment *segment, uintptr_t address, size_t limit) {
-    (void)bounds;
-    if (!segment || address < segment->start || address >= segment->end) return -1;
-    size_t available = segment->end - address;
-    size_t bound = available < limit + 1 ? available : limit + 1;
-    const char *end = memchr((const char *)address, 0, bound);
-    if (end) return (long)(end - (const char *)address);
-    return available <= limit ? -2 : -3;
-}
-
 /* ---- Snapshots shared by walks -------------------------------------------------------------------------------- */
 
 /* A snapshot and what the loader had counted when it was taken; immutable, freed by its last holder. */

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h> /* memchr, for bh_bounds_string */
 
 /* What one file of _BeeHiveRuntime calls in another, not exported from the library: only what Swift calls is
  * (include/bh_runtime.h). */
@@ -40,8 +41,15 @@ BH_HIDDEN int bh_bounds_in_image(const bh_bounds *bounds, uint32_t image, uintpt
 
 /* The length of the NUL-terminated string at `address` inside `segment` (the one that holds it, or NULL), at most
  * `limit` bytes; -1 when no segment holds it, -2 when it runs to its segment's end unterminated, -3 when longer than
- * `limit`. */
-BH_HIDDEN long bh_bounds_string(const bh_bounds *bounds, const bh_segment *segment, uintptr_t address, size_t limit);
+ * `limit`. Inline: the walks read every name of an image's types with it. */
+static inline long bh_bounds_string(const bh_segment *segment, uintptr_t address, size_t limit) {
+    if (!segment || address < segment->start || address >= segment->end) return -1;
+    size_t available = segment->end - address;
+    size_t bound = available < limit + 1 ? available : limit + 1;
+    const char *end = memchr((const char *)address, 0, bound);
+    if (end) return (long)(end - (const char *)address);
+    return available <= limit ? -2 : -3;
+}
 
 /* A snapshot of the images loaded now, shared by the walks that hold it: the one taken last, while the loader has
  * loaded and unloaded nothing since (glibc's dlpi_adds and dlpi_subs), else a new one, taken without a lock. NULL when

@@ -77,17 +77,26 @@ __attribute__((format(printf, 2, 3))) static void bh_stop(bh_image_walk *walk, c
     va_end(arguments);
 }
 
-/* The target of a relative direct pointer, checked to lie (`size` bytes) inside the walked image; NULL when null or
- * outside (then the walk stops, with `what` in its message). */
-static uintptr_t bh_direct(bh_image_walk *walk, const RelativeDirectPointer *field, size_t size, const char *what) {
+/* The target of a relative direct pointer, checked to lie (`size` bytes) inside the walked image, and the segment that
+ * holds it; NULL when null or outside (then the walk stops, with `what` in its message). */
+static uintptr_t bh_direct_in(bh_image_walk *walk, const RelativeDirectPointer *field, size_t size, const char *what,
+                              const bh_segment **holder) {
     if (walk->stopped || !field->offset) return 0;
     uintptr_t target = (uintptr_t)field + (intptr_t)field->offset;
-    if (!bh_in_image(walk, walk->image, target, size)) {
+    const bh_segment *segment = bh_find(walk, target, size);
+    if (!segment || segment->image != walk->image) {
         bh_stop(walk, "%s at %p points to %p, outside the image's readable segments", what, (const void *)field,
                 (const void *)target);
         return 0;
     }
+    *holder = segment;
     return target;
+}
+
+/* The target of a relative direct pointer, checked as `bh_direct_in` checks it. */
+static uintptr_t bh_direct(bh_image_walk *walk, const RelativeDirectPointer *field, size_t size, const char *what) {
+    const bh_segment *holder;
+    return bh_direct_in(walk, field, size, what, &holder);
 }
 
 /* The target of a relative indirectable pointer: direct as above, or through a pointer slot inside the image whose
@@ -112,14 +121,16 @@ static uintptr_t bh_indirectable(
     return target;
 }
 
-/* A name, read with a bound: its length, or -1 (the walk stopped). */
+/* A name, read with a bound (its end searched for within the segment that the check of its pointer found): its
+ * length, or -1 (the walk stopped). */
 static long bh_name(bh_image_walk *walk, const RelativeDirectPointer *field, const char **name) {
-    uintptr_t target = bh_direct(walk, field, 1, "the name of the context descriptor");
+    const bh_segment *segment = NULL;
+    uintptr_t target = bh_direct_in(walk, field, 1, "the name of the context descriptor", &segment);
     if (!target) {
         if (!walk->stopped) bh_stop(walk, "the name of the context descriptor at %p is null", (const void *)field);
         return -1;
     }
-    long length = bh_bounds_string(walk->bounds, bh_find(walk, target, 1), target, BH_MAX_IDENTIFIER);
+    long length = bh_bounds_string(segment, target, BH_MAX_IDENTIFIER);
     if (length == -2) {
         bh_stop(walk, "the name at %p (of the context descriptor at %p) runs unterminated to the end of its segment",
                 (const void *)target, (const void *)field);
@@ -198,32 +209,15 @@ static bool bh_read_chain(bh_image_walk *walk, const TargetNamedContextDescripto
            ContextDescriptorFlags_kind(chain->levels[chain->depth - 1]->base.Flags) == ContextDescriptorKind_Module;
 }
 
-/* A level's name, read in the image that holds it: the name's segment is found once, checked to be of that image, and
- * bounds the search for its end (what `bh_name` does, with one look-up of a segment instead of two). */
+/* A level's name, read in the image that holds it. */
 static long bh_level_name(bh_image_walk *walk, const TargetNamedContextDescriptor *level, const char **name) {
     const bh_segment *holder = bh_find(walk, (uintptr_t)level, sizeof *level);
-    if (!holder || walk->stopped) return -1;
-    const RelativeDirectPointer *field = &level->Name;
-    uintptr_t target = (uintptr_t)field + (intptr_t)field->offset;
-    const bh_segment *segment = field->offset ? bh_find(walk, target, 1) : NULL;
-    if (!segment || segment->image != holder->image) {
-        uint32_t walked = walk->image;
-        walk->image = holder->image;
-        long length = bh_name(walk, field, name); /* stops the walk with the reason */
-        walk->image = walked;
-        return length;
-    }
-    size_t available = segment->end - target;
-    size_t bound = available < BH_MAX_IDENTIFIER + 1 ? available : BH_MAX_IDENTIFIER + 1;
-    const char *end = memchr((const char *)target, 0, bound);
-    if (!end) {
-        if (available > BH_MAX_IDENTIFIER) return -3; /* longer than any name BeeHive binds */
-        bh_stop(walk, "the name at %p (of the context descriptor at %p) runs unterminated to the end of its segment",
-                (const void *)target, (const void *)field);
-        return -1;
-    }
-    *name = (const char *)target;
-    return end - (const char *)target;
+    if (!holder) return -1;
+    uint32_t walked = walk->image;
+    walk->image = holder->image;
+    long length = bh_name(walk, &level->Name, name);
+    walk->image = walked;
+    return length;
 }
 
 /* ---- Module filter ------------------------------------------------------------------------------------------ */
@@ -599,7 +593,7 @@ int bh_type_index_holds_type(const bh_type_index *index, const void *descriptor)
         if (entry->descriptor == descriptor)
             return entry->kind != ContextDescriptorKind_Protocol && !(entry->flags & BH_ENTRY_DROPPED);
     }
-    return false;
+    return 0;
 }
 
 static void bh_report_type(bh_walk *walk, bh_image_walk *image, const TargetNamedContextDescriptor *descriptor) {

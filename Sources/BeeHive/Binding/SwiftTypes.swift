@@ -87,7 +87,8 @@ extension SwiftTypes {
     /// C target (`bh_type_index`): a look-up by name makes no string of the types it passes over, and indexing a type
     /// costs no allocation (a Swift string and a table entry per type cost twice the walk). Immutable once shared.
     final class Index: @unchecked Sendable {
-        private let index: OpaquePointer
+        /// The C target's index: read here, and by a walk of conformances told the module's types by it.
+        fileprivate let index: OpaquePointer
 
         /// The index of `module`'s types (every module's when nil) in the loaded images (only in the one that holds
         /// `near`, when given), with the images that could not be read; nil when the Swift runtime cannot enumerate
@@ -112,11 +113,6 @@ extension SwiftTypes {
 
         /// Whether the index holds the class, struct or enum whose context descriptor is `descriptor`.
         func holdsType(_ descriptor: UnsafeRawPointer) -> Bool { bh_type_index_holds_type(index, descriptor) != 0 }
-
-        /// What `body` makes of the index as the C target has it, alive for the call.
-        func withPointer<Result>(_ body: (OpaquePointer) -> Result) -> Result {
-            withExtendedLifetime(self) { body(index) }
-        }
 
         /// Every entry not dropped, in the walk's order.
         var all: [Entry] {
@@ -246,12 +242,10 @@ enum SwiftConformances {
         var sought = bh_swift_conformance(type: anchor?.type, protocol: anchor?.protocol, conformance: nil, image: nil)
         let made = withExtendedLifetime(collector) {
             module.withCString { name in
-                let context = Unmanaged.passUnretained(collector).toOpaque()
-                guard let members else {
-                    return bh_swift_conformance_table(name, image, &sought, nil, RuntimeImage.collect, context)
-                }
-                return members.withPointer {
-                    bh_swift_conformance_table(name, image, &sought, $0, RuntimeImage.collect, context)
+                withExtendedLifetime(members) {
+                    bh_swift_conformance_table(
+                        name, image, &sought, members?.index, RuntimeImage.collect,
+                        Unmanaged.passUnretained(collector).toOpaque())
                 }
             }
         }
