@@ -11,7 +11,7 @@
 #                                     type and by name), instructions (callgrind) and wall clock (in a fresh process,
 #                                     and hyperfine); instructions before main; cached resolve per call and its
 #                                     allocations (CachedResolve); route matching against RoutingKit (RouteMatch);
-#                                     then, in the same run, the floor programs (issue 33: b2, b3, c and compile-time
+#                                     then, in the same run, the floor programs (issue 33: b2, b3, c, r and compile-time
 #                                     wiring, written and built by Benchmarks/Tools/floor_programs.py, plus the cost of
 #                                     naming (any P).self), at each N of the run; registration + first use per service
 #                                     beside the split figures; issues 20 and 33's verdicts; writes the first-use block
@@ -220,7 +220,7 @@ if [[ "$mode" == "first-use" ]]; then
     # swiftc -O in the scratch folder and counted with callgrind at every N of the run, whatever --mechanism says.
     floor_args=()
     if command -v valgrind > /dev/null; then
-        step "floor programs (issue 33: b2, b3, c, compile-time wiring, naming (any P).self; N = $ns_list; callgrind)"
+        step "floor programs (issue 33: b2, b3, c, r, wiring, naming (any P).self; N = $ns_list; callgrind)"
         nice python3 "$tools/floor_programs.py" measure --n "$ns_list" --work "$scratch/floor-programs" \
             --out "$results/floors.json"
         floor_args=(--floors "$results/floors.json")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The floor programs of issue 33: what a first use by type costs without BeeHive, measured in the same run.
 
-Four small Swift programs per N, written by this file, built with `swiftc -O` and counted with callgrind the way
+Five small Swift programs per N, written by this file, built with `swiftc -O` and counted with callgrind the way
 firstuse.py counts the startup programs. Each declares N protocols `Service<i>` (`func value() -> Int`) with mixed
 implementations (a final class, a struct, a final class nested in an enum, a struct nested in a struct, in turn),
 registers every service, and resolves each one by `resolve(Service<i>.self)`, which returns `any Service<i>`. Every
@@ -15,6 +15,11 @@ service is a singleton, made at its first resolve.
     c    keys generated per protocol, as a macro on the protocol could write them: a `register<i>` function and a
          `resolve(_: (any Service<i>).Type)` overload per protocol, each with a static slot index into one array of
          per-protocol final holder classes. The metatype is never made at run time.
+    r    c with what a registry must keep, and nothing more: one entry object per registration (service name,
+         registration name, implementation name, rank, image) indexed by its service's name (open addressing, a
+         multiplicative hash of the UTF-8) and by its key's static slot, behind one lock that a batch of
+         registrations takes once; a first use claims the entry's slot under the lock, makes the instance outside
+         it and keeps it under the lock. No record read, no metrics, no public registration value.
     w    compile-time wiring: a lazy `static let` per service (`swift_once` at first use). No container.
 
 Modes (argv[1]): `none` exits before registering; `register` registers every service; `type` also resolves every
@@ -51,14 +56,15 @@ from pathlib import Path
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from metatype_floor import naming_cost  # noqa: E402
 
-VARIANTS = ("b2", "b3", "c", "w")
+VARIANTS = ("b2", "b3", "c", "r", "w")
 LABELS = {
     "b2": "b2: `[ObjectIdentifier: Cell]` keyed by `ObjectIdentifier(P.self)`, raw typed slots",
     "b3": "b3: b2 built with `-disable-concrete-type-metadata-mangled-name-accessors`",
     "c": "c: per-protocol generated keys, `resolve(_: (any P).Type)` overloads, static slots",
+    "r": "r: c with a registry's duties: an entry per registration, indexed by name, a lock, a claimed slot",
     "w": "w: compile-time wiring, a lazy `static let` per service",
 }
-SOURCE_OF = {"b2": "b2", "b3": "b2", "c": "c", "w": "w"}  # b3 is b2's source with another flag
+SOURCE_OF = {"b2": "b2", "b3": "b2", "c": "c", "r": "r", "w": "w"}  # b3 is b2's source with another flag
 FLAGS = {"b3": ["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"]}
 MODES = ("none", "register", "type", "twice")
 GROUP = 50  # services per @inline(never) function: one function of N inlined calls makes -O superlinear
@@ -138,6 +144,113 @@ def generated_key(i: int) -> list[str]:
     ]
 
 
+# The registry of r: what BeeHive must keep per registration (its names, rank and image, for look-ups by name, ranks
+# and withdrawal) and per first use (a lock, a claimed slot), and nothing more: one object per registration, indexed
+# by its service's name (open addressing, a multiplicative hash over the UTF-8) and by its key's slot, behind one lock
+# that a batch of registrations takes once. Its mutable state is read without the runtime's exclusivity checks, as
+# BeeHive's is (the lock already makes access exclusive).
+REGISTRY = """\
+import Synchronization
+final class Entry {
+    let service: String
+    let name: String?
+    let implementation: String
+    let rank: Int
+    let image: UInt64
+    let make: () -> AnyObject
+    @exclusivity(unchecked) var made: AnyObject?
+    @exclusivity(unchecked) var creating = false
+    init(_ service: String, _ implementation: String, make: @escaping () -> AnyObject) {
+        (self.service, self.name, self.implementation, self.rank, self.image, self.make) =
+            (service, nil, implementation, 0, 1, make)
+    }
+}
+func nameHash(_ text: String) -> UInt {
+    var text = text
+    return text.withUTF8 { bytes in
+        var hash: UInt = 0xcbf2_9ce4_8422_2325 ^ UInt(bytes.count)
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            hash = (hash ^ UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt.self))
+                &* 0x9E37_79B9_7F4A_7C15
+            offset += 8
+        }
+        while offset < bytes.count {
+            hash = (hash ^ UInt(bytes[offset])) &* 0x100_0000_01B3
+            offset += 1
+        }
+        return hash | 1
+    }
+}
+struct Table {
+    var hashes: [UInt] = []
+    var slots: [Entry] = []
+    var order: [Entry] = []
+    var byKey: [Entry] = []
+    mutating func reserve(_ count: Int) {
+        var size = 16
+        while size < count * 2 { size *= 2 }
+        hashes = Array(repeating: 0, count: size)
+        slots = Array(repeating: placeholder, count: size)
+        order.reserveCapacity(count)
+        byKey.reserveCapacity(count)
+    }
+    /// Adds `entry` under its service's name, unless an entry of that name ranks as high; returns its key slot.
+    mutating func add(_ entry: Entry) -> Int {
+        let hash = nameHash(entry.service)
+        let mask = hashes.count - 1
+        var index = Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+        while hashes[index] != 0 {
+            if hashes[index] == hash && slots[index].service == entry.service && slots[index].name == entry.name {
+                if entry.rank > slots[index].rank { slots[index] = entry }
+                byKey.append(slots[index])
+                return byKey.count - 1
+            }
+            index = (index + 1) & mask
+        }
+        hashes[index] = hash
+        slots[index] = entry
+        order.append(entry)
+        byKey.append(entry)
+        return byKey.count - 1
+    }
+}
+let placeholder = Entry("", "") { placeholder }
+let registry = Mutex(Table())
+"""
+
+
+def registry_key(i: int) -> list[str]:
+    """r's code per protocol: c's, with the registration made into an entry of the registry and the first use
+    claiming the entry's slot under the lock, making the instance outside it, and keeping it under the lock."""
+    return [
+        f"@exclusivity(unchecked) var slot{i} = -1",
+        f"final class Made{i} {{ let instance: any Service{i}; init(_ instance: any Service{i}) "
+        f"{{ self.instance = instance }} }}",
+        f"@inline(__always) func enter{i}(_ table: inout Table) {{",
+        f"    slot{i} = table.add(Entry(\"App.Service{i}\", \"App.{implementation(i)}\") {{",
+        f"        Made{i}({implementation(i)}())",
+        "    })",
+        "}",
+        f"@inline(__always) func resolve(_: (any Service{i}).Type) -> any Service{i} {{",
+        "    let (entry, made) = registry.withLock { table -> (Entry, AnyObject?) in",
+        f"        let entry = table.byKey[slot{i}]",
+        "        if let made = entry.made { return (entry, made) }",
+        "        precondition(!entry.creating, \"made on one thread only\")",
+        "        entry.creating = true",
+        "        return (entry, nil)",
+        "    }",
+        f"    if let made {{ return unsafeDowncast(made, to: Made{i}.self).instance }}",
+        f"    let instance = unsafeDowncast(entry.make(), to: Made{i}.self)",
+        "    registry.withLock { _ in",
+        "        entry.made = instance",
+        "        entry.creating = false",
+        "    }",
+        "    return instance.instance",
+        "}",
+    ]
+
+
 def wired(i: int) -> list[str]:
     return [f"enum Wired{i} {{ static let shared: any Service{i} = {implementation(i)}() }}",
             f"@inline(__always) func resolve(_: (any Service{i}).Type) -> any Service{i} {{ Wired{i}.shared }}"]
@@ -167,20 +280,30 @@ def program(variant: str, n: int) -> str:
         lines.append(GENERATED_KEYS)
         for i in range(n):
             lines += generated_key(i)
+    elif kind == "r":
+        lines.insert(0, REGISTRY)
+        for i in range(n):
+            lines += registry_key(i)
     else:
         for i in range(n):
             lines += wired(i)
     groups = range(0, n, GROUP)
     lines.append("@inline(never) func registerAll() {")
-    lines += {"b2": [f"    cells.reserveCapacity({n})"], "c": [f"    holders.reserveCapacity({n})"], "w": []}[kind]
-    lines += [f"    register{g}()" for g in groups] + ["}"]
+    if kind == "r":  # one lock for the batch
+        lines += ["    registry.withLock { table in", f"        table.reserve({n})"]
+        lines += [f"        register{g}(&table)" for g in groups] + ["    }", "}"]
+    else:
+        lines += {"b2": [f"    cells.reserveCapacity({n})"], "c": [f"    holders.reserveCapacity({n})"], "w": []}[kind]
+        lines += [f"    register{g}()" for g in groups] + ["}"]
     for g in groups:
-        lines.append(f"@inline(never) func register{g}() {{")
+        lines.append(f"@inline(never) func register{g}({'_ table: inout Table' if kind == 'r' else ''}) {{")
         for i in range(g, min(n, g + GROUP)):
             if kind == "b2":
                 lines.append(f"    register(Service{i}.self) {{ {implementation(i)}() }}")
             elif kind == "c":
                 lines.append(f"    register{i} {{ {implementation(i)}() }}")
+            elif kind == "r":
+                lines.append(f"    enter{i}(&table)")
         lines.append("}")
     lines.append("@inline(never) func resolveAll() {")
     lines += [f"    resolve{g}()" for g in groups] + ["}"]

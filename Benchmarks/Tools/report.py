@@ -7,7 +7,7 @@ Inputs (all optional but --benchmarks):
   --scan FILE        `startup.py scan` output
   --callgrind FILE   instruction counts from Scripts/benchmark.sh (valgrind), JSON {mechanism: instructions}
   --first-use FILE   `firstuse.py measure` output: registration and first use per mechanism and N (issue 11)
-  --floors FILE      `floor_programs.py measure` output: the floor programs b2, b3, c, w of the same run (issue 33)
+  --floors FILE      `floor_programs.py measure` output: the floor programs b2, b3, c, r, w of the same run (issue 33)
 Outputs:
   the tables on stdout (Markdown), and with --doc FILE the same between the GENERATED markers of FILE,
   with --svg FILE a chart of registration cost against N. With --first-use, only the registration and first-use
@@ -868,6 +868,8 @@ FLOOR_LABELS = {
     "b2": "b2: `[ObjectIdentifier: Cell]` keyed by `ObjectIdentifier(P.self)`, raw typed slots (default flags)",
     "b3": "b3: b2 built with `-Xfrontend -disable-concrete-type-metadata-mangled-name-accessors`",
     "c": "c: keys generated per protocol (a `resolve(_: (any P).Type)` overload and a static slot each)",
+    "r": "r: c with a registry's duties (an entry per registration indexed by its service's name, one lock, a "
+         "claimed slot per first use)",
     "w": "w: compile-time wiring (a lazy `static let` per service)",
 }
 
@@ -915,7 +917,7 @@ def per_service_table(by: dict, tiers: list[int], present: list[str], floors: di
             v = per_service(by, m, n)
             cells += [fmt_ir(v["reg"]), fmt_ir(v["first"]), f"**{fmt_ir(v['both'])}**" if v["both"] is not None else "–"]
         lines.append(f"| {FU_LABELS[m]} | " + " | ".join(cells) + " |")
-    for variant in ("b2", "b3", "c", "w"):
+    for variant in FLOOR_LABELS:
         if not any((variant, n) in table for n in tiers):
             continue
         cells = []
@@ -965,15 +967,15 @@ def issue33_report(data: dict, by: dict, tiers: list[int], floors: dict | None) 
         return ratio(value, floor)
 
     rows = ["#### Targets (issue 33), in instructions", "",
-            "*× b2* and *× c*: the measured value over the same figure of the floor program at the same N "
+            "*× b2*, *× c* and *× r*: the measured value over the same figure of the floor program at the same N "
             "(registration + first use, or the cached resolve), from this run.", "",
-            "| target | measured | × b2 | × c | verdict |", "|---|---:|---:|---:|---|"]
+            "| target | measured | × b2 | × c | × r | verdict |", "|---|---:|---:|---:|---:|---|"]
 
     def row(text: str, value: float | None, limit: float, n: int | None, key: str, note: str = "") -> str:
         if value is None:
-            return f"| {text} | not measured{note} | – | – | – |"
+            return f"| {text} | not measured{note} | – | – | – | – |"
         return (f"| {text} | {fmt_ir(value)} | {times(value, 'b2', n, key)} | {times(value, 'c', n, key)} | "
-                f"{'met' if value <= limit else '**missed**'} |")
+                f"{times(value, 'r', n, key)} | {'met' if value <= limit else '**missed**'} |")
 
     macros_note = " (the Swift macros mechanism needs `--macros`)"
     for n in tiers:
@@ -1001,11 +1003,12 @@ def issue33_report(data: dict, by: dict, tiers: list[int], floors: dict | None) 
             rows.append(row(f"cached resolve, {label}, per call: ≤ 300{floor_note}", cached[hot]["irPerCall"], 300,
                             largest, "cached"))
             allocations = cached[hot]["allocationsPerCall"]
-            rows.append(f"| cached resolve, {label}, allocations per call: 0 | {allocations:.2f} | – | – | "
+            rows.append(f"| cached resolve, {label}, allocations per call: 0 | {allocations:.2f} | – | – | – | "
                         f"{'met' if allocations < 0.01 else '**missed**'} |")
             break
     else:
-        rows.append("| cached resolve, `Hive.shared.createService(P.self)`, per call: ≤ 300 | not measured | – | – | – |")
+        rows.append("| cached resolve, `Hive.shared.createService(P.self)`, per call: ≤ 300 | not measured "
+                    "| – | – | – | – |")
     return lines + rows + [""]
 
 
