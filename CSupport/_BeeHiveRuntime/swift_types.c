@@ -562,23 +562,27 @@ size_t bh_type_index_find(const bh_type_index *index, const char *name, size_t l
     return found;
 }
 
+/* The entry of the type or protocol whose descriptor is `descriptor` (dropped or not), or NULL. */
+static inline const bh_type_entry *bh_index_entry_of(const bh_type_index *index, const void *descriptor) {
+    size_t mask = index->slot_count - 1;
+    for (size_t slot = bh_descriptor_slot(descriptor, mask); index->by_descriptor[slot]; slot = (slot + 1) & mask) {
+        const bh_type_entry *entry = &index->entries[index->by_descriptor[slot] - 1];
+        if (entry->descriptor == descriptor) return entry;
+    }
+    return NULL;
+}
+
 size_t bh_type_index_existential_name(const bh_type_index *index, const void *metadata, const char **name) {
     bh_existential_shape shape;
     if (!bh_existential_shape_of(metadata, &shape)) return 0;
-    size_t mask = index->slot_count - 1;
-    for (size_t slot = bh_descriptor_slot(shape.protocol, mask); index->by_descriptor[slot];
-         slot = (slot + 1) & mask) {
-        const bh_type_entry *entry = &index->entries[index->by_descriptor[slot] - 1];
-        if (entry->descriptor != shape.protocol) continue;
-        if (entry->kind != ContextDescriptorKind_Protocol || (entry->flags & BH_ENTRY_DROPPED)) return 0;
-        /* The protocol's own class constraint (bit 16 of its flags: 0 for `AnyObject`) must be the existential's:
-         * `any P`, not `P & AnyObject`. The descriptor was read when the index was made. */
-        uint32_t flags = ((const TargetNamedContextDescriptor *)entry->descriptor)->base.Flags;
-        if ((((flags >> 16) & 1) == 0) != (shape.is_class_bound != 0)) return 0;
-        *name = index->names + entry->name_offset;
-        return entry->name_length;
-    }
-    return 0;
+    const bh_type_entry *entry = bh_index_entry_of(index, shape.protocol);
+    if (!entry || entry->kind != ContextDescriptorKind_Protocol || (entry->flags & BH_ENTRY_DROPPED)) return 0;
+    /* The protocol's own class constraint (bit 16 of its flags: 0 for `AnyObject`) must be the existential's: `any P`,
+     * not `P & AnyObject`. The descriptor was read when the index was made. */
+    uint32_t flags = ((const TargetNamedContextDescriptor *)entry->descriptor)->base.Flags;
+    if ((((flags >> 16) & 1) == 0) != (shape.is_class_bound != 0)) return 0;
+    *name = index->names + entry->name_offset;
+    return entry->name_length;
 }
 
 void bh_type_index_drop_image(bh_type_index *index, const void *image) {
@@ -587,13 +591,8 @@ void bh_type_index_drop_image(bh_type_index *index, const void *image) {
 }
 
 int bh_type_index_holds_type(const bh_type_index *index, const void *descriptor) {
-    size_t mask = index->slot_count - 1;
-    for (size_t slot = bh_descriptor_slot(descriptor, mask); index->by_descriptor[slot]; slot = (slot + 1) & mask) {
-        const bh_type_entry *entry = &index->entries[index->by_descriptor[slot] - 1];
-        if (entry->descriptor == descriptor)
-            return entry->kind != ContextDescriptorKind_Protocol && !(entry->flags & BH_ENTRY_DROPPED);
-    }
-    return 0;
+    const bh_type_entry *entry = bh_index_entry_of(index, descriptor);
+    return entry && entry->kind != ContextDescriptorKind_Protocol && !(entry->flags & BH_ENTRY_DROPPED);
 }
 
 static void bh_report_type(bh_walk *walk, bh_image_walk *image, const TargetNamedContextDescriptor *descriptor) {
