@@ -352,8 +352,7 @@ struct RegistryState {
             return holder
         }
         services[key] = entry
-        entry.orderIndex = holder.orderIndex
-        serviceOrder[holder.orderIndex] = entry
+        putInOrder(entry, inPlaceOf: holder)
         shadow(holder, key: key, behind: entry)
         typeIndex.removeAll()
         sharedInstances.removeAll()
@@ -363,6 +362,12 @@ struct RegistryState {
             observers.post(.added, [registration])
         }
         return entry
+    }
+
+    /// Puts `entry`, which now serves the key `old` served, in `old`'s place in ``serviceOrder``.
+    private mutating func putInOrder(_ entry: ServiceEntry, inPlaceOf old: ServiceEntry) {
+        entry.orderIndex = old.orderIndex
+        serviceOrder[old.orderIndex] = entry
     }
 
     /// Indexes `entry`, which now serves its key, under its service's type when its registration gives it. Other
@@ -473,8 +478,7 @@ struct RegistryState {
             removed.append(entry.registration)
             if let next = shadowedServices[key]?.removeFirst() {
                 services[key] = next
-                next.orderIndex = entry.orderIndex
-                serviceOrder[entry.orderIndex] = next
+                putInOrder(next, inPlaceOf: entry)
                 let registration = next.registration
                 added.append(registration)
                 if shadowedServices[key]!.isEmpty { shadowedServices[key] = nil }
