@@ -11,11 +11,11 @@
 #                                     type and by name), instructions (callgrind) and wall clock (in a fresh process,
 #                                     and hyperfine); instructions before main; cached resolve per call and its
 #                                     allocations (CachedResolve); route matching against RoutingKit (RouteMatch);
-#                                     then, in the same run, the floor programs (issue 33: b2, b3, c, r and compile-time
-#                                     wiring, written and built by Benchmarks/Tools/floor_programs.py, plus the cost of
-#                                     naming (any P).self), at each N of the run; registration + first use per service
-#                                     beside the split figures; issues 20 and 33's verdicts; writes the first-use block
-#                                     of Docs/benchmarks.md
+#                                     then, in the same run, the floor programs (issue 33: b2, b3, c, r, n and
+#                                     compile-time wiring, written and built by Benchmarks/Tools/floor_programs.py,
+#                                     plus the cost of naming (any P).self), at each N of the run; registration + first
+#                                     use per service beside the split figures; issues 20 and 33's verdicts; writes the
+#                                     first-use block of Docs/benchmarks.md
 #
 # Options (any mode): --n N[,N...] (from 10, 100, 1000, 10000, within the mode's tiers),
 # --mechanism all|M[,M...] (annotations, plist, json, explicit, explicit-typed, swinject), --runs R (startup rounds;
@@ -220,7 +220,7 @@ if [[ "$mode" == "first-use" ]]; then
     # swiftc -O in the scratch folder and counted with callgrind at every N of the run, whatever --mechanism says.
     floor_args=()
     if command -v valgrind > /dev/null; then
-        step "floor programs (issue 33: b2, b3, c, r, wiring, naming (any P).self; N = $ns_list; callgrind)"
+        step "floor programs (issue 33: b2, b3, c, r, n, wiring, naming (any P).self; N = $ns_list; callgrind)"
         nice python3 "$tools/floor_programs.py" measure --n "$ns_list" --work "$scratch/floor-programs" \
             --out "$results/floors.json"
         floor_args=(--floors "$results/floors.json")
