@@ -330,7 +330,7 @@ struct Image {
         else { return -1 }
         var at = 0
         if kind != 0 {
-            guard let parent = indirectable(descriptor + 4, 12) else { return -1 }
+            guard let parent = indirectable(descriptor + 4, 12), holds(parent, 12) else { return -1 }
             at = prefix(parent, text, count)
             guard at >= 0 && at < count && text[at] == UInt8(ascii: ".") else { return -1 }
             at += 1
