@@ -7,7 +7,8 @@ Inputs (all optional but --benchmarks):
   --scan FILE        `startup.py scan` output
   --callgrind FILE   instruction counts from Scripts/benchmark.sh (valgrind), JSON {mechanism: instructions}
   --first-use FILE   `firstuse.py measure` output: registration and first use per mechanism and N (issue 11)
-  --floors FILE      `floor_programs.py measure` output: the floor programs b2, b3, c, r, w of the same run (issue 33)
+  --floors FILE      `floor_programs.py measure` output: the floor programs b2, b3, c, r, n, w of the same run
+                     (issue 33)
 Outputs:
   the tables on stdout (Markdown), and with --doc FILE the same between the GENERATED markers of FILE,
   with --svg FILE a chart of registration cost against N. With --first-use, only the registration and first-use
@@ -874,6 +875,7 @@ FLOOR_LABELS = {
          "binds its implementation's name to a type of the records' image and its conformances, walked once)",
     "w": "w: compile-time wiring (a lazy `static let` per service)",
 }
+RATIO_FLOORS = ("b2", "c", "r", "n")  # the floors the targets of issue 33 are divided by, a column each
 
 
 def floor_growth_before_main(floors: dict | None, variant: str, tiers: list[int]) -> float | None:
@@ -961,25 +963,27 @@ def issue33_report(data: dict, by: dict, tiers: list[int], floors: dict | None) 
             lines += ["", "Naming `(any P).self` once (`Benchmarks/Tools/metatype_floor.py`: N protocols, every "
                       "metatype named once, minus the same program naming none): "
                       + "; ".join(f"{fmt_ir(row['perProtocol'])} per protocol at N = {row['n']:,}" for row in naming)
-                      + ". b2 pays it at registration (its keys); c and w never make the metatype."]
+                      + ". b2 pays it at registration (its keys), n at the first use (its caller); c, r and w never "
+                      "make the metatype."]
         lines.append("")
 
     def times(value: float | None, variant: str, n: int | None, key: str) -> str:
         floor = table.get((variant, n), {}).get(key) if n is not None else None
         return ratio(value, floor)
 
+    no_ratios = "– | " * len(RATIO_FLOORS)
     rows = ["#### Targets (issue 33), in instructions", "",
             "*× b2*, *× c*, *× r* and *× n*: the measured value over the same figure of the floor program at the same "
             "N (registration + first use, or the cached resolve), from this run. n is the floor of the name-bound "
             "rows, r of the keys'.", "",
-            "| target | measured | × b2 | × c | × r | × n | verdict |", "|---|---:|---:|---:|---:|---:|---|"]
+            "| target | measured | " + "".join(f"× {v} | " for v in RATIO_FLOORS) + "verdict |",
+            "|---|---:|" + "---:|" * len(RATIO_FLOORS) + "---|"]
 
     def row(text: str, value: float | None, limit: float, n: int | None, key: str, note: str = "") -> str:
         if value is None:
-            return f"| {text} | not measured{note} | – | – | – | – | – |"
-        return (f"| {text} | {fmt_ir(value)} | {times(value, 'b2', n, key)} | {times(value, 'c', n, key)} | "
-                f"{times(value, 'r', n, key)} | {times(value, 'n', n, key)} | "
-                f"{'met' if value <= limit else '**missed**'} |")
+            return f"| {text} | not measured{note} | {no_ratios}– |"
+        return (f"| {text} | {fmt_ir(value)} | " + "".join(f"{times(value, v, n, key)} | " for v in RATIO_FLOORS)
+                + f"{'met' if value <= limit else '**missed**'} |")
 
     macros_note = " (the Swift macros mechanism needs `--macros`)"
     for n in tiers:
@@ -1007,12 +1011,12 @@ def issue33_report(data: dict, by: dict, tiers: list[int], floors: dict | None) 
             rows.append(row(f"cached resolve, {label}, per call: ≤ 300{floor_note}", cached[hot]["irPerCall"], 300,
                             largest, "cached"))
             allocations = cached[hot]["allocationsPerCall"]
-            rows.append(f"| cached resolve, {label}, allocations per call: 0 | {allocations:.2f} | – | – | – | – | "
+            rows.append(f"| cached resolve, {label}, allocations per call: 0 | {allocations:.2f} | {no_ratios}"
                         f"{'met' if allocations < 0.01 else '**missed**'} |")
             break
     else:
-        rows.append("| cached resolve, `Hive.shared.createService(P.self)`, per call: ≤ 300 | not measured "
-                    "| – | – | – | – | – |")
+        rows.append(f"| cached resolve, `Hive.shared.createService(P.self)`, per call: ≤ 300 | not measured | "
+                    f"{no_ratios}– |")
     return lines + rows + [""]
 
 
