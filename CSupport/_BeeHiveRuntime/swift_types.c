@@ -342,6 +342,9 @@ typedef struct {
     bh_conformance_table *conformances; /* what a walk of conformances fills */
     bh_swift_conformance *anchor; /* a conformance of any module a walk of conformances looks for */
     const bh_type_index *members; /* the module's types, when an index of them covers the image walked */
+    /* The module descriptor a protocol's parent was last compared with, other than the module filter's last. */
+    const void *protocol_module;
+    bool protocol_module_matches;
 } bh_walk;
 
 static void bh_report(bh_walk *walk, bh_runtime_problem_kind kind, const void *image, const char *message) {
@@ -595,6 +598,53 @@ int bh_type_index_holds_type(const bh_type_index *index, const void *descriptor)
     return entry && entry->kind != ContextDescriptorKind_Protocol && !(entry->flags & BH_ENTRY_DROPPED);
 }
 
+/* Whether the access function BeeHive will call for a type's metadata is code of the descriptor's image; when it is
+ * not, the image is not used (the walk stops). */
+static bool bh_access_function_in_code(bh_image_walk *image, const TargetNamedContextDescriptor *descriptor) {
+    const TargetTypeContextDescriptor *type = (const TargetTypeContextDescriptor *)descriptor;
+    if (!type->AccessFunctionPtr.offset) return true;
+    uintptr_t function = (uintptr_t)&type->AccessFunctionPtr + (intptr_t)type->AccessFunctionPtr.offset;
+    const bh_segment *holder = bh_find(image, (uintptr_t)descriptor, sizeof *type);
+    const bh_segment *segment = bh_find_hinted(image, &image->code_hint, function, 1);
+    if (holder && segment && segment->image == holder->image && segment->executable) return true;
+    bh_stop(image, "the access function of the type descriptor at %p points to %p, outside the image's executable "
+                   "segments", (const void *)descriptor, (const void *)function);
+    return false;
+}
+
+/* Writes the module-qualified name of `chain` at `name` (room for BH_MAX_NAME bytes, in a buffer that starts at
+ * `names`, where the last name written lies): its length, or -1 when a level has no name or it does not fit. A type
+ * nested in the type named last starts with that name, and the module named last is not read again. */
+static long bh_write_name(bh_walk *walk, bh_image_walk *image, const bh_chain *chain, const char *names, char *name) {
+    size_t length = 0, from = chain->depth;
+    if (chain->depth >= 3 && chain->levels[1] == walk->named_type) {
+        length = walk->named_type_length;
+        memcpy(name, names + walk->named_type_offset, length);
+        from = 1;
+    }
+    for (size_t i = from; i-- > 0;) {
+        const char *part = NULL;
+        long n;
+        if (i == chain->depth - 1 && chain->levels[i] == walk->named_module) {
+            /* The module whose name the last type had: records of one module come together. */
+            part = walk->module_name;
+            n = walk->module_name_length;
+        } else {
+            n = bh_level_name(image, chain->levels[i], &part);
+            if (i == chain->depth - 1 && n > 0) {
+                walk->named_module = chain->levels[i];
+                walk->module_name = part;
+                walk->module_name_length = n;
+            }
+        }
+        if (n <= 0 || length + (size_t)n + 1 >= BH_MAX_NAME) return -1;
+        if (length) name[length++] = '.';
+        memcpy(name + length, part, (size_t)n);
+        length += (size_t)n;
+    }
+    return (long)length;
+}
+
 static void bh_report_type(bh_walk *walk, bh_image_walk *image, const TargetNamedContextDescriptor *descriptor) {
     /* A descriptor of a later format version may have another head: not indexed (the runtime's path finds it). */
     if (ContextDescriptorFlags_version(descriptor->base.Flags) != 0) return;
@@ -602,55 +652,16 @@ static void bh_report_type(bh_walk *walk, bh_image_walk *image, const TargetName
     bh_chain chain;
     if (!bh_read_chain_in_module(&walk->module, image, descriptor, &chain)) return;
     unsigned kind = ContextDescriptorFlags_kind(descriptor->base.Flags);
-    if (kind != ContextDescriptorKind_Protocol) {
-        /* The access function BeeHive will call for the type's metadata: code of the descriptor's image, or the
-         * image is not used. */
-        const TargetTypeContextDescriptor *type = (const TargetTypeContextDescriptor *)descriptor;
-        if (type->AccessFunctionPtr.offset) {
-            uintptr_t function = (uintptr_t)&type->AccessFunctionPtr + (intptr_t)type->AccessFunctionPtr.offset;
-            const bh_segment *holder = bh_find(image, (uintptr_t)descriptor, sizeof *type);
-            const bh_segment *segment = bh_find_hinted(image, &image->code_hint, function, 1);
-            if (!holder || !segment || segment->image != holder->image || !segment->executable) {
-                bh_stop(image, "the access function of the type descriptor at %p points to %p, outside the image's "
-                               "executable segments", (const void *)descriptor, (const void *)function);
-                return;
-            }
-        }
-    }
+    if (kind != ContextDescriptorKind_Protocol && !bh_access_function_in_code(image, descriptor)) return;
     char *name = bh_index_next_name(walk->index);
     if (!name) return;
-    size_t length = 0, from = chain.depth;
-    if (chain.depth >= 3 && chain.levels[1] == walk->named_type) {
-        length = walk->named_type_length;
-        memcpy(name, walk->index->names + walk->named_type_offset, length);
-        from = 1;
-    }
-    for (size_t i = from; i-- > 0;) {
-        const char *part = NULL;
-        long n;
-        if (i == chain.depth - 1 && chain.levels[i] == walk->named_module) {
-            /* The module whose name the last type had: records of one module come together. */
-            part = walk->module_name;
-            n = walk->module_name_length;
-        } else {
-            n = bh_level_name(image, chain.levels[i], &part);
-            if (i == chain.depth - 1 && n > 0) {
-                walk->named_module = chain.levels[i];
-                walk->module_name = part;
-                walk->module_name_length = n;
-            }
-        }
-        if (n <= 0) return;
-        if (length + (size_t)n + 1 >= BH_MAX_NAME) return;
-        if (length) name[length++] = '.';
-        memcpy(name + length, part, (size_t)n);
-        length += (size_t)n;
-    }
+    long length = bh_write_name(walk, image, &chain, walk->index->names, name);
+    if (length < 0) return;
     walk->named_type = descriptor;
-    walk->named_type_offset = walk->index->names_length;
-    walk->named_type_length = length;
+    walk->named_type_offset = (size_t)(name - walk->index->names);
+    walk->named_type_length = (size_t)length;
     ContextDescriptorFlags flags = descriptor->base.Flags;
-    bh_index_add(walk->index, length, descriptor, image->start, ContextDescriptorFlags_kind(flags),
+    bh_index_add(walk->index, (size_t)length, descriptor, image->start, ContextDescriptorFlags_kind(flags),
                  ContextDescriptorFlags_isGeneric(flags));
 }
 
@@ -746,11 +757,39 @@ bh_type_index *bh_swift_type_index(const char *module, const void *near, bh_runt
 
 /* The records a walk of conformances met, and a table of positions by type and protocol: built in C so that keeping a
  * record costs no allocation or hashing of its own in Swift (~0.5 K instructions a record there). */
+/* A conformer of the protocol a table names: its record's position, and its name in the table's names. */
+typedef struct {
+    uint64_t hash;
+    uint32_t position;
+    uint32_t name_offset;
+    uint32_t name_length;
+} bh_named_conformer;
+
+/* A protocol of the walked module, and its name in the table's names. */
+typedef struct {
+    const void *descriptor;
+    uint32_t name_offset;
+    uint32_t name_length;
+} bh_named_protocol;
+
 struct bh_conformance_table {
     bh_swift_conformance *entries;
     size_t count, capacity;
     uint32_t *slots; /* position + 1, or 0 for a free slot; a power of two long, at most half used */
     size_t slot_count;
+    /* The conformers of the protocol the walk names (`named_protocol`), by their module-qualified names. */
+    const void *named_protocol;
+    bh_named_conformer *named;
+    size_t named_count, named_capacity;
+    char *names;
+    size_t names_length, names_capacity;
+    uint32_t *named_slots; /* position in `named` + 1, or 0; `named_slot_count` long, at most half used */
+    size_t named_slot_count;
+    /* The protocols of the walked module that its types conform to, by descriptor, with their names. */
+    bh_named_protocol *protocols;
+    size_t protocol_count, protocol_capacity;
+    uint32_t *protocol_slots; /* position in `protocols` + 1, or 0; kept at most half used as they are added */
+    size_t protocol_slot_count;
     bool failed;
 };
 
@@ -768,6 +807,97 @@ static void bh_conformance_keep(bh_conformance_table *table, const bh_swift_conf
         return;
     }
     table->entries[table->count++] = *found;
+}
+
+/* Keeps the record just kept, of a conformer of the table's named protocol, under the name of its type's chain. */
+static void bh_conformance_name(bh_walk *walk, bh_image_walk *image, const bh_chain *chain) {
+    bh_conformance_table *table = walk->conformances;
+    if (table->failed) return;
+    if (table->names_length + BH_MAX_NAME > UINT32_MAX ||
+        !bh_grow((void **)&table->named, &table->named_capacity, table->named_count + 1, sizeof *table->named) ||
+        !bh_grow((void **)&table->names, &table->names_capacity, table->names_length + BH_MAX_NAME, 1)) {
+        table->failed = true;
+        return;
+    }
+    char *name = table->names + table->names_length;
+    long length = bh_write_name(walk, image, chain, table->names, name);
+    if (length < 0) return;
+    walk->named_type = chain->levels[0];
+    walk->named_type_offset = table->names_length;
+    walk->named_type_length = (size_t)length;
+    table->named[table->named_count++] = (bh_named_conformer){
+        bh_name_hash(name, (size_t)length), (uint32_t)(table->count - 1), (uint32_t)table->names_length,
+        (uint32_t)length};
+    table->names_length += (size_t)length;
+}
+
+/* The named protocol whose descriptor is `descriptor`, or NULL. */
+static const bh_named_protocol *bh_protocol_find(const bh_conformance_table *table, const void *descriptor) {
+    if (!table->protocol_slot_count) return NULL;
+    size_t mask = table->protocol_slot_count - 1;
+    for (size_t slot = bh_descriptor_slot(descriptor, mask); table->protocol_slots[slot]; slot = (slot + 1) & mask) {
+        const bh_named_protocol *named = &table->protocols[table->protocol_slots[slot] - 1];
+        if (named->descriptor == descriptor) return named;
+    }
+    return NULL;
+}
+
+/* Keeps the name of `protocol`, once, when it is a protocol of the walked module (its parent a descriptor of that
+ * module, compared as the module filter compares a type's): what names a service from its existential. */
+static void bh_conformance_name_protocol(bh_walk *walk, bh_image_walk *image, const TargetNamedContextDescriptor *p) {
+    bh_conformance_table *table = walk->conformances;
+    if (table->failed || !walk->module.wanted || bh_protocol_find(table, p)) return;
+    const void *parent = bh_direct_parent(p);
+    if (!parent) return;
+    if (parent == walk->module.last) {
+        if (!walk->module.last_match) return;
+    } else if (parent == walk->protocol_module) {
+        if (!walk->protocol_module_matches) return;
+    } else {
+        /* Another descriptor of a module (each object file has its own), compared apart from the module filter's, which
+         * answers for the types that come next. */
+        const TargetNamedContextDescriptor *module = bh_named_context(image, (uintptr_t)parent);
+        const char *module_name = NULL;
+        walk->protocol_module = parent;
+        walk->protocol_module_matches =
+            module && ContextDescriptorFlags_kind(module->base.Flags) == ContextDescriptorKind_Module &&
+            bh_level_name(image, module, &module_name) > 0 && strcmp(module_name, walk->module.wanted) == 0;
+        if (!walk->protocol_module_matches) return;
+    }
+    const char *name = NULL;
+    long length = bh_level_name(image, p, &name);
+    size_t module_length = strlen(walk->module.wanted);
+    if (length <= 0 || module_length + (size_t)length + 1 >= BH_MAX_NAME) return;
+    if (table->names_length + BH_MAX_NAME > UINT32_MAX ||
+        !bh_grow((void **)&table->protocols, &table->protocol_capacity, table->protocol_count + 1,
+                 sizeof *table->protocols) ||
+        !bh_grow((void **)&table->names, &table->names_capacity, table->names_length + BH_MAX_NAME, 1)) {
+        table->failed = true;
+        return;
+    }
+    if (2 * (table->protocol_count + 1) > table->protocol_slot_count) { /* grown, and every protocol placed again */
+        size_t size = table->protocol_slot_count ? 2 * table->protocol_slot_count : 16;
+        uint32_t *slots = calloc(size, sizeof *slots);
+        if (!slots) {
+            table->failed = true;
+            return;
+        }
+        for (size_t i = 0; i < table->protocol_count; i++)
+            bh_place(slots, size - 1, bh_descriptor_slot(table->protocols[i].descriptor, size - 1), i);
+        free(table->protocol_slots);
+        table->protocol_slots = slots;
+        table->protocol_slot_count = size;
+    }
+    char *written = table->names + table->names_length;
+    memcpy(written, walk->module.wanted, module_length);
+    written[module_length] = '.';
+    memcpy(written + module_length + 1, name, (size_t)length);
+    size_t position = table->protocol_count++;
+    table->protocols[position] =
+        (bh_named_protocol){p, (uint32_t)table->names_length, (uint32_t)(module_length + 1 + (size_t)length)};
+    table->names_length += module_length + 1 + (size_t)length;
+    bh_place(table->protocol_slots, table->protocol_slot_count - 1,
+             bh_descriptor_slot(p, table->protocol_slot_count - 1), position);
 }
 
 /* ---- Conformances ------------------------------------------------------------------------------------------ */
@@ -826,12 +956,13 @@ static bool bh_visit_conformance_sections(const MetadataSectionsHead *sections, 
                 walk->anchor->image = image.start;
             }
         }
+        bh_chain chain;
+        chain.depth = 0; /* read below, or for a conformer of the named protocol */
         if (walk->members) {
             /* The module's index answers by the descriptor's address: no parent is read. */
             if (!bh_type_index_holds_type(walk->members, t)) continue;
         } else {
             if (bh_in_other_module(&walk->module, t)) continue;
-            bh_chain chain;
             if (!bh_read_chain_in_module(&walk->module, &image, t, &chain)) continue;
         }
         /* The protocol is followed only for a record of the module asked for: most records of an image are of other
@@ -843,6 +974,14 @@ static bool bh_visit_conformance_sections(const MetadataSectionsHead *sections, 
         const TargetNamedContextDescriptor *p = (const TargetNamedContextDescriptor *)protocol;
         if (!bh_expect_kind(&image, p, BH_KINDS_PROTOCOL, "a protocol")) break;
         bh_conformance_keep(walk->conformances, &(bh_swift_conformance){t, p, conformance, image.start});
+        /* A conformer of the named protocol is kept by its name, when its metadata can be asked for. */
+        if (!walk->conformances->named_protocol) continue;
+        if ((const void *)p == walk->conformances->named_protocol) {
+            if ((chain.depth || bh_read_chain(&image, t, &chain)) && bh_access_function_in_code(&image, t))
+                bh_conformance_name(walk, &image, &chain);
+        } else {
+            bh_conformance_name_protocol(walk, &image, p);
+        }
     }
     bh_close_image(walk, &image);
     return true;
@@ -864,6 +1003,12 @@ static bool bh_conformance_table_finish(bh_conformance_table *table) {
         }
         table->slots[slot] = (uint32_t)position + 1;
     }
+    if (!table->named_count) return true;
+    for (size = 16; size < table->named_count * 2;) size *= 2;
+    if (!(table->named_slots = calloc(size, sizeof *table->named_slots))) return false;
+    table->named_slot_count = size;
+    for (size_t position = 0; position < table->named_count; position++)
+        bh_place(table->named_slots, size - 1, (size_t)table->named[position].hash & (size - 1), position);
     return true;
 }
 
@@ -871,14 +1016,20 @@ void bh_conformance_table_free(bh_conformance_table *table) {
     if (!table) return;
     free(table->entries);
     free(table->slots);
+    free(table->named);
+    free(table->names);
+    free(table->named_slots);
+    free(table->protocols);
+    free(table->protocol_slots);
     free(table);
 }
 
 bh_conformance_table *bh_swift_conformance_table(const char *module, const void *image, bh_swift_conformance *anchor,
-                                                 const bh_type_index *members, bh_runtime_problem_fn problem,
-                                                 void *context) {
+                                                 const bh_type_index *members, const void *named_protocol,
+                                                 bh_runtime_problem_fn problem, void *context) {
     bh_conformance_table *table = calloc(1, sizeof *table);
     if (!table) return NULL;
+    table->named_protocol = named_protocol;
     bh_walk walk = {
         .problem = problem, .context = context, .conformances = table, .anchor = anchor, .members = members};
     if (!module || !bh_walk_all(&walk, module, image, bh_visit_conformance_sections) || table->failed ||
@@ -897,6 +1048,34 @@ const bh_swift_conformance *bh_conformance_table_find(
         if (entry->type == type && entry->protocol == protocol) return entry;
     }
     return NULL;
+}
+
+const bh_swift_conformance *bh_conformance_table_find_named(
+    const bh_conformance_table *table, const char *name, size_t length) {
+    if (!table->named_slot_count) return NULL;
+    uint64_t hash = bh_name_hash(name, length);
+    size_t mask = table->named_slot_count - 1;
+    for (size_t slot = (size_t)hash & mask; table->named_slots[slot]; slot = (slot + 1) & mask) {
+        const bh_named_conformer *named = &table->named[table->named_slots[slot] - 1];
+        if (named->hash == hash && named->name_length == length &&
+            memcmp(table->names + named->name_offset, name, length) == 0)
+            return &table->entries[named->position];
+    }
+    return NULL;
+}
+
+size_t bh_conformance_table_existential_name(const bh_conformance_table *table, const void *metadata,
+                                             const char **name) {
+    bh_existential_shape shape;
+    if (!bh_existential_shape_of(metadata, &shape)) return 0;
+    const bh_named_protocol *named = bh_protocol_find(table, shape.protocol);
+    if (!named) return 0;
+    /* The protocol's own class constraint (bit 16 of its flags: 0 for `AnyObject`) must be the existential's: `any P`,
+     * not `P & AnyObject`. The descriptor was read when the table was made. */
+    uint32_t flags = ((const TargetNamedContextDescriptor *)named->descriptor)->base.Flags;
+    if ((((flags >> 16) & 1) == 0) != (shape.is_class_bound != 0)) return 0;
+    *name = table->names + named->name_offset;
+    return named->name_length;
 }
 
 /* ---- Names of loaded types ------------------------------------------------------------------------------- */

@@ -29,6 +29,22 @@ package enum Conformances {
         func record(type: UnsafeRawPointer, protocol: UnsafeRawPointer) -> SwiftConformances.Record? {
             table?.record(type: type, protocol: `protocol`)
         }
+
+        /// The record of the conformance to the protocol the walk named of the type named `name`, if any.
+        func record(named name: String) -> SwiftConformances.Record? {
+            guard let table else { return nil }
+            if let found = name.utf8.withContiguousStorageIfAvailable({ table.record(named: $0) }) { return found }
+            var copy = name  // a string whose UTF-8 is not in memory (bridged): made so
+            return copy.withUTF8 { table.record(named: $0) }
+        }
+
+        /// What `body` makes of the UTF-8 bytes of the name of the existential `type`'s one protocol, when the walk
+        /// named it.
+        func withExistentialName<Result>(
+            of type: any Any.Type, _ body: (UnsafeBufferPointer<UInt8>) -> Result?
+        ) -> Result? {
+            table?.withExistentialName(of: type, body)
+        }
     }
 
     /// A module (its context descriptor) in one image: a module's name is read only when its records are.
@@ -58,6 +74,9 @@ package enum Conformances {
         var anchor: SwiftConformances.Record?
     }
     private static let known = LockedValue(Known())
+    /// The conformance records of modules in the images registrations were read from, with their implementations by
+    /// name (``implementation(named:writtenIn:path:)``).
+    private static let modulesInOrigins = LockedValue(ModulesInImages<ModuleRecords>())
 
     /// Where a walk met the record of ``ConformanceAnchor``'s conformance, if one has.
     static var anchorRecord: SwiftConformances.Record? { known.withLock { $0.anchor } }
@@ -110,20 +129,94 @@ package enum Conformances {
     private static func records(
         of module: ModuleKey, named name: String, holding descriptor: UnsafeRawPointer, loaded: UInt64
     ) -> ModuleRecords? {
-        let sought = known.withLock { $0.anchor == nil } ? anchorDescriptors : nil
-        var anchor: SwiftConformances.Record?
         guard
-            let table = SwiftConformances.table(
-                ofModule: name, in: module.image, meeting: sought, met: &anchor,
-                members: TypeLookup.typeIndex(ofModule: name, holding: descriptor))
+            let table = table(
+                ofModule: name, in: module.image, members: TypeLookup.typeIndex(ofModule: name, holding: descriptor))
         else { return nil }
-        if let anchor { known.withLock { $0.anchor = $0.anchor ?? anchor } }
-        RuntimeBinding.note(table.problems)
-        RuntimeBinding.deliver(to: nil)
         // One image was read: when it is corrupt (found so now or before), none of its records is used.
         let isCorrupt = RuntimeBinding.corruptImages.contains(UInt(bitPattern: module.image))
         let read = ModuleRecords(loadedImages: loaded, table: isCorrupt ? nil : table)
         known.withLock { $0.modules[module] = read }
+        return read
+    }
+
+    /// The conformance records of `module` in the image that holds `image`, read now, the anchor's looked for while
+    /// none was met; what the walk found wrong with the image is noted (``RuntimeBinding/note(_:)``) and recorded in
+    /// `hive` (the shared hive when nil).
+    private static func table(
+        ofModule module: String, in image: UnsafeRawPointer, members: SwiftTypes.Index? = nil,
+        naming: UnsafeRawPointer? = nil, for hive: Hive? = nil
+    ) -> SwiftConformances.Table? {
+        let sought = known.withLock { $0.anchor == nil } ? anchorDescriptors : nil
+        var anchor: SwiftConformances.Record?
+        guard
+            let table = SwiftConformances.table(
+                ofModule: module, in: image, meeting: sought, met: &anchor, members: members, naming: naming)
+        else { return nil }
+        if let anchor { known.withLock { $0.anchor = $0.anchor ?? anchor } }
+        RuntimeBinding.note(table.problems)
+        RuntimeBinding.deliver(to: hive)
+        return table
+    }
+
+    /// The shape of `any ServiceImplementation.Type`: its protocol's conformers are kept by name.
+    nonisolated(unsafe) private static let implementationShape: bh_existential_shape? = {
+        var shape = bh_existential_shape()
+        guard bh_existential_metatype_shape_of(metadata(of: (any ServiceImplementation.Type).self), &shape) != 0,
+            MemoryLayout<any ServiceImplementation.Type>.size == shape.size, shape.protocol != nil
+        else { return nil }
+        return shape
+    }()
+
+    /// The implementation named `name` (module-qualified), bound by its conformance to ``ServiceImplementation``
+    /// declared in the image `origin`, the one its registration was read from: the binding of a name-bound
+    /// registration without an index of the module's types. The first such binding of a module in an image reads the
+    /// module's conformance records there (every one of them, which ``box(_:as:path:)`` then finds, and its
+    /// implementations by name). Both self-checks of the image are made as a binding by ``TypeLookup`` makes them.
+    ///
+    /// Nil when the path is ``BindingPath/runtime``, the image has no implementation of that name (a type that does
+    /// not conform, a generic one, one in another image), or the image is not trusted: the caller then binds the name
+    /// the long way, which says why it fails. What the walk finds wrong with the image is recorded in `hive`.
+    static func implementation(
+        named name: String, writtenIn origin: TypeLookup.Origin, path: BindingPath, for hive: Hive
+    ) -> (any ServiceImplementation.Type)? {
+        guard path == .metadata, let shape = implementationShape else { return nil }
+        let length = TypeLookup.moduleLength(of: name)
+        guard length < name.utf8.count,
+            let records = records(ofModuleOf: name, length: length, in: origin, naming: shape.protocol, for: hive),
+            let found = records.record(named: name),
+            RuntimeBinding.imageState(found.image).map({ $0 == .agreed }) ?? true,
+            let metadata = bh_swift_type_metadata(found.type)
+        else { return nil }
+        let type = unsafeBitCast(metadata, to: Any.Type.self)
+        var answer: (any Any.Type)?
+        guard TypeLookup.trusts(type, named: name, descriptor: found.type, image: found.image, answer: &answer),
+            let table = SwiftConformances.witnessTable(found.conformance, for: metadata)
+        else { return nil }
+        // The type's other conformances (the service's, next) are looked for in the same records.
+        known.withLock { $0.last = records }
+        return assembled(type, table: table, image: found.image, shape: shape, as: (any ServiceImplementation.Type).self)
+    }
+
+    /// What `body` makes of the UTF-8 bytes of the name of the existential `type`'s one protocol, when it is one of
+    /// the protocols of the module whose implementations were bound by name last (``implementation(named:writtenIn:path:for:)``).
+    static func withKnownName<Result>(of type: any Any.Type, _ body: (UnsafeBufferPointer<UInt8>) -> Result?) -> Result? {
+        modulesInOrigins.withLock { $0.last?.value }?.withExistentialName(of: type, body)
+    }
+
+    /// The conformance records of the module of `name` (its first `length` UTF-8 bytes) in the image `origin`, with the
+    /// conformers of `naming` by name: read when first asked for (an image's records do not change while it is loaded,
+    /// and its id is never reused).
+    private static func records(
+        ofModuleOf name: String, length: Int, in origin: TypeLookup.Origin, naming: UnsafeRawPointer, for hive: Hive
+    ) -> ModuleRecords? {
+        let last = modulesInOrigins.withLock { $0.lastValue(ofModuleOf: name, length: length, inImage: origin.id) }
+        if let last { return last }
+        let key = ModuleInImage(module: String(TypeLookup.moduleName(of: name)), image: origin.id)
+        if let read = modulesInOrigins.withLock({ $0.value(for: key) }) { return read }
+        guard let table = table(ofModule: key.module, in: origin.address, naming: naming, for: hive) else { return nil }
+        let read = ModuleRecords(loadedImages: TypeLookup.loadedImageCount, table: table)
+        modulesInOrigins.withLock { $0.keep(read, for: key) }
         return read
     }
 
@@ -218,11 +311,20 @@ package enum Conformances {
         guard path == .metadata, bh_existential_metatype_shape_of(metadata(of: metatype), &shape) != 0,
             MemoryLayout<Metatype>.size == shape.size, let found = witnessTable(of: type, to: shape.protocol)
         else { return runtimeMetatypeCast(type, to: metatype) }
+        return assembled(type, table: found.table, image: found.image, shape: shape, as: metatype)
+    }
+
+    /// `type` as the existential metatype `Metatype` of shape `shape`, assembled with the witness table `table` of its
+    /// conformance declared in `image`, when the image's self-check trusts it; else the cast's answer.
+    private static func assembled<Metatype>(
+        _ type: any Any.Type, table: UnsafeRawPointer, image: UnsafeRawPointer, shape: bh_existential_shape,
+        as metatype: Metatype.Type
+    ) -> Metatype? {
         let made = withUnsafeTemporaryAllocation(byteCount: shape.size, alignment: 8) { existential in
-            bh_existential_metatype_make(metadata(of: type), found.table, existential.baseAddress!)
+            bh_existential_metatype_make(metadata(of: type), table, existential.baseAddress!)
             return existential.baseAddress!.load(as: Metatype.self)
         }
-        if agrees(made, with: type as? Metatype, shape, metatype: true, image: found.image, type: type) { return made }
+        if agrees(made, with: type as? Metatype, shape, metatype: true, image: image, type: type) { return made }
         return runtimeMetatypeCast(type, to: metatype)
     }
 

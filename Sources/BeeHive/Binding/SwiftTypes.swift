@@ -36,12 +36,7 @@ enum SwiftTypes {
 
         /// The same name as the runtime's look-up by mangled name takes it (`6Module5OuterV5InnerC`); nil when it
         /// cannot be spelt so simply (identifiers that need Punycode).
-        var mangledName: String? {
-            withUnsafeTemporaryAllocation(of: CChar.self, capacity: 1_024) { buffer in
-                let length = bh_swift_mangled_name(descriptor, buffer.baseAddress, buffer.count)
-                return length > 0 ? String(cString: buffer.baseAddress!) : nil
-            }
-        }
+        var mangledName: String? { SwiftTypes.mangledName(of: descriptor) }
 
         /// The type, for a non-generic class, struct or enum: from its own metadata access function, no look-up.
         var type: (any Any.Type)? {
@@ -53,6 +48,15 @@ enum SwiftTypes {
         func isConformed(by type: any Any.Type) -> Bool {
             kind == .protocol
                 && bh_swift_conforms_to_protocol(unsafeBitCast(type, to: UnsafeRawPointer.self), descriptor) != nil
+        }
+    }
+
+    /// The name of the type or protocol `descriptor` as the runtime's look-up by mangled name takes it
+    /// (`6Module5OuterV5InnerC`); nil when it cannot be spelt so simply (identifiers that need Punycode).
+    static func mangledName(of descriptor: UnsafeRawPointer) -> String? {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 1_024) { buffer in
+            let length = bh_swift_mangled_name(descriptor, buffer.baseAddress, buffer.count)
+            return length > 0 ? String(cString: buffer.baseAddress!) : nil
         }
     }
 
@@ -223,6 +227,32 @@ enum SwiftConformances {
             else { return nil }
             return Record(type: type, protocol: `protocol`, conformance: conformance, image: image)
         }
+
+        /// The record of the conformance to the protocol the walk named of the type named `name` (module-qualified,
+        /// its UTF-8 bytes), if the module declares one.
+        func record(named name: UnsafeBufferPointer<UInt8>) -> Record? {
+            let found = name.withMemoryRebound(to: CChar.self) {
+                bh_conformance_table_find_named(table, $0.baseAddress, $0.count)
+            }
+            guard let found = found?.pointee, let type = found.type, let proto = found.protocol,
+                let conformance = found.conformance, let image = found.image
+            else { return nil }
+            return Record(type: type, protocol: proto, conformance: conformance, image: image)
+        }
+
+        /// What `body` makes of the UTF-8 bytes of the name of the existential `type`'s one protocol (`any P`), when
+        /// the walk named it (one of the module's own, that its types conform to); valid during the call.
+        func withExistentialName<Result>(
+            of type: any Any.Type, _ body: (UnsafeBufferPointer<UInt8>) -> Result?
+        ) -> Result? {
+            var name: UnsafePointer<CChar>?
+            let length = bh_conformance_table_existential_name(
+                table, unsafeBitCast(type, to: UnsafeRawPointer.self), &name)
+            guard length > 0, let name else { return nil }
+            return UnsafeRawPointer(name).withMemoryRebound(to: UInt8.self, capacity: length) {
+                body(UnsafeBufferPointer(start: $0, count: length))
+            }
+        }
     }
 
     /// Every unconditional conformance of a non-generic type of `module` declared in `image` (the image's lowest
@@ -232,11 +262,12 @@ enum SwiftConformances {
     /// when the walk met it.
     ///
     /// `members`, an index of the module's types that covers `image`, tells a record's type is the module's by its
-    /// descriptor's address, where its chain of parents would be read and its module's name compared.
+    /// descriptor's address, where its chain of parents would be read and its module's name compared. The conformers
+    /// of `naming` (a protocol descriptor) are kept by their names too (``Table/record(named:)``).
     static func table(
         ofModule module: String, in image: UnsafeRawPointer,
         meeting anchor: (type: UnsafeRawPointer, protocol: UnsafeRawPointer)?, met: inout Record?,
-        members: SwiftTypes.Index? = nil
+        members: SwiftTypes.Index? = nil, naming: UnsafeRawPointer? = nil
     ) -> Table? {
         let collector = RuntimeImage.Collector()
         var sought = bh_swift_conformance(type: anchor?.type, protocol: anchor?.protocol, conformance: nil, image: nil)
@@ -244,7 +275,7 @@ enum SwiftConformances {
             module.withCString { name in
                 withExtendedLifetime(members) {
                     bh_swift_conformance_table(
-                        name, image, &sought, members?.index, RuntimeImage.collect,
+                        name, image, &sought, members?.index, naming, RuntimeImage.collect,
                         Unmanaged.passUnretained(collector).toOpaque())
                 }
             }

@@ -35,14 +35,6 @@ package enum TypeLookup {
         package static var mainProgram: Origin? { ImageScanner.mainProgramAddress.map { Origin(id: 0, address: $0) } }
     }
 
-    /// A module in one image (by the image's id).
-    private struct ModuleInImage: TableKey {
-        let module: String
-        let image: UInt64
-
-        var tableHash: UInt { module.tableHash(with: UInt(truncatingIfNeeded: image)) }
-    }
-
     private enum Cached {
         case found(Any.Type, BindingPath)
         /// Not found while the loader had loaded this many images; a later `dlopen` may bring it.
@@ -99,29 +91,8 @@ package enum TypeLookup {
     private static let runtimeCache = LockedValue(KeyedTable<String, Cached>())
     private static let modules = LockedValue(KeyedTable<String, ModuleIndex>())
     /// Modules as one image has them, for names written in that image (``Origin``).
-    private static let modulesInImages = LockedValue(ModulesInImages())
+    private static let modulesInImages = LockedValue(ModulesInImages<ModuleIndex>())
 
-    /// The indexes of modules in images, and the one asked for last: the names of one image's records are bound one
-    /// after another, and comparing with the last key costs less than making and hashing the key (~0.4 K).
-    private struct ModulesInImages {
-        var table = KeyedTable<ModuleInImage, ModuleIndex>()
-        var last: (key: ModuleInImage, index: ModuleIndex)?
-
-        /// The index asked for last, when it is of the module of `name` (its first `length` UTF-8 bytes) in `image`.
-        func lastIndex(ofModuleOf name: String, length: Int, inImage image: UInt64) -> ModuleIndex? {
-            guard let last, last.key.image == image, last.key.module.utf8.count == length,
-                name.startsWithUTF8(of: last.key.module)
-            else { return nil }
-            return last.index
-        }
-
-        /// The index of `key`, if it was made; it becomes the last one asked for.
-        mutating func index(for key: ModuleInImage) -> ModuleIndex? {
-            guard let index = table[key] else { return nil }
-            last = (key, index)
-            return index
-        }
-    }
     /// Images of retired plugins (by mapped path): their types are no longer found by name, so that a new version
     /// that names its types as the old one did is found instead (the old one stays mapped).
     private static let retiredImages = LockedValue<Set<String>>([])
@@ -132,7 +103,7 @@ package enum TypeLookup {
         metadataCache.withLock { $0 = KeyedTable() }
         runtimeCache.withLock { $0 = KeyedTable() }
         modules.withLock { $0 = KeyedTable() }
-        modulesInImages.withLock { $0 = ModulesInImages() }
+        modulesInImages.withLock { $0 = ModulesInImages<ModuleIndex>() }
     }
 
     /// An index of `module`'s types made for a binding by name that holds the type `descriptor`, so every type of the
@@ -140,7 +111,7 @@ package enum TypeLookup {
     /// holds it. A walk of the module's conformances then tells its types by their descriptors.
     static func typeIndex(ofModule module: String, holding descriptor: UnsafeRawPointer) -> SwiftTypes.Index? {
         if let last = modulesInImages.withLock({ $0.last }), last.key.module == module,
-            let index = last.index.holding(descriptor)
+            let index = last.value.holding(descriptor)
         {
             return index
         }
@@ -273,16 +244,13 @@ package enum TypeLookup {
     /// asked for (an image's types do not change while it is loaded, and its id is never reused); nil when no loaded
     /// image holds the origin's address.
     private static func index(ofModuleOf name: String, length: Int, in origin: Origin) -> ModuleIndex? {
-        let last = modulesInImages.withLock { $0.lastIndex(ofModuleOf: name, length: length, inImage: origin.id) }
+        let last = modulesInImages.withLock { $0.lastValue(ofModuleOf: name, length: length, inImage: origin.id) }
         if let last { return last }
         let key = ModuleInImage(module: String(moduleName(of: name)), image: origin.id)
-        if let known = modulesInImages.withLock({ $0.index(for: key) }) { return known }
+        if let known = modulesInImages.withLock({ $0.value(for: key) }) { return known }
         guard let index = ModuleIndex(module: key.module, near: origin.address, loadedImages: loadedImageCount)
         else { return nil }
-        modulesInImages.withLock {
-            $0.table[key] = index
-            $0.last = (key, index)
-        }
+        modulesInImages.withLock { $0.keep(index, for: key) }
         return index
     }
 
@@ -326,29 +294,40 @@ package enum TypeLookup {
         }
         guard let type = entry.type else { return nil }
         var answer: Any.Type?
-        let trusted = RuntimeBinding.selfCheck(image: entry.image, what: "the type \(name)") {
+        if trusts(type, named: name, descriptor: entry.descriptor, image: entry.image, answer: &answer) {
+            return (type, .metadata)
+        }
+        return (answer ?? typeByMangledName(name)).map { ($0, .runtime) }
+    }
+
+    /// Whether the self-check of `image` trusts `type`, which BeeHive's reading of the type descriptor `descriptor`
+    /// bound to `name` (the check is made on the image's first binding, and its outcome kept). `answer` gets the
+    /// runtime's own answer when the check asked for it.
+    static func trusts(
+        _ type: any Any.Type, named name: String, descriptor: UnsafeRawPointer, image: UnsafeRawPointer?,
+        answer: inout (any Any.Type)?
+    ) -> Bool {
+        RuntimeBinding.selfCheck(image: image, what: "the type \(name)") {
             // In the image that holds BeeHive, BeeHive's own type that the compiler resolved is read instead.
-            if let image = entry.image, let verdict = ConformanceAnchor.typeVerdict(in: image) { return verdict }
+            if let image, let verdict = ConformanceAnchor.typeVerdict(in: image) { return verdict }
             // The runtime names the metadata that the access function BeeHive found returned: the name BeeHive read
             // from the descriptor, when both readings agree. That costs a demangling; the runtime's look-up by name
             // (its first one walks every type record of the process) decides only when the names differ.
             if _typeName(type, qualified: true) == name { return true }
-            answer = entry.mangledName.flatMap { _typeByName($0) } ?? typeByMangledName(name)
+            answer = SwiftTypes.mangledName(of: descriptor).flatMap { _typeByName($0) } ?? typeByMangledName(name)
             return answer.map { ObjectIdentifier($0) == ObjectIdentifier(type) } ?? false
         }
-        if trusted { return (type, .metadata) }
-        return (answer ?? typeByMangledName(name)).map { ($0, .runtime) }
     }
 
     /// The module of a module-qualified name: what precedes its first dot (all of it when there is none).
-    private static func moduleName(of name: String) -> Substring {
+    static func moduleName(of name: String) -> Substring {
         name[..<name.utf8.index(name.utf8.startIndex, offsetBy: moduleLength(of: name))]
     }
 
     /// The length in UTF-8 bytes of the module of a module-qualified name (its whole length when it has no dot). Found
     /// in the bytes: walking a string's characters costs ~5 K instructions for a 20-character name, and cutting it
     /// (``moduleName(of:)``) another ~0.3 K, which a binding by name skips when the module is the last one asked for.
-    private static func moduleLength(of name: String) -> Int {
+    static func moduleLength(of name: String) -> Int {
         let utf8 = name.utf8
         // In the contiguous bytes when the string has them (a native one), by `memchr`: the view's own search costs
         // ~20 instructions per byte, a loop over the buffer ~4.
@@ -399,10 +378,12 @@ package enum TypeLookup {
         }
     }
 
-    /// What `body` makes of the UTF-8 bytes of `type`'s module-qualified name, when the index of the module bound last
-    /// holds it (the existential of one of its protocols): the name read in place, no string made.
+    /// What `body` makes of the UTF-8 bytes of `type`'s module-qualified name, when the index of the module bound last,
+    /// or the conformance records of the module whose implementations were bound by name last, hold it (the existential
+    /// of one of its protocols): the name read in place, no string made.
     static func withKnownName<Result>(of type: Any.Type, _ body: (UnsafeBufferPointer<UInt8>) -> Result?) -> Result? {
-        modulesInImages.withLock { $0.last?.index }?.withExistentialName(of: type, body)
+        modulesInImages.withLock { $0.last?.value }?.withExistentialName(of: type, body)
+            ?? Conformances.withKnownName(of: type, body)
     }
 
     /// The module-qualified name of a type (a service, implementation, module or handler), as the runtime spells it.
@@ -412,19 +393,5 @@ package enum TypeLookup {
         // protocols' names already (~0.7 K instructions less than reading each protocol's descriptors).
         withKnownName(of: type) { String(decoding: $0, as: UTF8.self) } ?? Conformances.existentialName(of: type)
             ?? _typeName(type, qualified: true)
-    }
-}
-
-extension String {
-    /// Whether the string's UTF-8 bytes begin with those of `prefix`: compared in place (`hasPrefix` compares
-    /// characters, ~0.25 K instructions for a module's name).
-    fileprivate func startsWithUTF8(of prefix: String) -> Bool {
-        let compared = utf8.withContiguousStorageIfAvailable { own in
-            prefix.utf8.withContiguousStorageIfAvailable { start in
-                own.count >= start.count
-                    && (start.isEmpty || memcmp(own.baseAddress!, start.baseAddress!, start.count) == 0)
-            }
-        }
-        return (compared ?? nil) ?? utf8.starts(with: prefix.utf8)
     }
 }

@@ -159,14 +159,19 @@ extension Hive {
                 }
                 let resolved: Provider
                 let registration = entry.registration
+                let origin = origin(ofImage: registration.source.imageID)
                 if let typed = TypedRecords.implementation(named: name, service: service),
                     let implementation = typed.implementation
                 {
                     resolved = .implementation(implementation, boxes: typed.services)
                     arguments["from"] = .string("typed record")
-                } else if let type = TypeLookup.type(
-                    named: name, for: self, writtenIn: origin(ofImage: registration.source.imageID))
+                } else if let origin,
+                    let implementation = Conformances.implementation(
+                        named: name, writtenIn: origin, path: bindingPath, for: self)
                 {
+                    resolved = .implementation(implementation, boxes: .none)
+                    arguments["from"] = .string("conformance record")
+                } else if let type = TypeLookup.type(named: name, for: self, writtenIn: origin) {
                     if let implementation = Conformances.implementation(type, path: bindingPath) {
                         resolved = .implementation(implementation, boxes: .none)
                         arguments["from"] = .string("type lookup")
