@@ -195,12 +195,16 @@ package enum Conformances {
         else { return nil }
         // The type's other conformances (the service's, next) are looked for in the same records.
         known.withLock { $0.last = records }
-        return assembled(type, table: table, image: found.image, shape: shape, as: (any ServiceImplementation.Type).self)
+        return assembled(
+            type, table: table, image: found.image, shape: shape, as: (any ServiceImplementation.Type).self)
     }
 
     /// What `body` makes of the UTF-8 bytes of the name of the existential `type`'s one protocol, when it is one of
-    /// the protocols of the module whose implementations were bound by name last (``implementation(named:writtenIn:path:for:)``).
-    static func withKnownName<Result>(of type: any Any.Type, _ body: (UnsafeBufferPointer<UInt8>) -> Result?) -> Result? {
+    /// the protocols of the module whose implementations were bound by name last
+    /// (``implementation(named:writtenIn:path:for:)``).
+    static func withKnownName<Result>(
+        of type: any Any.Type, _ body: (UnsafeBufferPointer<UInt8>) -> Result?
+    ) -> Result? {
         modulesInOrigins.withLock { $0.last?.value }?.withExistentialName(of: type, body)
     }
 

@@ -98,6 +98,82 @@ struct RuntimeBindingTests {
         #expect((fast.init() as? any BindingProbe)?.probe() == fixture.probe)
     }
 
+    @Test(
+        "a name bound by its conformance to ServiceImplementation gives the type the look-up by name gives",
+        arguments: fixtures)
+    func implementationsByConformance(_ fixture: (name: String, probe: String)) throws {
+        let origin = try #require(TypeLookup.Origin.mainProgram)
+        let hive = Hive()
+        let found = Conformances.implementation(named: fixture.name, writtenIn: origin, path: .metadata, for: hive)
+        guard fixture.name != "BeeHiveTests.BindingDerived" else {
+            // Its records do not list the conformance it inherits: the look-up by name and the cast answer.
+            #expect(found == nil)
+            return
+        }
+        let type = try #require(found)
+        let named = try #require(TypeLookup.type(named: fixture.name, path: .metadata))
+        #expect(ObjectIdentifier(type) == ObjectIdentifier(named))
+        #expect((type.init() as? any BindingProbe)?.probe() == fixture.probe)
+        #expect(Conformances.implementation(named: fixture.name, writtenIn: origin, path: .runtime, for: hive) == nil)
+    }
+
+    @Test("what a conformance cannot bind is left to the look-up by name, which explains it")
+    func implementationsByConformanceMiss() throws {
+        let origin = try #require(TypeLookup.Origin.mainProgram)
+        let hive = Hive()
+        for name in [
+            "BeeHiveTests.OriginProbes.Here",  // a type that does not conform
+            "BeeHiveTests.BindingProbe",  // a protocol
+            "BeeHiveTests.NoSuchType", "BindingClass", "NoSuchModule.BindingClass", "",
+        ] {
+            #expect(Conformances.implementation(named: name, writtenIn: origin, path: .metadata, for: hive) == nil)
+        }
+        // Nothing is wrong with the image (the bookkeeping test below may leave a disagreement about Fake types).
+        let diagnostics = hive.diagnostics.filter { !$0.message.contains("Fake.") }
+        #expect(diagnostics.isEmpty, "\(diagnostics)")
+    }
+
+    @Test("a walk keeps the conformers of the protocol it names by name, and the names of the module's protocols")
+    func conformersByName() throws {
+        let image = try #require(TypeLookup.declarations(named: "BeeHiveTests.BindingClass")?.first?.image)
+        let implementation = try #require(Conformances.singleProtocol(of: (any ServiceImplementation).self)?.descriptor)
+        var anchor: SwiftConformances.Record?
+        let table = try #require(
+            SwiftConformances.table(
+                ofModule: "BeeHiveTests", in: image, meeting: nil, met: &anchor, naming: implementation))
+        #expect(table.problems.isEmpty)
+        func record(_ name: String) -> SwiftConformances.Record? {
+            var name = name
+            return name.withUTF8 { table.record(named: $0) }
+        }
+        for (name, type) in [
+            ("BeeHiveTests.BindingStruct", BindingStruct.self as Any.Type),
+            ("BeeHiveTests.BindingOuter.Middle.Deepest", BindingOuter.Middle.Deepest.self),
+        ] {
+            let found = try #require(record(name))
+            #expect(found.type == SwiftConformances.typeDescriptor(of: Conformances.metadata(of: type)))
+            #expect(found.protocol == implementation && found.image == image)
+        }
+        #expect(record("BeeHiveTests.BindingOuter") == nil, "does not conform")
+        #expect(record("BeeHiveTests.BindingOuter.Middle") == nil, "does not conform")
+        #expect(record("BeeHiveTests.BindingStruc") == nil && record("BeeHiveTests.BindingStructs") == nil)
+        let name = table.withExistentialName(of: (any BindingProbe).self) { String(decoding: $0, as: UTF8.self) }
+        #expect(name == "BeeHiveTests.BindingProbe")
+        let classBound = table.withExistentialName(of: (any ClassBoundProbe).self) {
+            String(decoding: $0, as: UTF8.self)
+        }
+        #expect(classBound == "BeeHiveTests.ClassBoundProbe")
+        #expect(table.withExistentialName(of: (any ClassBoundProbe & BindingProbe).self) { _ in true } == nil)
+        #expect(table.withExistentialName(of: (any BindingProbe & AnyObject).self) { _ in true } == nil, "not any P")
+        #expect(table.withExistentialName(of: (any ServiceImplementation).self) { _ in true } == nil, "BeeHive's")
+        // Without a protocol to name, nothing is kept by name.
+        let unnamed = try #require(
+            SwiftConformances.table(ofModule: "BeeHiveTests", in: image, meeting: nil, met: &anchor))
+        var struct_ = "BeeHiveTests.BindingStruct"
+        #expect(struct_.withUTF8 { unnamed.record(named: $0) } == nil)
+        #expect(unnamed.withExistentialName(of: (any BindingProbe).self) { _ in true } == nil)
+    }
+
     @Test("opaque, wide and class-bound existentials, inherited conformances: both paths give the same value")
     func existentialsAgree() throws {
         let before = RuntimeBinding.statistics
