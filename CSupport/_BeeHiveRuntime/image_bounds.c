@@ -192,15 +192,18 @@ void bh_bounds_release(const bh_bounds *bounds) {
 static pthread_mutex_t bh_shared_lock = PTHREAD_MUTEX_INITIALIZER;
 static const bh_bounds *bh_shared; /* held (bh_bounds_acquire) */
 
-const bh_bounds *bh_bounds_shared_lock(uintptr_t address, size_t size) {
+const bh_bounds *bh_bounds_shared_lock(uintptr_t address, size_t size, const bh_segment **holder) {
     pthread_mutex_lock(&bh_shared_lock);
     /* An address inside an image the snapshot knows is read in that image's bounds (Swift images are never unloaded:
      * see Docs/Design.md); any other address asks the loader whether it loaded or unloaded images since. */
-    if (bh_shared && bh_bounds_find(bh_shared, address, size)) return bh_shared;
+    if (bh_shared && (*holder = bh_bounds_find(bh_shared, address, size))) return bh_shared;
     const bh_bounds *current = bh_bounds_acquire();
     if (bh_shared) bh_bounds_release(bh_shared);
     bh_shared = current;
-    if (bh_shared) return bh_shared;
+    if (bh_shared) {
+        *holder = bh_bounds_find(bh_shared, address, size);
+        return bh_shared;
+    }
     pthread_mutex_unlock(&bh_shared_lock);
     return NULL;
 }

@@ -58,9 +58,9 @@ BH_HIDDEN const bh_bounds *bh_bounds_acquire(void);
 BH_HIDDEN void bh_bounds_release(const bh_bounds *bounds);
 
 /* A snapshot kept between calls, locked for the caller: when it holds no segment with [address, address + size), the
- * walks' current one (bh_bounds_acquire) replaces it; NULL (and not locked) when out of memory. Unlock with
- * bh_bounds_shared_unlock; hold it for a bounded read only. */
-BH_HIDDEN const bh_bounds *bh_bounds_shared_lock(uintptr_t address, size_t size);
+ * walks' current one (bh_bounds_acquire) replaces it; NULL (and not locked) when out of memory. `*holder` is the segment
+ * that holds the range, or NULL when none does. Unlock with bh_bounds_shared_unlock; hold it for a bounded read only. */
+BH_HIDDEN const bh_bounds *bh_bounds_shared_lock(uintptr_t address, size_t size, const bh_segment **holder);
 BH_HIDDEN void bh_bounds_shared_unlock(void);
 
 #endif /* BH_IMAGE_BOUNDS_H */

@@ -342,9 +342,6 @@ typedef struct {
     bh_conformance_table *conformances; /* what a walk of conformances fills */
     bh_swift_conformance *anchor; /* a conformance of any module a walk of conformances looks for */
     const bh_type_index *members; /* the module's types, when an index of them covers the image walked */
-    /* The module descriptor a protocol's parent was last compared with, other than the module filter's last. */
-    const void *protocol_module;
-    bool protocol_module_matches;
 } bh_walk;
 
 static void bh_report(bh_walk *walk, bh_runtime_problem_kind kind, const void *image, const char *message) {
@@ -765,13 +762,6 @@ typedef struct {
     uint32_t name_length;
 } bh_named_conformer;
 
-/* A protocol of the walked module, and its name in the table's names. */
-typedef struct {
-    const void *descriptor;
-    uint32_t name_offset;
-    uint32_t name_length;
-} bh_named_protocol;
-
 struct bh_conformance_table {
     bh_swift_conformance *entries;
     size_t count, capacity;
@@ -785,11 +775,6 @@ struct bh_conformance_table {
     size_t names_length, names_capacity;
     uint32_t *named_slots; /* position in `named` + 1, or 0; `named_slot_count` long, at most half used */
     size_t named_slot_count;
-    /* The protocols of the walked module that its types conform to, by descriptor, with their names. */
-    bh_named_protocol *protocols;
-    size_t protocol_count, protocol_capacity;
-    uint32_t *protocol_slots; /* position in `protocols` + 1, or 0; kept at most half used as they are added */
-    size_t protocol_slot_count;
     bool failed;
 };
 
@@ -829,75 +814,6 @@ static void bh_conformance_name(bh_walk *walk, bh_image_walk *image, const bh_ch
         bh_name_hash(name, (size_t)length), (uint32_t)(table->count - 1), (uint32_t)table->names_length,
         (uint32_t)length};
     table->names_length += (size_t)length;
-}
-
-/* The named protocol whose descriptor is `descriptor`, or NULL. */
-static const bh_named_protocol *bh_protocol_find(const bh_conformance_table *table, const void *descriptor) {
-    if (!table->protocol_slot_count) return NULL;
-    size_t mask = table->protocol_slot_count - 1;
-    for (size_t slot = bh_descriptor_slot(descriptor, mask); table->protocol_slots[slot]; slot = (slot + 1) & mask) {
-        const bh_named_protocol *named = &table->protocols[table->protocol_slots[slot] - 1];
-        if (named->descriptor == descriptor) return named;
-    }
-    return NULL;
-}
-
-/* Keeps the name of `protocol`, once, when it is a protocol of the walked module (its parent a descriptor of that
- * module, compared as the module filter compares a type's): what names a service from its existential. */
-static void bh_conformance_name_protocol(bh_walk *walk, bh_image_walk *image, const TargetNamedContextDescriptor *p) {
-    bh_conformance_table *table = walk->conformances;
-    if (table->failed || !walk->module.wanted || bh_protocol_find(table, p)) return;
-    const void *parent = bh_direct_parent(p);
-    if (!parent) return;
-    if (parent == walk->module.last) {
-        if (!walk->module.last_match) return;
-    } else if (parent == walk->protocol_module) {
-        if (!walk->protocol_module_matches) return;
-    } else {
-        /* Another descriptor of a module (each object file has its own), compared apart from the module filter's, which
-         * answers for the types that come next. */
-        const TargetNamedContextDescriptor *module = bh_named_context(image, (uintptr_t)parent);
-        const char *module_name = NULL;
-        walk->protocol_module = parent;
-        walk->protocol_module_matches =
-            module && ContextDescriptorFlags_kind(module->base.Flags) == ContextDescriptorKind_Module &&
-            bh_level_name(image, module, &module_name) > 0 && strcmp(module_name, walk->module.wanted) == 0;
-        if (!walk->protocol_module_matches) return;
-    }
-    const char *name = NULL;
-    long length = bh_level_name(image, p, &name);
-    size_t module_length = strlen(walk->module.wanted);
-    if (length <= 0 || module_length + (size_t)length + 1 >= BH_MAX_NAME) return;
-    if (table->names_length + BH_MAX_NAME > UINT32_MAX ||
-        !bh_grow((void **)&table->protocols, &table->protocol_capacity, table->protocol_count + 1,
-                 sizeof *table->protocols) ||
-        !bh_grow((void **)&table->names, &table->names_capacity, table->names_length + BH_MAX_NAME, 1)) {
-        table->failed = true;
-        return;
-    }
-    if (2 * (table->protocol_count + 1) > table->protocol_slot_count) { /* grown, and every protocol placed again */
-        size_t size = table->protocol_slot_count ? 2 * table->protocol_slot_count : 16;
-        uint32_t *slots = calloc(size, sizeof *slots);
-        if (!slots) {
-            table->failed = true;
-            return;
-        }
-        for (size_t i = 0; i < table->protocol_count; i++)
-            bh_place(slots, size - 1, bh_descriptor_slot(table->protocols[i].descriptor, size - 1), i);
-        free(table->protocol_slots);
-        table->protocol_slots = slots;
-        table->protocol_slot_count = size;
-    }
-    char *written = table->names + table->names_length;
-    memcpy(written, walk->module.wanted, module_length);
-    written[module_length] = '.';
-    memcpy(written + module_length + 1, name, (size_t)length);
-    size_t position = table->protocol_count++;
-    table->protocols[position] =
-        (bh_named_protocol){p, (uint32_t)table->names_length, (uint32_t)(module_length + 1 + (size_t)length)};
-    table->names_length += module_length + 1 + (size_t)length;
-    bh_place(table->protocol_slots, table->protocol_slot_count - 1,
-             bh_descriptor_slot(p, table->protocol_slot_count - 1), position);
 }
 
 /* ---- Conformances ------------------------------------------------------------------------------------------ */
@@ -975,13 +891,9 @@ static bool bh_visit_conformance_sections(const MetadataSectionsHead *sections, 
         if (!bh_expect_kind(&image, p, BH_KINDS_PROTOCOL, "a protocol")) break;
         bh_conformance_keep(walk->conformances, &(bh_swift_conformance){t, p, conformance, image.start});
         /* A conformer of the named protocol is kept by its name, when its metadata can be asked for. */
-        if (!walk->conformances->named_protocol) continue;
-        if ((const void *)p == walk->conformances->named_protocol) {
-            if ((chain.depth || bh_read_chain(&image, t, &chain)) && bh_access_function_in_code(&image, t))
-                bh_conformance_name(walk, &image, &chain);
-        } else {
-            bh_conformance_name_protocol(walk, &image, p);
-        }
+        if ((const void *)p == walk->conformances->named_protocol &&
+            (chain.depth || bh_read_chain(&image, t, &chain)) && bh_access_function_in_code(&image, t))
+            bh_conformance_name(walk, &image, &chain);
     }
     bh_close_image(walk, &image);
     return true;
@@ -1019,8 +931,6 @@ void bh_conformance_table_free(bh_conformance_table *table) {
     free(table->named);
     free(table->names);
     free(table->named_slots);
-    free(table->protocols);
-    free(table->protocol_slots);
     free(table);
 }
 
@@ -1064,20 +974,6 @@ const bh_swift_conformance *bh_conformance_table_find_named(
     return NULL;
 }
 
-size_t bh_conformance_table_existential_name(const bh_conformance_table *table, const void *metadata,
-                                             const char **name) {
-    bh_existential_shape shape;
-    if (!bh_existential_shape_of(metadata, &shape)) return 0;
-    const bh_named_protocol *named = bh_protocol_find(table, shape.protocol);
-    if (!named) return 0;
-    /* The protocol's own class constraint (bit 16 of its flags: 0 for `AnyObject`) must be the existential's: `any P`,
-     * not `P & AnyObject`. The descriptor was read when the table was made. */
-    uint32_t flags = ((const TargetNamedContextDescriptor *)named->descriptor)->base.Flags;
-    if ((((flags >> 16) & 1) == 0) != (shape.is_class_bound != 0)) return 0;
-    *name = table->names + named->name_offset;
-    return named->name_length;
-}
-
 /* ---- Names of loaded types ------------------------------------------------------------------------------- */
 
 /* Runs `body` with the descriptor's parent chain read in the shared snapshot (taken again only when the descriptor
@@ -1085,13 +981,21 @@ size_t bh_conformance_table_existential_name(const bh_conformance_table *table, 
 static bool bh_with_chain(
     const void *descriptor, bool (*body)(bh_image_walk *, const bh_chain *, void *), void *context) {
     if (!descriptor) return false;
-    const bh_bounds *bounds = bh_bounds_shared_lock((uintptr_t)descriptor, sizeof(TargetNamedContextDescriptor));
+    const bh_segment *holder = NULL;
+    const bh_bounds *bounds =
+        bh_bounds_shared_lock((uintptr_t)descriptor, sizeof(TargetNamedContextDescriptor), &holder);
     if (!bounds) return false;
     bool done = false;
-    const bh_segment *holder = bh_bounds_find(bounds, (uintptr_t)descriptor, sizeof(TargetNamedContextDescriptor));
     if (holder) {
-        bh_image_walk walk = {
-            bounds, holder->image, (const void *)bounds->image_starts[holder->image], false, holder, NULL, {0}};
+        /* The message is written when the walk stops (bh_stop), not zeroed here (~40 instructions a name). */
+        bh_image_walk walk;
+        walk.bounds = bounds;
+        walk.image = holder->image;
+        walk.start = (const void *)bounds->image_starts[holder->image];
+        walk.stopped = false;
+        walk.hint = holder;
+        walk.code_hint = NULL;
+        walk.message[0] = 0;
         bh_chain chain;
         if (bh_read_chain(&walk, descriptor, &chain)) done = body(&walk, &chain, context);
     }
@@ -1122,6 +1026,7 @@ const void *bh_swift_module(const void *descriptor, const void **image, const ch
 typedef struct {
     char *buffer;
     size_t capacity;
+    size_t length; /* written by bh_qualify_chain */
 } bh_mangling;
 
 static bool bh_mangle_chain(bh_image_walk *walk, const bh_chain *chain, void *context) {
@@ -1141,7 +1046,7 @@ static bool bh_mangle_chain(bh_image_walk *walk, const bh_chain *chain, void *co
 }
 
 size_t bh_swift_mangled_name(const void *descriptor, char *buffer, size_t capacity) {
-    bh_mangling out = {buffer, capacity};
+    bh_mangling out = {buffer, capacity, 0};
     return capacity && bh_with_chain(descriptor, bh_mangle_chain, &out) ? strlen(buffer) : 0;
 }
 
@@ -1157,14 +1062,15 @@ static bool bh_qualify_chain(bh_image_walk *walk, const bh_chain *chain, void *c
         length += (size_t)n;
     }
     out->buffer[length] = 0;
+    out->length = length;
     return length > 0;
 }
 
 /* Writes the module-qualified name of a loaded type or protocol ("Module.Outer.Inner") into `buffer`; returns its
  * length, or 0 when the descriptor's chain cannot be read or the name does not fit. Swift does not call it: hidden. */
 BH_HIDDEN size_t bh_swift_qualified_name(const void *descriptor, char *buffer, size_t capacity) {
-    bh_mangling out = {buffer, capacity};
-    return capacity && bh_with_chain(descriptor, bh_qualify_chain, &out) ? strlen(buffer) : 0;
+    bh_mangling out = {buffer, capacity, 0};
+    return capacity && bh_with_chain(descriptor, bh_qualify_chain, &out) ? out.length : 0;
 }
 
 typedef struct {
@@ -1185,8 +1091,8 @@ static bool bh_name_protocol_chain(bh_image_walk *walk, const bh_chain *chain, v
 size_t bh_swift_existential_name(const void *metadata, char *buffer, size_t capacity) {
     bh_existential_shape shape;
     if (!capacity || !bh_existential_shape_of(metadata, &shape)) return 0;
-    bh_protocol_naming naming = {{buffer, capacity}, shape.is_class_bound};
-    return bh_with_chain(shape.protocol, bh_name_protocol_chain, &naming) ? strlen(buffer) : 0;
+    bh_protocol_naming naming = {{buffer, capacity, 0}, shape.is_class_bound};
+    return bh_with_chain(shape.protocol, bh_name_protocol_chain, &naming) ? naming.out.length : 0;
 }
 
 const char *bh_image_path(const void *address) {

@@ -31,7 +31,7 @@ struct AccessBudgetTests {
         "bh_type_index_free", "bh_type_index_find", "bh_type_index_entry", "bh_type_index_drop_image",
         "bh_type_index_existential_name", "bh_type_index_holds_type",
         "bh_swift_conformance_table", "bh_conformance_table_find", "bh_conformance_table_find_named",
-        "bh_conformance_table_existential_name", "bh_conformance_table_free", "bh_swift_module",
+        "bh_conformance_table_free", "bh_swift_module",
         "bh_swift_mangled_name", "bh_swift_existential_name", "bh_image_path",
         // _BeeHiveScanner
         "bh_pin_swift_images", "bh_pinned_image_count", "bh_plugin_file_read", "bh_loaded_images",

@@ -96,8 +96,7 @@ typedef struct {
  * read and its module compared. `anchor`, when not NULL, names a conformance of
  * any module by its `type` and `protocol` descriptors: the walk fills in its `conformance` and `image` when it meets
  * its record, read as every record is. `named_protocol`, when not NULL, is a protocol descriptor whose conformers
- * (those whose access function is code of their image) are kept by their module-qualified names too, with the names of
- * the module's own protocols that the module's types conform to. NULL when the
+ * (those whose access function is code of their image) are kept by their module-qualified names too. NULL when the
  * runtime cannot enumerate the images, no loaded image holds `image`, or memory ran out. Immutable; freed with
  * `bh_conformance_table_free`. */
 typedef struct bh_conformance_table bh_conformance_table;
@@ -114,12 +113,6 @@ const bh_swift_conformance *bh_conformance_table_find(
  * module-qualified: `Module.Outer.Inner`), or NULL. */
 const bh_swift_conformance *bh_conformance_table_find_named(
     const bh_conformance_table *table, const char *name, size_t length);
-
-/* The length of the module-qualified name of the existential `metadata`'s one protocol (`any P`), when the table named
- * that protocol (`named_protocol` given, the protocol one of the module's that its types conform to), and `*name` set
- * to it (not NUL-terminated, valid as long as the table); else 0. */
-size_t bh_conformance_table_existential_name(const bh_conformance_table *table, const void *metadata,
-                                             const char **name);
 
 /* ---- Types, conformances and existentials --------------------------------------------------------------------- */
 

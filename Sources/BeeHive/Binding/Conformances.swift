@@ -37,14 +37,6 @@ package enum Conformances {
             var copy = name  // a string whose UTF-8 is not in memory (bridged): made so
             return copy.withUTF8 { table.record(named: $0) }
         }
-
-        /// What `body` makes of the UTF-8 bytes of the name of the existential `type`'s one protocol, when the walk
-        /// named it.
-        func withExistentialName<Result>(
-            of type: any Any.Type, _ body: (UnsafeBufferPointer<UInt8>) -> Result?
-        ) -> Result? {
-            table?.withExistentialName(of: type, body)
-        }
     }
 
     /// A module (its context descriptor) in one image: a module's name is read only when its records are.
@@ -199,15 +191,6 @@ package enum Conformances {
             type, table: table, image: found.image, shape: shape, as: (any ServiceImplementation.Type).self)
     }
 
-    /// What `body` makes of the UTF-8 bytes of the name of the existential `type`'s one protocol, when it is one of
-    /// the protocols of the module whose implementations were bound by name last
-    /// (``implementation(named:writtenIn:path:for:)``).
-    static func withKnownName<Result>(
-        of type: any Any.Type, _ body: (UnsafeBufferPointer<UInt8>) -> Result?
-    ) -> Result? {
-        modulesInOrigins.withLock { $0.last?.value }?.withExistentialName(of: type, body)
-    }
-
     /// The conformance records of the module of `name` (its first `length` UTF-8 bytes) in the image `origin`, with the
     /// conformers of `naming` by name: read when first asked for (an image's records do not change while it is loaded,
     /// and its id is never reused).
@@ -245,12 +228,20 @@ package enum Conformances {
     /// service's first request skip asking the runtime to print its name (thousands of instructions). Nil for any other
     /// type, which the runtime names.
     static func existentialName(of type: any Any.Type) -> String? {
+        withExistentialName(of: type) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// What `body` makes of the UTF-8 bytes of the name ``existentialName(of:)`` gives, written on the stack: no string
+    /// is made. Nil when `type` is no such existential.
+    static func withExistentialName<Result>(
+        of type: any Any.Type, _ body: (UnsafeBufferPointer<UInt8>) -> Result?
+    ) -> Result? {
         let capacity = 512
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             let length = buffer.withMemoryRebound(to: CChar.self) {
                 bh_swift_existential_name(metadata(of: type), $0.baseAddress, capacity)
             }
-            return length > 0 ? String(decoding: buffer[..<length], as: UTF8.self) : nil
+            return length > 0 ? body(UnsafeBufferPointer(rebasing: buffer[..<length])) : nil
         }
     }
 

@@ -239,20 +239,6 @@ enum SwiftConformances {
             else { return nil }
             return Record(type: type, protocol: proto, conformance: conformance, image: image)
         }
-
-        /// What `body` makes of the UTF-8 bytes of the name of the existential `type`'s one protocol (`any P`), when
-        /// the walk named it (one of the module's own, that its types conform to); valid during the call.
-        func withExistentialName<Result>(
-            of type: any Any.Type, _ body: (UnsafeBufferPointer<UInt8>) -> Result?
-        ) -> Result? {
-            var name: UnsafePointer<CChar>?
-            let length = bh_conformance_table_existential_name(
-                table, unsafeBitCast(type, to: UnsafeRawPointer.self), &name)
-            guard length > 0, let name else { return nil }
-            return UnsafeRawPointer(name).withMemoryRebound(to: UInt8.self, capacity: length) {
-                body(UnsafeBufferPointer(start: $0, count: length))
-            }
-        }
     }
 
     /// Every unconditional conformance of a non-generic type of `module` declared in `image` (the image's lowest

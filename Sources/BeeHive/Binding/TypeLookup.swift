@@ -378,12 +378,16 @@ package enum TypeLookup {
         }
     }
 
-    /// What `body` makes of the UTF-8 bytes of `type`'s module-qualified name, when the index of the module bound last,
-    /// or the conformance records of the module whose implementations were bound by name last, hold it (the existential
-    /// of one of its protocols): the name read in place, no string made.
+    /// What `body` makes of the UTF-8 bytes of `type`'s module-qualified name, when it is the existential of a protocol:
+    /// read in place when the index of the module bound last holds the protocol, else written on the stack from its
+    /// descriptors (``Conformances/withExistentialName(of:_:)``); no string made.
     static func withKnownName<Result>(of type: Any.Type, _ body: (UnsafeBufferPointer<UInt8>) -> Result?) -> Result? {
-        modulesInImages.withLock { $0.last?.value }?.withExistentialName(of: type, body)
-            ?? Conformances.withKnownName(of: type, body)
+        if let index = modulesInImages.withLock({ $0.last?.value }),
+            let found = index.withExistentialName(of: type, body)
+        {
+            return found
+        }
+        return Conformances.withExistentialName(of: type, body)
     }
 
     /// The module-qualified name of a type (a service, implementation, module or handler), as the runtime spells it.
@@ -391,7 +395,6 @@ package enum TypeLookup {
     package static func name(of type: Any.Type) -> String {
         // The services of one module are asked for one after another: the index of the module bound last has their
         // protocols' names already (~0.7 K instructions less than reading each protocol's descriptors).
-        withKnownName(of: type) { String(decoding: $0, as: UTF8.self) } ?? Conformances.existentialName(of: type)
-            ?? _typeName(type, qualified: true)
+        withKnownName(of: type) { String(decoding: $0, as: UTF8.self) } ?? _typeName(type, qualified: true)
     }
 }

@@ -42,11 +42,11 @@ struct TypedLookup {
                 service: serviceName ?? Self.serviceName(of: service, typeKey.type, name: name, in: hive), name: name)
     }
 
-    /// The registry's own key of the unnamed registration of `service`, found by the bytes of its name in the index of
-    /// the module bound last: no string is made of the name (~0.6 K instructions with its release), and the next
-    /// look-ups by the key compare the registry's strings with themselves. The registration is indexed under
-    /// `typeKey` at once, as the first attempt would index what it finds by the key (`entry(serving:typeKey:fixed:)`),
-    /// so that the attempt finds it by the type, with no second look-up by the key.
+    /// The registry's own key of the unnamed registration of `service`, found by the bytes of its name
+    /// (``TypeLookup/withKnownName(of:_:)``): no string is made of the name (~0.6 K instructions with its release),
+    /// and the next look-ups by the key compare the registry's strings with themselves. The registration is indexed
+    /// under `typeKey` at once, as the first attempt would index what it finds by the key
+    /// (`entry(serving:typeKey:fixed:)`), so that the attempt finds it by the type, with no second look-up by the key.
     private static func registeredKey(
         of service: any Any.Type, indexedAs typeKey: TypeKey, in hive: Hive
     ) -> RegistrationKey? {
