@@ -752,8 +752,6 @@ bh_type_index *bh_swift_type_index(const char *module, const void *near, bh_runt
 
 /* ---- A table of one module's conformances ------------------------------------------------------------------ */
 
-/* The records a walk of conformances met, and a table of positions by type and protocol: built in C so that keeping a
- * record costs no allocation or hashing of its own in Swift (~0.5 K instructions a record there). */
 /* A conformer of the protocol a table names: its record's position, and its name in the table's names. */
 typedef struct {
     uint64_t hash;
@@ -762,6 +760,8 @@ typedef struct {
     uint32_t name_length;
 } bh_named_conformer;
 
+/* The records a walk of conformances met, and a table of positions by type and protocol: built in C so that keeping a
+ * record costs no allocation or hashing of its own in Swift (~0.5 K instructions a record there). */
 struct bh_conformance_table {
     bh_swift_conformance *entries;
     size_t count, capacity;

@@ -67,7 +67,7 @@ package enum Conformances {
     }
     private static let known = LockedValue(Known())
     /// The conformance records of modules in the images registrations were read from, with their implementations by
-    /// name (``implementation(named:writtenIn:path:)``).
+    /// name (``implementation(named:writtenIn:path:for:)``).
     private static let modulesInOrigins = LockedValue(ModulesInImages<ModuleRecords>())
 
     /// Where a walk met the record of ``ConformanceAnchor``'s conformance, if one has.
