@@ -150,6 +150,45 @@ struct CorruptMetadataTests {
         #expect(found.first?.message.contains(corruption.expected) == true, "\(run)")
     }
 
+    @Test(
+        "a C record's implementation whose name points outside its plugin: an error, one diagnostic, no crash",
+        arguments: [false, true])
+    func recordedImplementationCorrupt(alsoInCode: Bool) throws {
+        let products = try FixturePackage.products("debug")
+        let folder = try LabFolder()
+        var elf = try ELFPatcher(contentsOf: products.appendingPathComponent("libGreeterPlugin.so").path)
+        // PluginGreeter, which the plugin's record names and which conforms to ServiceImplementation: its
+        // TargetNamedContextDescriptor.Name (offset 8) sent 1 GiB away.
+        let type = try elf.typeDescriptor(named: "PluginGreeter")
+        elf.write(UInt64(UInt32(truncatingIfNeeded: Self.farAway)), at: try elf.fileOffset(of: type + 8), width: 4)
+        let plugin = folder.path("libGreeterPlugin.so")
+        try elf.write(to: plugin)
+        // The host and the plugin share BeeHiveDynamic and PluginAPI: the copy's dependencies are the host's, loaded.
+        // Records only: the service is first bound through the plugin's record (its conformances read first); in code
+        // too: a registration by name in the host is bound first, through the index of the module's types.
+        let output = try Command.run(
+            products.appendingPathComponent("PluginHost").path,
+            [plugin, "--report"] + (alsoInCode ? [] : ["--records-only"]))
+        let result = Command.keyValues(output)
+
+        #expect(result["firstRescan"] == "services:1,modules:1,sections:2", "\(output)")
+        #expect(result["greet"]?.hasPrefix("error") == true, "\(output)")
+        if alsoInCode { #expect(result["byNameAfterLoad"] == "unknownType", "\(output)") }
+        struct Report: Decodable {
+            struct Problem: Decodable {
+                let code: String
+                let message: String
+            }
+            let problems: [Problem]
+        }
+        let report = try JSONDecoder().decode(Report.self, from: Data(try #require(result["report"]).utf8))
+        let mapped = URL(fileURLWithPath: plugin).resolvingSymlinksInPath().path
+        let blamed = report.problems.filter { $0.message.contains("Swift metadata of \(mapped)") }
+        #expect(blamed.count == 1, "\(report.problems.map(\.message))")
+        #expect(blamed.first?.code == "unreadableImage")
+        #expect(blamed.first?.message.contains("the name of the context descriptor at") == true)
+    }
+
     @Test("BEEHIVE_RUNTIME_BINDING=runtime: the plugin's metadata is never read, and the host type still resolves")
     func environmentSwitchesTheFastPathOff() throws {
         let folder = try LabFolder()
@@ -201,6 +240,20 @@ extension ELFPatcher {
     func firstTypeDescriptor() throws -> UInt64 {
         let record = try swiftRecord(in: "swift5_type_metadata")
         return try relativeTarget(at: record.address, tagBits: 2)
+    }
+
+    /// The context descriptor of the type named `name` (its own name, unqualified) among the type metadata records.
+    func typeDescriptor(named name: String) throws -> UInt64 {
+        let section = try section(named: "swift5_type_metadata")
+        for record in stride(from: section.address, to: section.address + section.size, by: 4) {
+            let descriptor = try relativeTarget(at: record, tagBits: 2)
+            // TargetNamedContextDescriptor.Name, at offset 8: a direct relative pointer to a NUL-terminated name.
+            guard let nameAddress = try? relativeTarget(at: descriptor + 8),
+                let start = try? fileOffset(of: nameAddress)
+            else { continue }
+            if self.bytes[start...].prefix(while: { $0 != 0 }).elementsEqual(name.utf8) { return descriptor }
+        }
+        throw Failure(description: "no type named \(name) in swift5_type_metadata")
     }
 
     /// The module context descriptor: the parent of the first type (a direct reference).

@@ -1,5 +1,6 @@
 // Opens the plugin named on the command line with dlopen, rescans, and prints what happened; with `--report` after
-// the plugin's path, last the shared hive's report as JSON on one line, `report={…}`.
+// the plugin's path, last the shared hive's report as JSON on one line, `report={…}`; with `--records-only`, no
+// registration in code: the plugin's service is first bound through its record.
 import BeeHive
 import FoundationEssentials
 import PluginAPI
@@ -17,10 +18,14 @@ func count() -> Int {
 }
 
 let path = CommandLine.arguments[1]
+let inCode = !CommandLine.arguments.dropFirst(2).contains("--records-only")
 print("before=\(count())")
 print("resolveBefore=\((try? Hive.shared.createService(GreeterService.self)) == nil ? "missing" : "found")")
 // A registration by name of a type that only the plugin has: unknown now, found once it is loaded.
-_ = try? Hive.shared.register(service: "PluginAPI.GreeterService", impl: "GreeterPlugin.PluginGreeter", name: "byName")
+if inCode {
+    _ = try? Hive.shared.register(
+        service: "PluginAPI.GreeterService", impl: "GreeterPlugin.PluginGreeter", name: "byName")
+}
 func greetByName() -> String {
     do {
         return (try Hive.shared.createService(GreeterService.self, name: "byName")).greet("by name")
@@ -28,12 +33,12 @@ func greetByName() -> String {
         return "\(error.code)"
     }
 }
-print("byNameBefore=\(greetByName())")
+if inCode { print("byNameBefore=\(greetByName())") }
 guard dlopen(path, RTLD_NOW | RTLD_GLOBAL) != nil else {
     print("dlopen=failed: \(String(cString: dlerror()))")
     exit(1)
 }
-print("byNameAfterLoad=\(greetByName())")
+if inCode { print("byNameAfterLoad=\(greetByName())") }
 let first = Hive.shared.rescan()
 print("firstRescan=services:\(first.services),modules:\(first.modules),sections:\(first.sections)")
 print("after=\(count())")
