@@ -207,8 +207,14 @@ package enum TypeLookup {
             return "found a generic type, which a name cannot make (it needs its type arguments)"
         }
         let module = moduleName(of: name)
-        if index(of: module)?.all.isEmpty ?? false { return "found no module \(module) in any loaded image" }
-        return "found none"
+        guard index(of: module)?.all.isEmpty ?? false else { return "found none" }
+        // Images whose metadata is corrupt are not read: the module may be in one of them.
+        let corrupt = RuntimeBinding.corruptImages.map {
+            UnsafeRawPointer(bitPattern: $0).flatMap(RuntimeImage.path(of:)) ?? "an image"
+        }
+        guard !corrupt.isEmpty else { return "found no module \(module) in any loaded image" }
+        return "found no module \(module) in any loaded image BeeHive can read (corrupt, not read: "
+            + "\(corrupt.sorted().joined(separator: ", ")); see the unreadableImage error)"
     }
 
     /// The paths of the images that define a protocol named `name`, when more than one does.

@@ -172,7 +172,9 @@ struct CorruptMetadataTests {
         let result = Command.keyValues(output)
 
         #expect(result["firstRescan"] == "services:1,modules:1,sections:2", "\(output)")
+        let mapped = URL(fileURLWithPath: plugin).resolvingSymlinksInPath().path
         #expect(result["greet"]?.hasPrefix("error") == true, "\(output)")
+        #expect(result["greet"]?.contains("(corrupt, not read: \(mapped); see the unreadableImage error)") == true)
         if alsoInCode { #expect(result["byNameAfterLoad"] == "unknownType", "\(output)") }
         struct Report: Decodable {
             struct Problem: Decodable {
@@ -182,7 +184,6 @@ struct CorruptMetadataTests {
             let problems: [Problem]
         }
         let report = try JSONDecoder().decode(Report.self, from: Data(try #require(result["report"]).utf8))
-        let mapped = URL(fileURLWithPath: plugin).resolvingSymlinksInPath().path
         let blamed = report.problems.filter { $0.message.contains("Swift metadata of \(mapped)") }
         #expect(blamed.count == 1, "\(report.problems.map(\.message))")
         #expect(blamed.first?.code == "unreadableImage")
