@@ -1026,7 +1026,7 @@ const void *bh_swift_module(const void *descriptor, const void **image, const ch
 typedef struct {
     char *buffer;
     size_t capacity;
-    size_t length; /* written by bh_qualify_chain */
+    size_t length; /* what the chain's body wrote, without the NUL */
 } bh_mangling;
 
 static bool bh_mangle_chain(bh_image_walk *walk, const bh_chain *chain, void *context) {
@@ -1042,12 +1042,13 @@ static bool bh_mangle_chain(bh_image_walk *walk, const bh_chain *chain, void *co
         if (letter) out->buffer[length++] = letter;
     }
     out->buffer[length] = 0;
+    out->length = length;
     return length > 0;
 }
 
 size_t bh_swift_mangled_name(const void *descriptor, char *buffer, size_t capacity) {
     bh_mangling out = {buffer, capacity, 0};
-    return capacity && bh_with_chain(descriptor, bh_mangle_chain, &out) ? strlen(buffer) : 0;
+    return capacity && bh_with_chain(descriptor, bh_mangle_chain, &out) ? out.length : 0;
 }
 
 static bool bh_qualify_chain(bh_image_walk *walk, const bh_chain *chain, void *context) {

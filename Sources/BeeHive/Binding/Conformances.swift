@@ -33,9 +33,7 @@ package enum Conformances {
         /// The record of the conformance to the protocol the walk named of the type named `name`, if any.
         func record(named name: String) -> SwiftConformances.Record? {
             guard let table else { return nil }
-            if let found = name.utf8.withContiguousStorageIfAvailable({ table.record(named: $0) }) { return found }
-            var copy = name  // a string whose UTF-8 is not in memory (bridged): made so
-            return copy.withUTF8 { table.record(named: $0) }
+            return name.withUTF8Bytes { table.record(named: $0) }
         }
     }
 
@@ -197,14 +195,11 @@ package enum Conformances {
     private static func records(
         ofModuleOf name: String, length: Int, in origin: TypeLookup.Origin, naming: UnsafeRawPointer, for hive: Hive
     ) -> ModuleRecords? {
-        let last = modulesInOrigins.withLock { $0.lastValue(ofModuleOf: name, length: length, inImage: origin.id) }
-        if let last { return last }
-        let key = ModuleInImage(module: String(TypeLookup.moduleName(of: name)), image: origin.id)
-        if let read = modulesInOrigins.withLock({ $0.value(for: key) }) { return read }
-        guard let table = table(ofModule: key.module, in: origin.address, naming: naming, for: hive) else { return nil }
-        let read = ModuleRecords(loadedImages: TypeLookup.loadedImageCount, table: table)
-        modulesInOrigins.withLock { $0.keep(read, for: key) }
-        return read
+        modulesInOrigins.value(ofModuleOf: name, length: length, inImage: origin.id) { module in
+            table(ofModule: module, in: origin.address, naming: naming, for: hive).map {
+                ModuleRecords(loadedImages: TypeLookup.loadedImageCount, table: $0)
+            }
+        }
     }
 
     /// Whether `type` conforms to the protocol `protocolDescriptor`, decided from the two types alone: from the

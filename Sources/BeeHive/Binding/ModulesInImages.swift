@@ -43,6 +43,22 @@ struct ModulesInImages<Value> {
     }
 }
 
+extension LockedValue {
+    /// The value of the module of `name` (its first `length` UTF-8 bytes) in the image `image`: the one asked for last,
+    /// else the one kept for that key, else what `read` makes of the module's name, outside the lock, kept and made
+    /// the last one asked for. Nil when `read` gives nil (nothing kept: the next question reads again).
+    func value<Read>(
+        ofModuleOf name: String, length: Int, inImage image: UInt64, reading read: (String) -> Read?
+    ) -> Read? where Value == ModulesInImages<Read> {
+        if let last = withLock({ $0.lastValue(ofModuleOf: name, length: length, inImage: image) }) { return last }
+        let key = ModuleInImage(module: String(TypeLookup.moduleName(of: name)), image: image)
+        if let known = withLock({ $0.value(for: key) }) { return known }
+        guard let value = read(key.module) else { return nil }
+        withLock { $0.keep(value, for: key) }
+        return value
+    }
+}
+
 extension String {
     /// Whether the string's UTF-8 bytes begin with those of `prefix`: compared in place (`hasPrefix` compares
     /// characters, ~0.25 K instructions for a module's name).

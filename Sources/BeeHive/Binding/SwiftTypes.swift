@@ -183,12 +183,7 @@ extension SwiftTypes {
         }
 
         private func withUTF8<R>(of name: String, _ body: (UnsafeBufferPointer<CChar>) -> R) -> R {
-            let run = { (bytes: UnsafeBufferPointer<UInt8>) in
-                bytes.withMemoryRebound(to: CChar.self) { body($0) }
-            }
-            if let result = name.utf8.withContiguousStorageIfAvailable(run) { return result }
-            var copy = name  // a string whose UTF-8 is not in memory (bridged): made so
-            return copy.withUTF8(run)
+            name.withUTF8Bytes { bytes in bytes.withMemoryRebound(to: CChar.self) { body($0) } }
         }
     }
 }

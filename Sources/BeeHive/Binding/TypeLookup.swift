@@ -250,14 +250,9 @@ package enum TypeLookup {
     /// asked for (an image's types do not change while it is loaded, and its id is never reused); nil when no loaded
     /// image holds the origin's address.
     private static func index(ofModuleOf name: String, length: Int, in origin: Origin) -> ModuleIndex? {
-        let last = modulesInImages.withLock { $0.lastValue(ofModuleOf: name, length: length, inImage: origin.id) }
-        if let last { return last }
-        let key = ModuleInImage(module: String(moduleName(of: name)), image: origin.id)
-        if let known = modulesInImages.withLock({ $0.value(for: key) }) { return known }
-        guard let index = ModuleIndex(module: key.module, near: origin.address, loadedImages: loadedImageCount)
-        else { return nil }
-        modulesInImages.withLock { $0.keep(index, for: key) }
-        return index
+        modulesInImages.value(ofModuleOf: name, length: length, inImage: origin.id) { module in
+            ModuleIndex(module: module, near: origin.address, loadedImages: loadedImageCount)
+        }
     }
 
     /// The metadata path: the module's index (the origin image's first), the type from its access function, the

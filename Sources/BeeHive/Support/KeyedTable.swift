@@ -155,6 +155,15 @@ extension KeyedTable where Key: TableKey {
 }
 
 extension String {
+    /// What `body` makes of the string's UTF-8 bytes, read in place when the string has them contiguous (a native
+    /// one), else from a copy made so (a bridged one). The string itself is not mutated, as `withUTF8` would.
+    @inline(__always)
+    func withUTF8Bytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if let result = utf8.withContiguousStorageIfAvailable(body) { return result }
+        var copy = self
+        return copy.withUTF8(body)
+    }
+
     /// The ``tableHash`` of this string and `word` together: a key made of a name and an address or an id (a module
     /// in one image).
     func tableHash(with word: UInt) -> UInt { tableHash ^ (word &* 0x9E37_79B9_7F4A_7C15) | 1 }
@@ -163,11 +172,7 @@ extension String {
 extension String: TableKey {
     /// A hash of the UTF-8 bytes and their count, eight bytes at a time (a multiply and a shift per word), never 0
     /// (the table's free slot). Byte by byte (FNV-1a) it cost ~180 instructions for a 25-byte type name.
-    var tableHash: UInt {
-        if let hash = utf8.withContiguousStorageIfAvailable(Self.tableHash(of:)) { return hash }
-        var text = self  // a string whose UTF-8 is not in memory (bridged): made so
-        return text.withUTF8(Self.tableHash(of:))
-    }
+    var tableHash: UInt { withUTF8Bytes(Self.tableHash(of:)) }
 
     /// The ``tableHash`` of the string whose UTF-8 is `bytes`.
     @inline(__always)
