@@ -6,8 +6,8 @@ A type key is an enum per protocol conforming to a `ServiceKey` protocol: its me
 the loader relocates when it maps the image (one relocation bound to a symbol, the empty tuple's value witnesses, and
 four relative ones per key). A value key is a global constant of a generic struct holding the protocol's name,
 `let ClockKey = Key<any Clock>("App.Clock")`: the compiler initializes it statically (one relative relocation, for
-the name's address), and a key made with an object instead (`Key(object: KeyObject(...))`) is made at its first use,
-behind `swift_once`. The program declares N protocols and their keys in a module of their own; `none` runs `main`
+the name's address), and a key that holds an object instead (a `KeyObject` that `Key.init` makes) is made at its first
+use, behind `swift_once`. The program declares N protocols and their keys in a module of their own; `none` runs `main`
 without touching a key, `use` reads each key once. Counted with callgrind, release builds:
 
 - before `main` per added key: (Ir(none, N) - Ir(none, 10)) / (N - 10);
